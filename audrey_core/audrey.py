@@ -1,0 +1,276 @@
+"""The ``Audrey`` facade: wires config, storage and providers, and delegates each behaviour to its stage."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import AsyncIterator, Callable, Iterator, Sequence
+from pathlib import Path
+from typing import Any, TypeVar
+
+import numpy as np
+
+from . import encode as encode_stage
+from . import recall as recall_stage
+from .config import AudreyConfig
+from .embedding import QueryCache, SentenceTransformerEmbedder, check_embedder, to_matrix
+from .errors import ClosedError, ConfigurationError, InvalidInputError
+from .events import EventBus, Handler
+from .introspect import introspect
+from .models import Introspection, Memory, RecallResult
+from .storage import SQLiteStorage, Storage
+from .timeutil import Clock, system_clock
+
+T = TypeVar("T")
+_END = object()
+
+
+class Audrey:
+    """A memory for one agent: encode observations, recall them by meaning, ranked by confidence.
+
+    ``path`` is a SQLite file (created with its parent folder if missing) or ``":memory:"``. ``embedder`` defaults
+    to the local all-MiniLM-L6-v2 model (loaded on first use). ``clock`` returns the current aware datetime; inject one
+    to simulate time. Use as a context manager or call :meth:`close`.
+    """
+
+    def __init__(
+        self,
+        path: str | Path = ":memory:",
+        agent: str = "default",
+        embedder: Any = None,
+        llm: Any = None,
+        config: AudreyConfig | None = None,
+        *,
+        clock: Clock | None = None,
+    ) -> None:
+        if not isinstance(agent, str) or not agent.strip():
+            raise InvalidInputError(f"agent must be a non-empty string, got {agent!r}")
+        if config is not None and not isinstance(config, AudreyConfig):
+            raise ConfigurationError(f"config must be an AudreyConfig, got {type(config).__name__}")
+        self.agent = agent
+        self.config = config or AudreyConfig()
+        self.embedder = embedder if embedder is not None else SentenceTransformerEmbedder()
+        check_embedder(self.embedder)
+        self.llm = llm
+        self.clock: Clock = clock or system_clock
+        self.events = EventBus()
+        self.storage: Storage = SQLiteStorage(
+            path, model_name=self.embedder.model_name, dimensions=self.embedder.dimensions
+        )
+        self._queries = QueryCache(self.embedder, self.config.recall.query_cache_size)
+        self._closed = False
+        self._close_lock = threading.Lock()
+
+    # -- lifecycle --------------------------------------------------------------------------------------------
+
+    def close(self) -> None:
+        """Release the database. Safe to call twice; any later use raises :class:`ClosedError`."""
+        with self._close_lock:
+            if not self._closed:
+                self._closed = True
+                self.storage.close()
+
+    def __enter__(self) -> Audrey:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def _check_open(self) -> None:
+        if self._closed:
+            raise ClosedError("this Audrey instance is closed; create a new one to keep using the memory")
+
+    def on(self, event: str, handler: Handler) -> Handler:
+        """Call ``handler(payload)`` when ``event`` happens (see :data:`audrey_core.events.EVENTS`)."""
+        return self.events.on(event, handler)
+
+    def off(self, event: str, handler: Handler | None = None) -> None:
+        """Stop calling ``handler`` (or every handler) for ``event``."""
+        self.events.off(event, handler)
+
+    # -- encode -----------------------------------------------------------------------------------------------
+
+    def encode(
+        self,
+        content: str,
+        source: str = "direct-observation",
+        salience: float = 0.5,
+        tags: Sequence[str] | None = None,
+        causal: dict[str, str] | None = None,
+        supersedes: str | None = None,
+        metadata: dict[str, Any] | None = None,
+    ) -> str:
+        """Store one observation as an immutable episode and return its id (a ULID)."""
+        request = encode_stage.check_request(content, source, salience, tags, causal, supersedes, metadata)
+        return self._encode([request])[0]
+
+    def encode_batch(self, items: Sequence[dict[str, Any] | str]) -> list[str]:
+        """Store many observations with one embedding call (per provider batch limit) and one transaction.
+
+        Each item is a dict with ``content`` and any of encode's keyword arguments, or a plain string. If any item is
+        invalid nothing is stored.
+        """
+        if isinstance(items, (str, bytes)) or not isinstance(items, Sequence):
+            raise InvalidInputError("encode_batch takes a list of dicts (or strings)")
+        requests = [encode_stage.request_from_item(item, i) for i, item in enumerate(items)]
+        return self._encode(requests) if requests else []
+
+    def _encode(self, requests: Sequence[encode_stage.EncodeRequest]) -> list[str]:
+        self._check_open()
+        episodes = encode_stage.encode_episodes(
+            self.storage,
+            self.embedder,
+            requests,
+            agent=self.agent,
+            now=self.clock(),
+            confidence=self.config.confidence,
+        )
+        if self.events.has_handlers("encode"):
+            for episode in episodes:
+                self.events.emit("encode", {"episode": episode})
+        return [e.id for e in episodes]
+
+    # -- recall -----------------------------------------------------------------------------------------------
+
+    def recall(
+        self,
+        query: str,
+        limit: int = 10,
+        min_confidence: float = 0.0,
+        types: Sequence[str] | None = None,
+        tags: Sequence[str] | None = None,
+        sources: Sequence[str] | None = None,
+        include_dormant: bool = False,
+        include_provenance: bool = False,
+        *,
+        states: Sequence[str] | None = None,
+    ) -> list[RecallResult]:
+        """Memories relevant to ``query``, best first by similarity x confidence.
+
+        Filters run inside the vector search: ``types`` (episodic / semantic / procedural), ``tags`` (any of),
+        ``sources``, ``states`` (default active, disputed, context_dependent; ``include_dormant`` adds dormant).
+        Semantic and procedural memories returned are reinforced, except the agent's own unsupported inferences.
+        """
+        return list(
+            self.recall_stream(
+                query, limit, min_confidence, types, tags, sources, include_dormant, include_provenance, states=states
+            )
+        )
+
+    def recall_stream(
+        self,
+        query: str,
+        limit: int = 10,
+        min_confidence: float = 0.0,
+        types: Sequence[str] | None = None,
+        tags: Sequence[str] | None = None,
+        sources: Sequence[str] | None = None,
+        include_dormant: bool = False,
+        include_provenance: bool = False,
+        *,
+        states: Sequence[str] | None = None,
+    ) -> Iterator[RecallResult]:
+        """Like :meth:`recall`, yielding one result at a time; only what the consumer takes is reinforced."""
+        if not isinstance(query, str) or not query.strip():
+            raise InvalidInputError("query must be a non-empty string")
+        options = recall_stage.check_options(
+            agent=self.agent, limit=limit, min_confidence=min_confidence, types=types, tags=tags, sources=sources,
+            include_dormant=include_dormant, include_provenance=include_provenance, states=states,
+        )  # fmt: skip
+        self._check_open()
+        return self._stream(self._queries.vector(query), options)
+
+    def recall_by_vector(self, vector: Sequence[float] | np.ndarray, limit: int = 10, **options: Any) -> list[RecallResult]:
+        """:meth:`recall` for a query vector you already have (same options)."""
+        self._check_open()
+        matrix = to_matrix([vector], 1, self.embedder.dimensions, "query vector")
+        checked = recall_stage.check_options(agent=self.agent, limit=limit, **options)
+        return list(self._stream(matrix[0], checked))
+
+    def _stream(self, vector: np.ndarray, options: recall_stage.RecallOptions) -> Iterator[RecallResult]:
+        now = self.clock()
+        ranked = recall_stage.rank(
+            self.storage, vector, options, now=now,
+            confidence_cfg=self.config.confidence, recall_cfg=self.config.recall,
+        )  # fmt: skip
+        return self._yield_ranked(ranked, options.include_provenance, now)
+
+    def _yield_ranked(self, ranked: list[recall_stage.Ranked], with_provenance: bool, now: Any) -> Iterator[RecallResult]:
+        taken: list[Memory] = []
+        try:
+            for item in ranked:
+                prov = recall_stage.provenance(self.storage, item.memory) if with_provenance else None
+                taken.append(item.memory)
+                yield recall_stage.to_result(item, prov)
+        finally:
+            if taken and not self._closed:
+                reinforced = recall_stage.reinforce_retrieved(self.storage, taken, self.agent, now)
+                if reinforced and self.events.has_handlers("reinforcement"):
+                    self.events.emit("reinforcement", {"kind": "retrieval", "memory_ids": reinforced})
+
+    # -- reading ----------------------------------------------------------------------------------------------
+
+    def get(self, memory_id: str) -> Memory | None:
+        """The stored memory with this id (any type, any agent), or ``None``."""
+        self._check_open()
+        return self.storage.get_memory(memory_id)
+
+    def introspect(self, all_agents: bool = False) -> Introspection:
+        """Counts by type and state, contradictions, causal links, last consolidation, sources, embedding model."""
+        self._check_open()
+        return introspect(self.storage, None if all_agents else self.agent)
+
+    # -- async twins (the core is synchronous; these run it off the event loop) -------------------------------
+
+    async def _in_thread(self, call: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+        return await asyncio.to_thread(call, *args, **kwargs)
+
+    async def aencode(self, content: str, **kwargs: Any) -> str:
+        """Async :meth:`encode`."""
+        return await self._in_thread(self.encode, content, **kwargs)
+
+    async def aencode_batch(self, items: Sequence[dict[str, Any] | str]) -> list[str]:
+        """Async :meth:`encode_batch`."""
+        return await self._in_thread(self.encode_batch, items)
+
+    async def arecall(self, query: str, **kwargs: Any) -> list[RecallResult]:
+        """Async :meth:`recall`."""
+        return await self._in_thread(self.recall, query, **kwargs)
+
+    async def arecall_by_vector(self, vector: Sequence[float] | np.ndarray, **kwargs: Any) -> list[RecallResult]:
+        """Async :meth:`recall_by_vector`."""
+        return await self._in_thread(self.recall_by_vector, vector, **kwargs)
+
+    async def arecall_stream(self, query: str, **kwargs: Any) -> AsyncIterator[RecallResult]:
+        """Async :meth:`recall_stream`: ``async for r in brain.arecall_stream(...)``."""
+        stream = await self._in_thread(self.recall_stream, query, **kwargs)
+        try:
+            while True:
+                item = await self._in_thread(next, stream, _END)
+                if item is _END:
+                    return
+                yield item  # type: ignore[misc]
+        finally:
+            await self._in_thread(stream.close)
+
+    async def aget(self, memory_id: str) -> Memory | None:
+        """Async :meth:`get`."""
+        return await self._in_thread(self.get, memory_id)
+
+    async def aintrospect(self, all_agents: bool = False) -> Introspection:
+        """Async :meth:`introspect`."""
+        return await self._in_thread(self.introspect, all_agents)
+
+    async def aclose(self) -> None:
+        """Async :meth:`close`."""
+        await self._in_thread(self.close)
+
+    async def __aenter__(self) -> Audrey:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
+
+    def __repr__(self) -> str:
+        path = getattr(self.storage, "path", "?")
+        return f"Audrey(path={path!r}, agent={self.agent!r}, embedder={self.embedder!r})"

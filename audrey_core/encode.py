@@ -1,0 +1,191 @@
+"""ENCODE: check an observation, embed it, store it as an immutable episode (seed 002, pipeline step 1)."""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from .config import SOURCES, ConfidenceConfig
+from .embedding import embed_texts
+from .errors import InvalidInputError, NotFoundError
+from .ids import new_ulid
+from .models import Episode
+from .storage import Storage
+
+ENCODE_FIELDS = frozenset({"content", "source", "salience", "tags", "causal", "supersedes", "metadata"})
+
+
+@dataclass(frozen=True)
+class EncodeRequest:
+    """A checked, normalised request to store one episode."""
+
+    content: str
+    source: str
+    salience: float
+    tags: tuple[str, ...]
+    causal_trigger: str | None
+    causal_consequence: str | None
+    supersedes: str | None
+    metadata: dict[str, Any]
+
+
+def check_request(
+    content: Any,
+    source: Any = "direct-observation",
+    salience: Any = 0.5,
+    tags: Any = None,
+    causal: Any = None,
+    supersedes: Any = None,
+    metadata: Any = None,
+) -> EncodeRequest:
+    """Validate one encode's arguments; raise :class:`InvalidInputError` saying what is wrong."""
+    if not isinstance(content, str):
+        raise InvalidInputError(f"content must be a string, got {type(content).__name__}")
+    if not content.strip():
+        raise InvalidInputError("content is empty or only whitespace; there is nothing to remember")
+    if source not in SOURCES:
+        raise InvalidInputError(f"unknown source {source!r}; use one of: {', '.join(SOURCES)}")
+    if isinstance(salience, bool) or not isinstance(salience, (int, float)) or not math.isfinite(salience):
+        raise InvalidInputError(f"salience must be a number in [0, 1], got {salience!r}")
+    if not 0.0 <= salience <= 1.0:
+        raise InvalidInputError(f"salience must lie in [0, 1], got {salience}")
+    return EncodeRequest(
+        content=content,
+        source=source,
+        salience=float(salience),
+        tags=check_tags(tags),
+        causal_trigger=_causal_part(causal, "trigger"),
+        causal_consequence=_causal_part(causal, "consequence"),
+        supersedes=_check_supersedes(supersedes),
+        metadata=check_metadata(metadata),
+    )
+
+
+def check_tags(tags: Any) -> tuple[str, ...]:
+    """Tags as a tuple of distinct, stripped, non-empty strings."""
+    if tags is None:
+        return ()
+    if isinstance(tags, str) or not isinstance(tags, (list, tuple, set, frozenset)):
+        raise InvalidInputError(f"tags must be a list of strings, got {tags!r}; e.g. tags=['stripe']")
+    cleaned = []
+    for tag in tags:
+        if not isinstance(tag, str) or not tag.strip():
+            raise InvalidInputError(f"every tag must be a non-empty string, got {tag!r}")
+        cleaned.append(tag.strip())
+    return tuple(dict.fromkeys(cleaned))
+
+
+def check_metadata(metadata: Any) -> dict[str, Any]:
+    """A JSON-serialisable dict with string keys (stored as JSON)."""
+    if metadata is None:
+        return {}
+    if not isinstance(metadata, Mapping):
+        raise InvalidInputError(f"metadata must be a dict, got {type(metadata).__name__}")
+    if not all(isinstance(key, str) for key in metadata):
+        raise InvalidInputError("metadata keys must be strings")
+    try:
+        return json.loads(json.dumps(dict(metadata), allow_nan=False))
+    except (TypeError, ValueError) as exc:
+        raise InvalidInputError(f"metadata must be JSON-serialisable (no NaN, sets or objects): {exc}") from exc
+
+
+def _causal_part(causal: Any, key: str) -> str | None:
+    if causal is None:
+        return None
+    if not isinstance(causal, Mapping):
+        raise InvalidInputError("causal must be a dict like {'trigger': ..., 'consequence': ...}")
+    unknown = set(causal) - {"trigger", "consequence"}
+    if unknown:
+        raise InvalidInputError(f"causal accepts only 'trigger' and 'consequence', not {sorted(map(str, unknown))}")
+    value = causal.get(key)
+    if value is not None and (not isinstance(value, str) or not value.strip()):
+        raise InvalidInputError(f"causal {key} must be a non-empty string, got {value!r}")
+    return value
+
+
+def _check_supersedes(supersedes: Any) -> str | None:
+    if supersedes is None:
+        return None
+    if not isinstance(supersedes, str) or not supersedes:
+        raise InvalidInputError(f"supersedes must be an episode id (string), got {supersedes!r}")
+    return supersedes
+
+
+def request_from_item(item: Any, index: int) -> EncodeRequest:
+    """Check one ``encode_batch`` item: a dict with ``content`` and the optional encode fields, or a plain string."""
+    if isinstance(item, str):
+        item = {"content": item}
+    if not isinstance(item, Mapping):
+        raise InvalidInputError(f"encode_batch item {index} must be a dict or a string, got {type(item).__name__}")
+    unknown = set(item) - ENCODE_FIELDS
+    if unknown:
+        raise InvalidInputError(f"encode_batch item {index} has unknown fields {sorted(map(str, unknown))}")
+    if "content" not in item:
+        raise InvalidInputError(f"encode_batch item {index} has no 'content'")
+    try:
+        return check_request(**item)
+    except InvalidInputError as exc:
+        raise InvalidInputError(f"encode_batch item {index}: {exc}") from exc
+
+
+def check_supersede_targets(storage: Storage, requests: Sequence[EncodeRequest], agent: str) -> None:
+    """Every ``supersedes`` must name an existing, not yet superseded episode of this agent, at most once."""
+    targets = [r.supersedes for r in requests if r.supersedes]
+    if not targets:
+        return
+    seen: set[str] = set()
+    for target in targets:
+        if target in seen:
+            raise InvalidInputError(f"episode {target} is superseded twice in one batch")
+        seen.add(target)
+    found = storage.get_memories(targets)
+    for target in targets:
+        episode = found.get(target)
+        if episode is None:
+            raise NotFoundError(f"supersedes names {target}, which is not a stored memory")
+        if not isinstance(episode, Episode):
+            raise InvalidInputError(f"supersedes must name an episode; {target} is a {episode.memory_type} memory")
+        if episode.agent != agent:
+            raise InvalidInputError(f"episode {target} belongs to agent {episode.agent!r}, not {agent!r}")
+        if episode.superseded_by:
+            raise InvalidInputError(
+                f"episode {target} is already superseded by {episode.superseded_by}; supersede that one instead"
+            )
+
+
+def encode_episodes(
+    storage: Storage,
+    embedder: Any,
+    requests: Sequence[EncodeRequest],
+    *,
+    agent: str,
+    now: datetime,
+    confidence: ConfidenceConfig,
+) -> list[Episode]:
+    """Embed all requests (one call per provider batch) and store them in one transaction."""
+    check_supersede_targets(storage, requests, agent)
+    vectors = embed_texts(embedder, [r.content for r in requests])
+    episodes = [
+        Episode(
+            id=new_ulid(now),
+            agent=agent,
+            content=r.content,
+            source=r.source,
+            source_reliability=confidence.source_reliability[r.source],
+            salience=r.salience,
+            tags=r.tags,
+            metadata=r.metadata,
+            created_at=now,
+            causal_trigger=r.causal_trigger,
+            causal_consequence=r.causal_consequence,
+            supersedes=r.supersedes,
+            embedding_model=embedder.model_name,
+        )
+        for r in requests
+    ]
+    storage.insert_memories(episodes, vectors)
+    return episodes

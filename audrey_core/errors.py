@@ -1,0 +1,63 @@
+"""One error tree for everything Audrey raises.
+
+Catch :class:`AudreyError` to handle any of them. Each message says what was wrong and what to do.
+"""
+
+from __future__ import annotations
+
+
+class AudreyError(Exception):
+    """Base class of every error Audrey raises on purpose."""
+
+
+class InvalidInputError(AudreyError, ValueError):
+    """An argument was malformed (empty content, unknown source, out-of-range salience, ...)."""
+
+
+class NotFoundError(AudreyError, KeyError):
+    """A memory, run or other record named by id does not exist."""
+
+    def __str__(self) -> str:  # KeyError quotes its message; keep it readable
+        return str(self.args[0]) if self.args else ""
+
+
+class ConfigurationError(AudreyError):
+    """Audrey was set up in a way that cannot work (bad config values, missing optional package)."""
+
+
+class EmbeddingError(AudreyError):
+    """The embedder failed or returned vectors of the wrong shape or with NaN / infinite values."""
+
+
+class EmbeddingMismatchError(ConfigurationError):
+    """A store was opened with an embedder whose model or dimensions differ from the ones it was built with."""
+
+
+class LLMError(AudreyError):
+    """The language model failed or returned something that could not be used."""
+
+
+class StorageError(AudreyError):
+    """The database could not be opened, read or written."""
+
+
+class MigrationError(StorageError):
+    """A schema migration failed or the database is newer than this version of Audrey."""
+
+
+class ClosedError(AudreyError):
+    """The Audrey instance was used after ``close()``."""
+
+
+__all__ = [
+    "AudreyError",
+    "ClosedError",
+    "ConfigurationError",
+    "EmbeddingError",
+    "EmbeddingMismatchError",
+    "InvalidInputError",
+    "LLMError",
+    "MigrationError",
+    "NotFoundError",
+    "StorageError",
+]

@@ -1,0 +1,189 @@
+"""The records Audrey stores and returns. Plain dataclasses: cheap to build, easy to compare in tests."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from .confidence import ConfidenceBreakdown
+
+
+@dataclass(kw_only=True)
+class Memory:
+    """Fields every memory type shares.
+
+    ``evidence_count`` / ``challenge_count`` are the supporting / contradicting evidence behind the evidence-agreement
+    term; ``last_reinforced_at`` restarts recency decay; ``retrieval_count`` / ``last_retrieved_at`` feed retrieval
+    reinforcement.
+    """
+
+    id: str
+    memory_type: str
+    agent: str
+    content: str
+    source: str
+    source_reliability: float
+    salience: float = 0.5
+    tags: tuple[str, ...] = ()
+    state: str = "active"
+    prior_state: str | None = None
+    metadata: dict[str, Any] = field(default_factory=dict)
+    evidence_count: int = 1
+    challenge_count: int = 0
+    retrieval_count: int = 0
+    created_at: datetime
+    last_reinforced_at: datetime | None = None
+    last_retrieved_at: datetime | None = None
+    embedding_model: str | None = None
+    embedding_version: str | None = None
+
+
+@dataclass(kw_only=True)
+class Episode(Memory):
+    """An immutable observation. Corrections are new episodes that ``supersede`` it; it is never edited."""
+
+    memory_type: str = "episodic"
+    causal_trigger: str | None = None
+    causal_consequence: str | None = None
+    supersedes: str | None = None
+    superseded_by: str | None = None
+    consolidated: bool = False
+
+
+@dataclass(kw_only=True)
+class Semantic(Memory):
+    """A principle consolidated from episodes, with the evidence it rests on."""
+
+    memory_type: str = "semantic"
+    conditions: dict[str, Any] | None = None
+    evidence_episode_ids: tuple[str, ...] = ()
+    source_type_diversity: int = 0
+    consolidation_run_id: str | None = None
+    consolidation_model: str | None = None
+    consolidation_prompt_hash: str | None = None
+
+
+@dataclass(kw_only=True)
+class Procedure(Memory):
+    """Learned how-to knowledge: when to apply it and how it has fared."""
+
+    memory_type: str = "procedural"
+    trigger_conditions: dict[str, Any] | None = None
+    evidence_episode_ids: tuple[str, ...] = ()
+    success_count: int = 0
+    failure_count: int = 0
+    consolidation_run_id: str | None = None
+    consolidation_model: str | None = None
+    consolidation_prompt_hash: str | None = None
+
+
+MEMORY_CLASSES: dict[str, type[Memory]] = {"episodic": Episode, "semantic": Semantic, "procedural": Procedure}
+
+
+@dataclass(frozen=True)
+class CausalLink:
+    """Why one memory led to another; ``link_type`` is causal, correlational or temporal."""
+
+    id: str
+    agent: str
+    cause_id: str
+    effect_id: str
+    link_type: str
+    mechanism: str | None
+    confidence: float | None
+    evidence_count: int
+    created_at: datetime
+    consolidation_run_id: str | None = None
+
+
+@dataclass(frozen=True)
+class Contradiction:
+    """Two claims that disagree; both are kept, with the contradiction's state and resolution."""
+
+    id: str
+    agent: str
+    claim_a_id: str
+    claim_b_id: str
+    state: str
+    resolution: dict[str, Any] | None
+    created_at: datetime
+    resolved_at: datetime | None = None
+    reopened_at: datetime | None = None
+    reopen_evidence_id: str | None = None
+    consolidation_run_id: str | None = None
+
+
+@dataclass(frozen=True)
+class ConsolidationRun:
+    """The audit record of one consolidation ("sleep") run."""
+
+    id: str
+    agent: str
+    status: str
+    checkpoint_cursor: str | None
+    input_episode_ids: tuple[str, ...]
+    output_memory_ids: tuple[str, ...]
+    confidence_deltas: dict[str, float]
+    consolidation_model: str | None
+    consolidation_prompt_hash: str | None
+    started_at: datetime | None
+    completed_at: datetime | None
+    error: str | None = None
+
+
+@dataclass(frozen=True)
+class Provenance:
+    """Where a recalled memory came from.
+
+    ``evidence``: the episodes a semantic or procedural memory rests on. ``supersedes``: for an episode, the chain of
+    older episodes it corrects, newest first. ``superseded_by``: the episode that corrected this one, if any.
+    """
+
+    evidence: tuple[Memory, ...] = ()
+    supersedes: tuple[Memory, ...] = ()
+    superseded_by: str | None = None
+    causal_trigger: str | None = None
+    causal_consequence: str | None = None
+
+
+@dataclass(frozen=True)
+class RecallResult:
+    """One recalled memory: ``score = similarity * confidence``, with the confidence's parts in ``breakdown``."""
+
+    id: str
+    content: str
+    memory_type: str
+    similarity: float
+    confidence: float
+    score: float
+    state: str
+    source: str
+    created_at: datetime
+    tags: tuple[str, ...]
+    metadata: dict[str, Any]
+    agent: str
+    salience: float
+    breakdown: ConfidenceBreakdown
+    provenance: Provenance | None = None
+
+
+@dataclass(frozen=True)
+class Introspection:
+    """A snapshot of what the memory holds (``Audrey.introspect()``)."""
+
+    counts: dict[str, int]
+    states: dict[str, dict[str, int]]
+    dormant: int
+    contradictions: dict[str, int]
+    causal_links: int
+    last_consolidation: datetime | None
+    source_type_diversity: dict[str, int]
+    embedding_model: str
+    embedding_dimensions: int
+    agent: str | None
+
+    @property
+    def total(self) -> int:
+        """All memories of every type."""
+        return sum(self.counts.values())

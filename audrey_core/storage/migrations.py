@@ -1,0 +1,203 @@
+"""Versioned, additive, transactional schema migrations, recorded in ``schema_migrations``.
+
+Each migration runs inside one transaction together with its row in ``schema_migrations``: a crash leaves the
+database at the previous version, never half-migrated. Migrations only ever add; they are never edited once shipped.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from ..errors import MigrationError
+from ..timeutil import system_clock, to_iso
+
+VECTOR_TABLE = "memory_vectors"
+
+
+@dataclass(frozen=True)
+class Migration:
+    """One schema step. ``apply`` receives the connection and the store's embedding dimensions."""
+
+    version: int
+    name: str
+    apply: Callable[[Any, int], None]
+
+
+def _initial_schema(connection: Any, dimensions: int) -> None:
+    # Memory tables follow seed 002; vectors live in one vec0 table (see sqlite.py for why).
+    common = """
+        agent TEXT NOT NULL,
+        content TEXT NOT NULL,
+        source TEXT NOT NULL,
+        source_reliability REAL NOT NULL,
+        salience REAL NOT NULL DEFAULT 0.5,
+        tags TEXT NOT NULL DEFAULT '[]',
+        state TEXT NOT NULL DEFAULT 'active',
+        prior_state TEXT,
+        metadata TEXT NOT NULL DEFAULT '{}',
+        evidence_count INTEGER NOT NULL DEFAULT 1,
+        challenge_count INTEGER NOT NULL DEFAULT 0,
+        retrieval_count INTEGER NOT NULL DEFAULT 0,
+        created_at TEXT NOT NULL,
+        last_reinforced_at TEXT,
+        last_retrieved_at TEXT,
+        embedding_model TEXT,
+        embedding_version TEXT
+    """
+    derived = """
+        evidence_episode_ids TEXT NOT NULL DEFAULT '[]',
+        consolidation_run_id TEXT,
+        consolidation_model TEXT,
+        consolidation_prompt_hash TEXT
+    """
+    statements = [
+        "CREATE TABLE audrey_config (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
+        f"""CREATE TABLE episodes (
+            id TEXT PRIMARY KEY,
+            {common},
+            causal_trigger TEXT,
+            causal_consequence TEXT,
+            supersedes TEXT REFERENCES episodes(id),
+            superseded_by TEXT REFERENCES episodes(id),
+            consolidated INTEGER NOT NULL DEFAULT 0
+        )""",
+        "CREATE INDEX episodes_by_agent ON episodes(agent, created_at)",
+        "CREATE INDEX episodes_unconsolidated ON episodes(agent, consolidated, id)",
+        "CREATE INDEX episodes_supersedes ON episodes(supersedes)",
+        f"""CREATE TABLE semantics (
+            id TEXT PRIMARY KEY,
+            {common},
+            {derived},
+            conditions TEXT,
+            source_type_diversity INTEGER NOT NULL DEFAULT 0,
+            consolidation_checkpoint TEXT
+        )""",
+        "CREATE INDEX semantics_by_agent ON semantics(agent, state)",
+        f"""CREATE TABLE procedures (
+            id TEXT PRIMARY KEY,
+            {common},
+            {derived},
+            trigger_conditions TEXT,
+            success_count INTEGER NOT NULL DEFAULT 0,
+            failure_count INTEGER NOT NULL DEFAULT 0
+        )""",
+        "CREATE INDEX procedures_by_agent ON procedures(agent, state)",
+        """CREATE TABLE causal_links (
+            id TEXT PRIMARY KEY,
+            agent TEXT NOT NULL,
+            cause_id TEXT NOT NULL,
+            effect_id TEXT NOT NULL,
+            link_type TEXT NOT NULL DEFAULT 'causal',
+            mechanism TEXT,
+            confidence REAL,
+            evidence_count INTEGER NOT NULL DEFAULT 1,
+            consolidation_run_id TEXT,
+            created_at TEXT NOT NULL
+        )""",
+        "CREATE INDEX causal_links_cause ON causal_links(cause_id)",
+        "CREATE INDEX causal_links_effect ON causal_links(effect_id)",
+        """CREATE TABLE contradictions (
+            id TEXT PRIMARY KEY,
+            agent TEXT NOT NULL,
+            claim_a_id TEXT NOT NULL,
+            claim_b_id TEXT NOT NULL,
+            state TEXT NOT NULL DEFAULT 'open',
+            resolution TEXT,
+            created_at TEXT NOT NULL,
+            resolved_at TEXT,
+            reopened_at TEXT,
+            reopen_evidence_id TEXT,
+            consolidation_run_id TEXT
+        )""",
+        "CREATE INDEX contradictions_claims ON contradictions(claim_a_id, claim_b_id)",
+        """CREATE TABLE consolidation_runs (
+            id TEXT PRIMARY KEY,
+            agent TEXT NOT NULL,
+            checkpoint_cursor TEXT,
+            input_episode_ids TEXT NOT NULL DEFAULT '[]',
+            output_memory_ids TEXT NOT NULL DEFAULT '[]',
+            confidence_deltas TEXT NOT NULL DEFAULT '{}',
+            consolidation_model TEXT,
+            consolidation_prompt_hash TEXT,
+            started_at TEXT,
+            completed_at TEXT,
+            status TEXT NOT NULL,
+            error TEXT
+        )""",
+        "CREATE INDEX consolidation_runs_by_agent ON consolidation_runs(agent, started_at)",
+        # Tags as rows so a tag filter can run inside the KNN query (rowid IN subquery).
+        """CREATE TABLE memory_tags (
+            tag TEXT NOT NULL,
+            memory_id TEXT NOT NULL,
+            PRIMARY KEY (tag, memory_id)
+        ) WITHOUT ROWID""",
+        "CREATE INDEX memory_tags_by_memory ON memory_tags(memory_id)",
+        # One row per vector: memory_id -> vec0 rowid (several rows per memory once long texts are chunked).
+        """CREATE TABLE memory_vector_rows (
+            rowid INTEGER PRIMARY KEY,
+            memory_id TEXT NOT NULL,
+            memory_type TEXT NOT NULL,
+            chunk_index INTEGER NOT NULL DEFAULT 0,
+            UNIQUE (memory_id, chunk_index)
+        )""",
+        f"""CREATE VIRTUAL TABLE {VECTOR_TABLE} USING vec0(
+            agent TEXT PARTITION KEY,
+            embedding float[{int(dimensions)}] distance_metric=cosine,
+            memory_type TEXT,
+            state TEXT,
+            source TEXT,
+            consolidated INTEGER,
+            +memory_id TEXT
+        )""",
+    ]
+    for statement in statements:
+        connection.execute(statement)
+
+
+MIGRATIONS: tuple[Migration, ...] = (Migration(1, "initial schema: seed 002 tables, vec0 vectors, tags", _initial_schema),)
+LATEST_VERSION = MIGRATIONS[-1].version
+
+
+def applied_version(connection: Any) -> int:
+    """The highest migration recorded in the database (0 for a new file)."""
+    exists = connection.execute(
+        "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'"
+    ).fetchone()
+    if not exists:
+        return 0
+    row = connection.execute("SELECT MAX(version) FROM schema_migrations").fetchone()
+    return int(row[0] or 0)
+
+
+def migrate(connection: Any, dimensions: int, migrations: tuple[Migration, ...] = MIGRATIONS) -> list[int]:
+    """Apply every pending migration, each in its own transaction; return the versions applied."""
+    connection.execute(
+        "CREATE TABLE IF NOT EXISTS schema_migrations "
+        "(version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)"
+    )
+    current = applied_version(connection)
+    latest = migrations[-1].version if migrations else 0
+    if current > latest:
+        raise MigrationError(
+            f"this database is at schema version {current} but this Audrey knows only up to {latest}; "
+            "upgrade the audrey package to open it"
+        )
+    applied = []
+    for migration in migrations:
+        if migration.version <= current:
+            continue
+        connection.execute("BEGIN IMMEDIATE")
+        try:
+            migration.apply(connection, dimensions)
+            connection.execute(
+                "INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)",
+                (migration.version, migration.name, to_iso(system_clock())),
+            )
+            connection.execute("COMMIT")
+        except Exception as exc:
+            connection.execute("ROLLBACK")
+            raise MigrationError(f"migration {migration.version} ({migration.name}) failed: {exc}") from exc
+        applied.append(migration.version)
+    return applied

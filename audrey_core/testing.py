@@ -1,0 +1,52 @@
+"""Fakes for tests, Audrey's and yours: no network, no model download, same output every run."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Sequence
+
+import numpy as np
+
+_TOKEN = re.compile(r"[a-z0-9]+")
+
+
+class DeterministicEmbedder:
+    """Feature-hashing embedder: texts sharing words get similar vectors; identical texts get identical vectors.
+
+    Each lowercase word (and, at half weight, each pair of adjacent words) adds a signed unit to a hashed coordinate;
+    the vector is normalized. Stable across processes and platforms (hashlib, not ``hash``). Good enough to test
+    ranking and filtering; not a language model.
+    """
+
+    def __init__(self, dimensions: int = 384, model_name: str = "deterministic-hash") -> None:
+        if dimensions <= 0:
+            raise ValueError("dimensions must be positive")
+        self.dimensions = dimensions
+        self.model_name = model_name if dimensions == 384 else f"{model_name}-{dimensions}"
+        self.calls = 0  # number of embed() calls, so tests can check batching
+
+    def _vector(self, text: str) -> np.ndarray:
+        vector = np.zeros(self.dimensions, dtype=np.float64)
+        words = _TOKEN.findall(text.lower()) or [text]
+        features = [(w, 1.0) for w in words] + [(f"{a} {b}", 0.5) for a, b in zip(words, words[1:])]
+        for feature, weight in features:
+            digest = hashlib.blake2b(feature.encode("utf-8"), digest_size=8).digest()
+            value = int.from_bytes(digest, "little")
+            sign = 1.0 if value & 1 else -1.0
+            vector[(value >> 1) % self.dimensions] += sign * weight
+        norm = np.linalg.norm(vector)
+        if norm == 0:  # every feature cancelled out: fall back to the whole text as one feature
+            vector[int.from_bytes(hashlib.blake2b(text.encode()).digest()[:8], "little") % self.dimensions] = 1.0
+            norm = 1.0
+        return (vector / norm).astype(np.float32)
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        """One normalized vector per text."""
+        self.calls += 1
+        if not texts:
+            return np.zeros((0, self.dimensions), dtype=np.float32)
+        return np.vstack([self._vector(t) for t in texts])
+
+
+__all__ = ["DeterministicEmbedder"]
