@@ -4,8 +4,8 @@ Nothing happens at import: no model loads, no files open, no network.
 """
 
 from .audrey import Audrey
-from .config import AudreyConfig, ConfidenceConfig, DecayConfig, RecallConfig
 from .confidence import ConfidenceBreakdown
+from .config import AudreyConfig, ConfidenceConfig, DecayConfig, RecallConfig
 from .embedding import Embedder, OpenAIEmbedder, SentenceTransformerEmbedder
 from .errors import (
     AudreyError,
@@ -21,8 +21,8 @@ from .errors import (
 )
 from .models import (
     CausalLink,
-    Contradiction,
     ConsolidationRun,
+    Contradiction,
     Episode,
     Introspection,
     Memory,
@@ -50,8 +50,8 @@ __all__ = [
     "EmbeddingError",
     "EmbeddingMismatchError",
     "Episode",
-    "InvalidInputError",
     "Introspection",
+    "InvalidInputError",
     "LLMError",
     "Memory",
     "MigrationError",
@@ -61,7 +61,7 @@ __all__ = [
     "Provenance",
     "RecallConfig",
     "RecallResult",
-    "SentenceTransformerEmbedder",
     "Semantic",
+    "SentenceTransformerEmbedder",
     "StorageError",
 ]

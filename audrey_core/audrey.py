@@ -174,13 +174,22 @@ class Audrey:
         if not isinstance(query, str) or not query.strip():
             raise InvalidInputError("query must be a non-empty string")
         options = recall_stage.check_options(
-            agent=self.agent, limit=limit, min_confidence=min_confidence, types=types, tags=tags, sources=sources,
-            include_dormant=include_dormant, include_provenance=include_provenance, states=states,
-        )  # fmt: skip
+            agent=self.agent,
+            limit=limit,
+            min_confidence=min_confidence,
+            types=types,
+            tags=tags,
+            sources=sources,
+            include_dormant=include_dormant,
+            include_provenance=include_provenance,
+            states=states,
+        )
         self._check_open()
         return self._stream(self._queries.vector(query), options)
 
-    def recall_by_vector(self, vector: Sequence[float] | np.ndarray, limit: int = 10, **options: Any) -> list[RecallResult]:
+    def recall_by_vector(
+        self, vector: Sequence[float] | np.ndarray, limit: int = 10, **options: Any
+    ) -> list[RecallResult]:
         """:meth:`recall` for a query vector you already have (same options)."""
         self._check_open()
         matrix = to_matrix([vector], 1, self.embedder.dimensions, "query vector")
@@ -190,12 +199,18 @@ class Audrey:
     def _stream(self, vector: np.ndarray, options: recall_stage.RecallOptions) -> Iterator[RecallResult]:
         now = self.clock()
         ranked = recall_stage.rank(
-            self.storage, vector, options, now=now,
-            confidence_cfg=self.config.confidence, recall_cfg=self.config.recall,
-        )  # fmt: skip
+            self.storage,
+            vector,
+            options,
+            now=now,
+            confidence_cfg=self.config.confidence,
+            recall_cfg=self.config.recall,
+        )
         return self._yield_ranked(ranked, options.include_provenance, now)
 
-    def _yield_ranked(self, ranked: list[recall_stage.Ranked], with_provenance: bool, now: Any) -> Iterator[RecallResult]:
+    def _yield_ranked(
+        self, ranked: list[recall_stage.Ranked], with_provenance: bool, now: Any
+    ) -> Iterator[RecallResult]:
         taken: list[Memory] = []
         try:
             for item in ranked:

@@ -8,9 +8,9 @@ Change a value with ``dataclasses.replace``::
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Mapping
 
 from .errors import ConfigurationError
 

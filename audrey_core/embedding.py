@@ -47,7 +47,9 @@ def to_matrix(raw: Any, count: int, dimensions: int, model_name: str) -> np.ndar
     try:
         matrix = np.asarray(raw, dtype=np.float32)
     except (TypeError, ValueError) as exc:
-        raise EmbeddingError(f"embedder {model_name!r} returned something that is not a list of vectors: {exc}") from exc
+        raise EmbeddingError(
+            f"embedder {model_name!r} returned something that is not a list of vectors: {exc}"
+        ) from exc
     if matrix.ndim != 2 or matrix.shape[0] != count:
         raise EmbeddingError(f"embedder {model_name!r} returned shape {matrix.shape} for {count} texts")
     if matrix.shape[1] != dimensions:
@@ -214,7 +216,11 @@ class SentenceTransformerEmbedder:
 
 # -- OpenAI and compatible servers -----------------------------------------------------------------------------
 
-_KNOWN_OPENAI_DIMENSIONS = {"text-embedding-3-small": 1536, "text-embedding-3-large": 3072, "text-embedding-ada-002": 1536}
+_KNOWN_OPENAI_DIMENSIONS = {
+    "text-embedding-3-small": 1536,
+    "text-embedding-3-large": 3072,
+    "text-embedding-ada-002": 1536,
+}
 
 
 class OpenAIEmbedder:
@@ -235,10 +241,12 @@ class OpenAIEmbedder:
         base_url: str | None = None,
         dimensions: int | None = None,
         max_attempts: int = 5,
+        retry_base_delay: float = 0.5,
         timeout: float = 60.0,
         client: Any = None,
     ) -> None:
         self.model_name = model
+        self.retry_base_delay = retry_base_delay
         self._requested_dimensions = dimensions
         self._dimensions = dimensions or _KNOWN_OPENAI_DIMENSIONS.get(model)
         self.max_attempts = max_attempts
@@ -246,7 +254,9 @@ class OpenAIEmbedder:
             try:
                 import openai
             except ImportError as exc:
-                raise ConfigurationError("OpenAIEmbedder needs the openai package: pip install 'audrey[openai]'") from exc
+                raise ConfigurationError(
+                    "OpenAIEmbedder needs the openai package: pip install 'audrey[openai]'"
+                ) from exc
             key = api_key or os.environ.get("OPENAI_API_KEY")
             if key is None and base_url is None:
                 raise ConfigurationError("OpenAIEmbedder needs an API key: pass api_key= or set OPENAI_API_KEY")
@@ -269,10 +279,15 @@ class OpenAIEmbedder:
         try:
             response = call_with_retries(
                 lambda: self._client.embeddings.create(**kwargs),
-                retryable=(openai.RateLimitError, openai.APITimeoutError, openai.APIConnectionError,
-                           openai.InternalServerError),
+                retryable=(
+                    openai.RateLimitError,
+                    openai.APITimeoutError,
+                    openai.APIConnectionError,
+                    openai.InternalServerError,
+                ),
                 attempts=self.max_attempts,
-            )  # fmt: skip
+                base_delay=self.retry_base_delay,
+            )
         except openai.OpenAIError as exc:
             raise EmbeddingError(f"OpenAI embeddings request for {self.model_name!r} failed: {exc}") from exc
         ordered = sorted(response.data, key=lambda item: item.index)

@@ -15,8 +15,15 @@ from .errors import InvalidInputError
 log = logging.getLogger("audrey_core.events")
 
 EVENTS: tuple[str, ...] = (
-    "encode", "reinforcement", "contradiction", "reopen", "consolidation", "decay", "rollback", "error",
-)  # fmt: skip
+    "encode",
+    "reinforcement",
+    "contradiction",
+    "reopen",
+    "consolidation",
+    "decay",
+    "rollback",
+    "error",
+)
 Handler = Callable[[dict[str, Any]], Any]
 
 

@@ -50,8 +50,10 @@ def check_options(
     """Validate recall's arguments; raise :class:`InvalidInputError` saying what is wrong."""
     if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1:
         raise InvalidInputError(f"limit must be a positive int, got {limit!r}")
-    if isinstance(min_confidence, bool) or not isinstance(min_confidence, (int, float)) or not (
-        0.0 <= min_confidence <= 1.0
+    if (
+        isinstance(min_confidence, bool)
+        or not isinstance(min_confidence, (int, float))
+        or not (0.0 <= min_confidence <= 1.0)
     ):
         raise InvalidInputError(f"min_confidence must be a number in [0, 1], got {min_confidence!r}")
     chosen_states = _choice("states", states, STATES) or RECALLABLE_STATES
@@ -205,7 +207,9 @@ def is_self_citation(memory: Memory, origins: Sequence[tuple[str, str]], retriev
     return all(source in SELF_GENERATED_SOURCES and agent == retriever for source, agent in chain)
 
 
-def reinforce_retrieved(storage: Storage, memories: Sequence[Memory], retriever: str | None, now: datetime) -> list[str]:
+def reinforce_retrieved(
+    storage: Storage, memories: Sequence[Memory], retriever: str | None, now: datetime
+) -> list[str]:
     """Record retrieval of the semantic / procedural memories that pass the self-citation guard; return their ids."""
     derived = [m for m in memories if m.memory_type in ("semantic", "procedural")]
     if not derived:
@@ -216,4 +220,4 @@ def reinforce_retrieved(storage: Storage, memories: Sequence[Memory], retriever:
     return ids
 
 
-__all__ = ["RecallOptions", "Ranked", "check_options", "rank", "reinforce_retrieved", "to_result"]
+__all__ = ["Ranked", "RecallOptions", "check_options", "rank", "reinforce_retrieved", "to_result"]

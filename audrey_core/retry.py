@@ -32,6 +32,8 @@ def call_with_retries(
             if attempt == attempts - 1:
                 raise
             delay = min(max_delay, base_delay * 2**attempt) * (0.5 + random.random() / 2)
-            log.info("retrying after %s (attempt %d of %d, waiting %.2fs)", type(exc).__name__, attempt + 1, attempts, delay)
+            log.info(
+                "retrying after %s (attempt %d of %d, waiting %.2fs)", type(exc).__name__, attempt + 1, attempts, delay
+            )
             sleep(delay)
     raise AssertionError("unreachable")  # pragma: no cover

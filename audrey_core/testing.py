@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import hashlib
 import re
+import threading
 from collections.abc import Sequence
+from datetime import datetime, timedelta, timezone
+from itertools import pairwise
 
 import numpy as np
 
@@ -29,7 +32,7 @@ class DeterministicEmbedder:
     def _vector(self, text: str) -> np.ndarray:
         vector = np.zeros(self.dimensions, dtype=np.float64)
         words = _TOKEN.findall(text.lower()) or [text]
-        features = [(w, 1.0) for w in words] + [(f"{a} {b}", 0.5) for a, b in zip(words, words[1:])]
+        features = [(w, 1.0) for w in words] + [(f"{a} {b}", 0.5) for a, b in pairwise(words)]
         for feature, weight in features:
             digest = hashlib.blake2b(feature.encode("utf-8"), digest_size=8).digest()
             value = int.from_bytes(digest, "little")
@@ -49,4 +52,24 @@ class DeterministicEmbedder:
         return np.vstack([self._vector(t) for t in texts])
 
 
-__all__ = ["DeterministicEmbedder"]
+class ManualClock:
+    """A clock that moves only when told: ``Audrey(clock=clock)``, then ``clock.advance(days=7)``."""
+
+    def __init__(self, start: datetime | None = None) -> None:
+        self._now = start or datetime(2026, 1, 1, tzinfo=timezone.utc)
+        if self._now.tzinfo is None:
+            raise ValueError("ManualClock needs a timezone-aware start")
+        self._lock = threading.Lock()
+
+    def __call__(self) -> datetime:
+        with self._lock:
+            return self._now
+
+    def advance(self, **delta: float) -> datetime:
+        """Move forward by ``timedelta(**delta)`` (days=, hours=, seconds=, ...); returns the new time."""
+        with self._lock:
+            self._now += timedelta(**delta)
+            return self._now
+
+
+__all__ = ["DeterministicEmbedder", "ManualClock"]

@@ -15,8 +15,10 @@ from audrey_core import Audrey
 def show(title: str, results: list) -> None:
     print(f"\n{title}")
     for r in results:
-        print(f"  score {r.score:.3f} = similarity {r.similarity:.3f} x confidence {r.confidence:.3f}  "
-              f"[{r.source}, {r.memory_type}, {r.state}] {r.content}")  # fmt: skip
+        print(
+            f"  score {r.score:.3f} = similarity {r.similarity:.3f} x confidence {r.confidence:.3f}  "
+            f"[{r.source}, {r.memory_type}, {r.state}] {r.content}"
+        )
 
 
 def main() -> int:
@@ -24,20 +26,32 @@ def main() -> int:
     with Audrey(path=path, agent="quickstart") as brain:
         first = brain.encode(
             "Stripe returned HTTP 429 when we sent more than 100 requests per second",
-            source="direct-observation", salience=0.8, tags=["stripe", "rate-limit"],
+            source="direct-observation",
+            salience=0.8,
+            tags=["stripe", "rate-limit"],
             causal={"trigger": "batch-payment-processing", "consequence": "payment-queue-backed-up"},
-        )  # fmt: skip
-        brain.encode_batch([
-            {"content": "The user prefers answers in French", "source": "told-by-user", "tags": ["preferences"]},
-            {"content": "The nightly export job takes about 40 minutes", "source": "tool-result"},
-            {"content": "Stripe probably allows bursts above the limit", "source": "model-generated"},
-        ])  # fmt: skip
+        )
+        brain.encode_batch(
+            [
+                {"content": "The user prefers answers in French", "source": "told-by-user", "tags": ["preferences"]},
+                {"content": "The nightly export job takes about 40 minutes", "source": "tool-result"},
+                {"content": "Stripe probably allows bursts above the limit", "source": "model-generated"},
+            ]
+        )
         brain.encode(
             "Stripe returns HTTP 429 above 100 requests per second in live mode",
-            source="tool-result", supersedes=first, tags=["stripe", "rate-limit"],
-        )  # fmt: skip
-        show("recall('how fast can we call the payments API?'):", brain.recall("how fast can we call the payments API?", limit=3))
-        show("recall('what language does the user want?', limit=1):", brain.recall("what language does the user want?", limit=1))
+            source="tool-result",
+            supersedes=first,
+            tags=["stripe", "rate-limit"],
+        )
+        show(
+            "recall('how fast can we call the payments API?'):",
+            brain.recall("how fast can we call the payments API?", limit=3),
+        )
+        show(
+            "recall('what language does the user want?', limit=1):",
+            brain.recall("what language does the user want?", limit=1),
+        )
         stats = brain.introspect()
         print(f"\nstored: {stats.counts}, sources: {stats.source_type_diversity}")
         print(f"embedding model: {stats.embedding_model} ({stats.embedding_dimensions} dimensions)")
@@ -46,8 +60,10 @@ def main() -> int:
         hits = reopened.recall("Stripe 429 rate limit", limit=1, include_provenance=True)
         top = hits[0]
         print(f"\nreopened {path}: top memory is still there -> {top.content!r}")
-        print(f"  it corrects {len(top.provenance.supersedes)} older observation(s): "
-              f"{[m.content for m in top.provenance.supersedes]}")  # fmt: skip
+        print(
+            f"  it corrects {len(top.provenance.supersedes)} older observation(s): "
+            f"{[m.content for m in top.provenance.supersedes]}"
+        )
     return 0
 
 

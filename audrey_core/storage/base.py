@@ -91,8 +91,12 @@ class Storage(ABC):
         """For semantic / procedural memories: the (source, agent) of each evidence episode."""
 
     @abstractmethod
+    def set_states(self, states: Mapping[str, str]) -> None:
+        """Move memories to new states (keeping each one's previous state in ``prior_state``) in one transaction."""
+
+    @abstractmethod
     def record_retrievals(self, ids: Sequence[str], at: datetime) -> None:
-        """Retrieval reinforcement: bump ``retrieval_count`` and stamp ``last_retrieved_at`` / ``last_reinforced_at``."""
+        """Retrieval reinforcement: bump ``retrieval_count``, stamp ``last_retrieved_at`` and ``last_reinforced_at``."""
 
     @abstractmethod
     def counts(self, agent: str | None) -> StoreCounts:

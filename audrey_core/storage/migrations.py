@@ -156,7 +156,9 @@ def _initial_schema(connection: Any, dimensions: int) -> None:
         connection.execute(statement)
 
 
-MIGRATIONS: tuple[Migration, ...] = (Migration(1, "initial schema: seed 002 tables, vec0 vectors, tags", _initial_schema),)
+MIGRATIONS: tuple[Migration, ...] = (
+    Migration(1, "initial schema: seed 002 tables, vec0 vectors, tags", _initial_schema),
+)
 LATEST_VERSION = MIGRATIONS[-1].version
 
 

@@ -12,10 +12,25 @@ from ..timeutil import from_iso, to_iso
 TABLES: dict[str, str] = {"episodic": "episodes", "semantic": "semantics", "procedural": "procedures"}
 
 COMMON_COLUMNS: tuple[str, ...] = (
-    "id", "agent", "content", "source", "source_reliability", "salience", "tags", "state", "prior_state", "metadata",
-    "evidence_count", "challenge_count", "retrieval_count", "created_at", "last_reinforced_at", "last_retrieved_at",
-    "embedding_model", "embedding_version",
-)  # fmt: skip
+    "id",
+    "agent",
+    "content",
+    "source",
+    "source_reliability",
+    "salience",
+    "tags",
+    "state",
+    "prior_state",
+    "metadata",
+    "evidence_count",
+    "challenge_count",
+    "retrieval_count",
+    "created_at",
+    "last_reinforced_at",
+    "last_retrieved_at",
+    "embedding_model",
+    "embedding_version",
+)
 DERIVED_COLUMNS = ("evidence_episode_ids", "consolidation_run_id", "consolidation_model", "consolidation_prompt_hash")
 COLUMNS: dict[str, tuple[str, ...]] = {
     "episodic": COMMON_COLUMNS

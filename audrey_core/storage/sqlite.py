@@ -141,11 +141,19 @@ class SQLiteStorage(Storage):
                 f"INSERT INTO {VECTOR_TABLE} (rowid, agent, embedding, memory_type, state, source, consolidated, "
                 "memory_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                 [
-                    (rowid, m.agent, matrix[i].tobytes(), m.memory_type, m.state, m.source,
-                     int(getattr(m, "consolidated", False)), m.id)
+                    (
+                        rowid,
+                        m.agent,
+                        matrix[i].tobytes(),
+                        m.memory_type,
+                        m.state,
+                        m.source,
+                        int(getattr(m, "consolidated", False)),
+                        m.id,
+                    )
                     for i, (rowid, m) in enumerate(zip(rowids, memories))
                 ],
-            )  # fmt: skip
+            )
             for memory in memories:
                 if isinstance(memory, Episode) and memory.supersedes:
                     self._mark_superseded(db, memory.supersedes, memory.id)
@@ -166,6 +174,22 @@ class SQLiteStorage(Storage):
             f"SELECT rowid FROM memory_vector_rows WHERE memory_id IN ({placeholders(ids)})", list(ids)
         ).fetchall()
         db.executemany(f"UPDATE {VECTOR_TABLE} SET state = ? WHERE rowid = ?", [(state, r[0]) for r in rowids])
+
+    def set_states(self, states: Mapping[str, str]) -> None:
+        if not states:
+            return
+        by_state: dict[str, list[str]] = {}
+        for memory_id, state in states.items():
+            by_state.setdefault(state, []).append(memory_id)
+        with self._write() as db:
+            for state, ids in by_state.items():
+                for table in TABLES.values():
+                    db.execute(
+                        f"UPDATE {table} SET prior_state = state, state = ? "
+                        f"WHERE state != ? AND id IN ({placeholders(ids)})",
+                        (state, state, *ids),
+                    )
+                self._sync_vector_state(db, ids, state)
 
     def record_retrievals(self, ids: Sequence[str], at: datetime) -> None:
         if not ids:
@@ -203,7 +227,8 @@ class SQLiteStorage(Storage):
             if not where.tags:
                 return []
             sql.append(
-                "AND rowid IN (SELECT r.rowid FROM memory_tags t JOIN memory_vector_rows r ON r.memory_id = t.memory_id "
+                "AND rowid IN (SELECT r.rowid FROM memory_tags t "
+                "JOIN memory_vector_rows r ON r.memory_id = t.memory_id "
                 f"WHERE t.tag IN ({placeholders(where.tags)}))"
             )
             params.extend(where.tags)
@@ -285,7 +310,9 @@ class SQLiteStorage(Storage):
                 memory_type: dict(db.execute(f"SELECT state, COUNT(*) FROM {table} {scope} GROUP BY state", params))
                 for memory_type, table in TABLES.items()
             }
-            contradictions = dict(db.execute(f"SELECT state, COUNT(*) FROM contradictions {scope} GROUP BY state", params))
+            contradictions = dict(
+                db.execute(f"SELECT state, COUNT(*) FROM contradictions {scope} GROUP BY state", params)
+            )
             links = db.execute(f"SELECT COUNT(*) FROM causal_links {scope}", params).fetchone()[0]
             completed = "WHERE status = 'completed'" + (" AND agent = ?" if agent is not None else "")
             last = db.execute(f"SELECT MAX(completed_at) FROM consolidation_runs {completed}", params).fetchone()[0]

@@ -1,0 +1,33 @@
+"""Test helpers that place derived memories directly through the storage interface."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from audrey_core import Audrey, Procedure, Semantic
+from audrey_core.embedding import embed_texts
+from audrey_core.ids import new_ulid
+
+
+def add_derived(brain: Audrey, content: str, *, memory_type: str = "semantic", **fields: Any) -> str:
+    """Store a semantic (or procedural) memory with its vector, as consolidation will, and return its id."""
+    cls = Semantic if memory_type == "semantic" else Procedure
+    source = fields.pop("source", "direct-observation")
+    memory = cls(
+        id=fields.pop("id", None) or new_ulid(brain.clock()),
+        agent=fields.pop("agent", brain.agent),
+        content=content,
+        source=source,
+        source_reliability=brain.config.confidence.source_reliability[source],
+        created_at=fields.pop("created_at", brain.clock()),
+        **fields,
+    )
+    brain.storage.insert_memories([memory], embed_texts(brain.embedder, [content]))
+    return memory.id
+
+
+def table_counts(brain: Audrey) -> dict[str, int]:
+    """Rows in every table that encode writes, read straight from SQLite."""
+    db = brain.storage._conn  # the test reads the file's real contents, not the API's view of them
+    tables = ["episodes", "semantics", "procedures", "memory_tags", "memory_vector_rows", "memory_vectors"]
+    return {t: db.execute(f"SELECT COUNT(*) FROM {t}").fetchone()[0] for t in tables}

@@ -1,0 +1,166 @@
+"""The SQLite store: persistence, embedding-model checks, migrations, atomic writes and the connection fallback."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+import types
+
+import numpy as np
+import pytest
+
+from audrey_core import Audrey, EmbeddingMismatchError, MigrationError, StorageError
+from audrey_core.storage import SQLiteStorage
+from audrey_core.storage.connection import can_load_extensions, connect, select_sqlite_module, sqlite_module
+from audrey_core.storage.migrations import LATEST_VERSION
+from audrey_core.testing import DeterministicEmbedder
+
+from .helpers import add_derived, table_counts
+
+
+def test_reopening_a_file_keeps_everything(db_path, embedder, clock):
+    with Audrey(db_path, agent="tester", embedder=embedder, clock=clock) as brain:
+        first = brain.encode(
+            "the office wifi password rotates monthly",
+            source="told-by-user",
+            salience=0.9,
+            tags=["office"],
+            metadata={"k": [1, 2]},
+            causal={"trigger": "security audit"},
+        )
+        second = brain.encode("the wifi password now rotates weekly", supersedes=first)
+        principle = add_derived(brain, "passwords rotate on a schedule", evidence_episode_ids=(first, second))
+        hits_before = [(r.id, r.similarity) for r in brain.recall("wifi password", states=["active", "superseded"])]
+        before = {m: brain.get(m) for m in (first, second, principle)}  # after recall reinforced the principle
+        assert before[principle].retrieval_count == 1
+    with Audrey(db_path, agent="tester", embedder=embedder, clock=clock) as reopened:
+        assert {m: reopened.get(m) for m in before} == before
+        hits_after = [(r.id, r.similarity) for r in reopened.recall("wifi password", states=["active", "superseded"])]
+        assert [h[0] for h in hits_after] == [h[0] for h in hits_before]
+        assert [h[1] for h in hits_after] == pytest.approx([h[1] for h in hits_before])
+        assert [r.id for r in reopened.recall("office", tags=["office"], states=["superseded"])] == [first]
+
+
+def test_the_file_is_wal_with_foreign_keys(db_path, embedder):
+    with Audrey(db_path, embedder=embedder) as brain:
+        db = brain.storage._conn
+        assert db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+        assert db.execute("PRAGMA foreign_keys").fetchone()[0] == 1
+        assert db.execute("PRAGMA busy_timeout").fetchone()[0] > 0
+
+
+def test_a_different_model_or_dimension_is_refused_by_name(db_path):
+    with Audrey(db_path, embedder=DeterministicEmbedder(384)) as brain:
+        brain.encode("built with the hash embedder")
+    other_model = DeterministicEmbedder(384, model_name="another-model")
+    with pytest.raises(EmbeddingMismatchError, match=r"deterministic-hash.*384.*another-model.*384"):
+        Audrey(db_path, embedder=other_model)
+    with pytest.raises(EmbeddingMismatchError, match=r"deterministic-hash.*384.*deterministic-hash-128.*128"):
+        Audrey(db_path, embedder=DeterministicEmbedder(128))
+    with Audrey(db_path, embedder=DeterministicEmbedder(384)) as brain:  # nothing was damaged
+        assert brain.recall("hash embedder")[0].content == "built with the hash embedder"
+        assert brain.storage.config() == {"embedding_model": "deterministic-hash", "embedding_dimensions": "384"}
+
+
+def test_migrations_are_recorded_and_not_rerun(db_path, embedder):
+    Audrey(db_path, embedder=embedder).close()
+    with Audrey(db_path, embedder=embedder) as brain:
+        rows = brain.storage._conn.execute("SELECT version, name FROM schema_migrations").fetchall()
+    assert [r[0] for r in rows] == list(range(1, LATEST_VERSION + 1))
+
+
+def test_a_newer_schema_is_refused(db_path, embedder):
+    Audrey(db_path, embedder=embedder).close()
+    db = connect(str(db_path))
+    db.execute("INSERT INTO schema_migrations VALUES (999, 'from the future', '2030-01-01')")
+    db.close()
+    with pytest.raises(MigrationError, match=r"schema version 999.*upgrade"):
+        Audrey(db_path, embedder=embedder)
+
+
+def test_a_failed_write_leaves_no_memory_without_its_vector(brain):
+    brain.encode("a memory before the failure")
+    before = table_counts(brain)
+    episode = brain.get(brain.encode("template"))
+    before = table_counts(brain)
+    clone = type(episode)(**{**episode.__dict__, "id": "01FAILEDWRITE0000000000000"})
+    with pytest.raises(StorageError):  # a 3-dimensional vector makes the vec0 insert fail mid-transaction
+        brain.storage.insert_memories([clone], np.ones((1, 3), dtype=np.float32))
+    assert table_counts(brain) == before
+    assert brain.get("01FAILEDWRITE0000000000000") is None
+
+
+def test_a_process_killed_mid_write_leaves_nothing_half_written(db_path, embedder):
+    with Audrey(db_path, embedder=embedder) as brain:
+        target = brain.encode("the episode the killed batch tries to supersede")
+        before = table_counts(brain)
+    script = textwrap.dedent(f"""
+        import os
+        from audrey_core import Audrey
+        from audrey_core.storage.sqlite import SQLiteStorage
+        from audrey_core.testing import DeterministicEmbedder
+
+        # Die after the batch's rows and vectors are written, before COMMIT.
+        SQLiteStorage._mark_superseded = lambda self, db, old, new: os._exit(17)
+        brain = Audrey({str(db_path)!r}, embedder=DeterministicEmbedder())
+        items = [{{"content": "c" + str(i)}} for i in range(50)]
+        brain.encode_batch(items + [{{"content": "x", "supersedes": {target!r}}}])
+    """)
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    assert result.returncode == 17, result.stderr
+    with Audrey(db_path, embedder=embedder) as brain:
+        assert table_counts(brain) == before
+        assert brain.get(target).state == "active"
+
+
+def test_memory_path_and_parent_folders(tmp_path, embedder):
+    nested = tmp_path / "a" / "b" / "audrey.db"
+    with Audrey(nested, embedder=embedder) as brain:
+        brain.encode("created with its folders")
+    assert nested.exists()
+    with Audrey(":memory:", embedder=embedder) as brain:
+        brain.encode("in memory")
+        assert brain.recall("memory")[0].content == "in memory"
+
+
+# -- the connection layer on a Python whose sqlite3 cannot load extensions ---------------------------------------
+
+
+def without_extension_loading(name: str = "sqlite3") -> types.ModuleType:
+    """A DB-API module like many macOS / distribution builds of sqlite3: no enable_load_extension."""
+
+    class Connection:  # what such a build exposes: a Connection class lacking enable_load_extension
+        def execute(self, *args):  # pragma: no cover - never called
+            raise AssertionError("should not be used")
+
+    fake = types.ModuleType(name)
+    fake.Connection = Connection
+    fake.connect = lambda *a, **k: Connection()
+    return fake
+
+
+def test_falls_back_to_an_extension_capable_sqlite():
+    crippled = without_extension_loading()
+    assert not can_load_extensions(crippled)
+    chosen = select_sqlite_module([crippled, "sqlean", "pysqlite3.dbapi2"])
+    assert chosen.__name__.startswith("sqlean")
+    db = connect(":memory:", module=chosen)
+    assert db.execute("SELECT vec_version()").fetchone()[0].startswith("v")
+
+
+def test_no_capable_sqlite_names_what_to_install():
+    with pytest.raises(StorageError, match=r"pip install sqlean\.py") as info:
+        select_sqlite_module([without_extension_loading(), "module_that_is_not_installed"])
+    assert "cannot load extensions" in str(info.value) and "not installed" in str(info.value)
+
+
+def test_this_python_gets_a_working_module():
+    import sqlite3
+
+    module = sqlite_module()
+    assert can_load_extensions(module)
+    if not can_load_extensions(sqlite3):  # this machine's case: the standard module cannot, so we fell back
+        assert module is not sqlite3
+    storage = SQLiteStorage(":memory:", model_name="m", dimensions=4)
+    storage.close()
