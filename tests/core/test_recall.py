@@ -361,3 +361,33 @@ async def test_async_twins(brain):
     assert streamed == [mid]
     assert (await brain.aget(mid)).content == "async memories work"
     assert (await brain.aintrospect()).counts["episodic"] == 3
+
+
+def test_recency_halves_after_one_half_life_in_a_real_recall(brain, clock):
+    brain.encode("an episode to watch fade")
+    principle = add_derived(brain, "a principle to watch fade", source="direct-observation")
+    fresh = {r.memory_type: r.breakdown.recency for r in brain.recall("watch fade", states=["active"])}
+    assert fresh == {"episodic": 1.0, "semantic": 1.0}
+    clock.advance(days=7)
+    week = {r.memory_type: r.breakdown.recency for r in brain.recall("watch fade", types=["episodic"])}
+    assert week["episodic"] == pytest.approx(0.5)
+    clock.advance(days=23)  # 30 days after creation; the recall above did not touch the principle
+    month = brain.recall("watch fade", types=["semantic"])[0]
+    assert month.id == principle and month.breakdown.recency == pytest.approx(0.5)
+
+
+def test_model_generated_memory_stays_capped_however_often_it_is_retrieved(brain, clock):
+    other = brain.encode("the user asked about the cache", source="told-by-user")
+    guess = add_derived(
+        brain,
+        "the cache is probably redis",
+        source="model-generated",
+        salience=1.0,
+        evidence_count=40,
+        evidence_episode_ids=(other,),
+    )
+    for _ in range(50):
+        hit = brain.recall("cache redis", types=["semantic"])[0]
+        clock.advance(minutes=5)
+    assert brain.get(guess).retrieval_count == 50  # reinforced (its evidence is not its own agent's inference)
+    assert hit.breakdown.retrieval > 0.9 and hit.confidence == 0.6 and hit.breakdown.capped
