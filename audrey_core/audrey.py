@@ -13,13 +13,17 @@ import numpy as np
 from . import encode as encode_stage
 from . import recall as recall_stage
 from .config import AudreyConfig
+from .context import StageContext
 from .embedding import QueryCache, SentenceTransformerEmbedder, check_embedder, to_matrix
 from .errors import ClosedError, ConfigurationError, InvalidInputError
 from .events import EventBus, Handler
 from .introspect import introspect
+from .llm import as_llm
 from .models import Introspection, Memory, RecallResult
 from .storage import SQLiteStorage, Storage
 from .timeutil import Clock, system_clock
+from .validate import validate_episodes
+from .worker import BatchWorker
 
 T = TypeVar("T")
 _END = object()
@@ -29,8 +33,11 @@ class Audrey:
     """A memory for one agent: encode observations, recall them by meaning, ranked by confidence.
 
     ``path`` is a SQLite file (created with its parent folder if missing) or ``":memory:"``. ``embedder`` defaults
-    to the local all-MiniLM-L6-v2 model (loaded on first use). ``clock`` returns the current aware datetime; inject one
-    to simulate time. Use as a context manager or call :meth:`close`.
+    to the local all-MiniLM-L6-v2 model (loaded on first use). ``llm`` (optional: an object with
+    ``complete(messages)`` or a callable) judges contradictions and extracts principles; without one Audrey uses
+    documented heuristics. ``clock`` returns the current aware datetime; inject one to simulate time. Each new episode
+    is validated on a background thread (``wait_for_idle()`` waits for it). Use as a context manager or call
+    :meth:`close`.
     """
 
     def __init__(
@@ -51,7 +58,7 @@ class Audrey:
         self.config = config or AudreyConfig()
         self.embedder = embedder if embedder is not None else SentenceTransformerEmbedder()
         check_embedder(self.embedder)
-        self.llm = llm
+        self.llm = as_llm(llm)
         self.clock: Clock = clock or system_clock
         self.events = EventBus()
         self.storage: Storage = SQLiteStorage(
@@ -60,15 +67,33 @@ class Audrey:
         self._queries = QueryCache(self.embedder, self.config.recall.query_cache_size)
         self._closed = False
         self._close_lock = threading.Lock()
+        self._context = StageContext(
+            self.storage, self.embedder, self.llm, self.config, self.clock, self.events, self.agent
+        )
+        self._validator: BatchWorker[str] | None = None
+        if self.config.validation.background:
+            self._validator = BatchWorker(
+                "audrey-validation",
+                lambda ids: validate_episodes(self._context, ids),
+                batch_size=self.config.validation.batch_size,
+            )
 
     # -- lifecycle --------------------------------------------------------------------------------------------
 
     def close(self) -> None:
-        """Release the database. Safe to call twice; any later use raises :class:`ClosedError`."""
+        """Finish queued validation, then release the database. Safe to call twice; later use raises
+        :class:`ClosedError`."""
         with self._close_lock:
-            if not self._closed:
-                self._closed = True
-                self.storage.close()
+            if self._closed:
+                return
+            self._closed = True
+        if self._validator is not None:
+            self._validator.close()
+        self.storage.close()
+
+    def wait_for_idle(self, timeout: float | None = None) -> bool:
+        """Block until every encoded episode has been validated; False if ``timeout`` (seconds) ran out first."""
+        return self._validator.wait_for_idle(timeout) if self._validator is not None else True
 
     def __enter__(self) -> Audrey:
         return self
@@ -99,9 +124,18 @@ class Audrey:
         causal: dict[str, str] | None = None,
         supersedes: str | None = None,
         metadata: dict[str, Any] | None = None,
+        *,
+        derived_from: Sequence[str] | None = None,
     ) -> str:
-        """Store one observation as an immutable episode and return its id (a ULID)."""
-        request = encode_stage.check_request(content, source, salience, tags, causal, supersedes, metadata)
+        """Store one observation as an immutable episode and return its id (a ULID).
+
+        ``supersedes`` names an episode this one corrects (it is marked superseded, never edited).
+        ``derived_from`` names memories this one was drawn from (an inference from recalled memories): its lineage,
+        so that it can never count as independent evidence for them.
+        """
+        request = encode_stage.check_request(
+            content, source, salience, tags, causal, supersedes, metadata, derived_from
+        )
         return self._encode([request])[0]
 
     def encode_batch(self, items: Sequence[dict[str, Any] | str]) -> list[str]:
@@ -128,7 +162,12 @@ class Audrey:
         if self.events.has_handlers("encode"):
             for episode in episodes:
                 self.events.emit("encode", {"episode": episode})
-        return [e.id for e in episodes]
+        ids = [e.id for e in episodes]
+        if self._validator is not None:
+            self._validator.submit(ids)
+        else:
+            validate_episodes(self._context, ids)
+        return ids
 
     # -- recall -----------------------------------------------------------------------------------------------
 
@@ -275,6 +314,10 @@ class Audrey:
     async def aintrospect(self, all_agents: bool = False) -> Introspection:
         """Async :meth:`introspect`."""
         return await self._in_thread(self.introspect, all_agents)
+
+    async def await_for_idle(self, timeout: float | None = None) -> bool:
+        """Async :meth:`wait_for_idle`."""
+        return await self._in_thread(self.wait_for_idle, timeout)
 
     async def aclose(self) -> None:
         """Async :meth:`close`."""

@@ -98,6 +98,51 @@ class RecallConfig:
 
 
 @dataclass(frozen=True)
+class ValidationConfig:
+    """How each new episode is checked against the nearest semantic memory (seed 002, pipeline step 2)."""
+
+    reinforce_similarity: float = 0.85  # at or above: same claim; reinforce unless it conflicts
+    conflict_similarity: float = 0.60  # at or above: check for conflict (the LLM below reinforce_similarity)
+    resolution_delta: float = 0.3  # confidence gap above which the weaker claim becomes disputed
+    reopen_min_sources: int = 3  # independent supporting episodes (distinct source types) that reopen a dispute
+    background: bool = True  # validate in a worker thread; False validates inside encode()
+    batch_size: int = 32
+
+    def __post_init__(self) -> None:
+        if not 0.0 <= self.conflict_similarity <= self.reinforce_similarity <= 1.0:
+            raise ConfigurationError("need 0 <= conflict_similarity <= reinforce_similarity <= 1")
+        if not 0.0 <= self.resolution_delta <= 1.0 or self.reopen_min_sources < 1 or self.batch_size < 1:
+            raise ConfigurationError("resolution_delta must lie in [0, 1]; reopen_min_sources, batch_size >= 1")
+
+
+@dataclass(frozen=True)
+class ConsolidationConfig:
+    """The sleep cycle: clustering, the adaptive minimum cluster size and the independent-evidence rule."""
+
+    cluster_similarity: float = 0.80
+    min_episodes: int = 3
+    # Minimum size = max(min_episodes, ceil(cluster_variance * confidence_target)), where cluster_variance is the
+    # mean squared distance of the members' unit vectors from their centroid (0 for identical, up to 2).
+    confidence_target: float = 2.0
+    min_source_types: int = 2
+    max_neighbors: int = 32  # k of each clustering KNN query
+    interval_seconds: float | None = None  # run consolidate() in the background this often
+    episode_trigger: int | None = None  # ... or after this many new episodes
+
+    def __post_init__(self) -> None:
+        if not 0.0 < self.cluster_similarity <= 1.0:
+            raise ConfigurationError("cluster_similarity must lie in (0, 1]")
+        if self.min_episodes < 1 or self.min_source_types < 1 or self.max_neighbors < 2:
+            raise ConfigurationError("min_episodes, min_source_types >= 1 and max_neighbors >= 2")
+        if self.confidence_target < 0:
+            raise ConfigurationError("confidence_target must be >= 0")
+        if self.interval_seconds is not None and self.interval_seconds <= 0:
+            raise ConfigurationError("interval_seconds must be positive (or None)")
+        if self.episode_trigger is not None and self.episode_trigger < 1:
+            raise ConfigurationError("episode_trigger must be >= 1 (or None)")
+
+
+@dataclass(frozen=True)
 class DecayConfig:
     """When a memory fades to dormant (never deleted)."""
 
@@ -111,3 +156,5 @@ class AudreyConfig:
     confidence: ConfidenceConfig = field(default_factory=ConfidenceConfig)
     recall: RecallConfig = field(default_factory=RecallConfig)
     decay: DecayConfig = field(default_factory=DecayConfig)
+    validation: ValidationConfig = field(default_factory=ValidationConfig)
+    consolidation: ConsolidationConfig = field(default_factory=ConsolidationConfig)

@@ -16,7 +16,7 @@ from .ids import new_ulid
 from .models import Episode
 from .storage import Storage
 
-ENCODE_FIELDS = frozenset({"content", "source", "salience", "tags", "causal", "supersedes", "metadata"})
+ENCODE_FIELDS = frozenset({"content", "source", "salience", "tags", "causal", "supersedes", "metadata", "derived_from"})
 
 
 @dataclass(frozen=True)
@@ -31,6 +31,7 @@ class EncodeRequest:
     causal_consequence: str | None
     supersedes: str | None
     metadata: dict[str, Any]
+    derived_from: tuple[str, ...] = ()
 
 
 def check_request(
@@ -41,6 +42,7 @@ def check_request(
     causal: Any = None,
     supersedes: Any = None,
     metadata: Any = None,
+    derived_from: Any = None,
 ) -> EncodeRequest:
     """Validate one encode's arguments; raise :class:`InvalidInputError` saying what is wrong."""
     if not isinstance(content, str):
@@ -62,6 +64,7 @@ def check_request(
         causal_consequence=_causal_part(causal, "consequence"),
         supersedes=_check_supersedes(supersedes),
         metadata=check_metadata(metadata),
+        derived_from=_check_ids("derived_from", derived_from),
     )
 
 
@@ -107,6 +110,16 @@ def _causal_part(causal: Any, key: str) -> str | None:
     return value
 
 
+def _check_ids(name: str, ids: Any) -> tuple[str, ...]:
+    if ids is None:
+        return ()
+    if isinstance(ids, str) or not isinstance(ids, (list, tuple, set, frozenset)):
+        raise InvalidInputError(f"{name} must be a list of memory ids, got {ids!r}")
+    if not all(isinstance(i, str) and i for i in ids):
+        raise InvalidInputError(f"{name} must hold memory ids (non-empty strings), got {list(ids)!r}")
+    return tuple(dict.fromkeys(ids))
+
+
 def _check_supersedes(supersedes: Any) -> str | None:
     if supersedes is None:
         return None
@@ -132,8 +145,14 @@ def request_from_item(item: Any, index: int) -> EncodeRequest:
         raise InvalidInputError(f"encode_batch item {index}: {exc}") from exc
 
 
-def check_supersede_targets(storage: Storage, requests: Sequence[EncodeRequest], agent: str) -> None:
-    """Every ``supersedes`` must name an existing, not yet superseded episode of this agent, at most once."""
+def check_references(storage: Storage, requests: Sequence[EncodeRequest], agent: str) -> None:
+    """``derived_from`` must name stored memories; each ``supersedes`` an existing, not yet superseded episode of
+    this agent, at most once per batch."""
+    lineage = {i for r in requests for i in r.derived_from}
+    if lineage:
+        missing = sorted(lineage - set(storage.get_memories(lineage)))
+        if missing:
+            raise NotFoundError(f"derived_from names {', '.join(missing)}, which are not stored memories")
     targets = [r.supersedes for r in requests if r.supersedes]
     if not targets:
         return
@@ -167,7 +186,7 @@ def encode_episodes(
     confidence: ConfidenceConfig,
 ) -> list[Episode]:
     """Embed all requests (one call per provider batch) and store them in one transaction."""
-    check_supersede_targets(storage, requests, agent)
+    check_references(storage, requests, agent)
     vectors = embed_texts(embedder, [r.content for r in requests])
     episodes = [
         Episode(
@@ -183,6 +202,7 @@ def encode_episodes(
             causal_trigger=r.causal_trigger,
             causal_consequence=r.causal_consequence,
             supersedes=r.supersedes,
+            derived_from=r.derived_from,
             embedding_model=embedder.model_name,
         )
         for r in requests

@@ -46,6 +46,8 @@ class Episode(Memory):
     memory_type: str = "episodic"
     causal_trigger: str | None = None
     causal_consequence: str | None = None
+    conditions: dict[str, Any] | None = None
+    derived_from: tuple[str, ...] = ()
     supersedes: str | None = None
     superseded_by: str | None = None
     consolidated: bool = False
@@ -83,17 +85,27 @@ MEMORY_CLASSES: dict[str, type[Memory]] = {"episodic": Episode, "semantic": Sema
 
 @dataclass(frozen=True)
 class CausalLink:
-    """Why one memory led to another; ``link_type`` is causal, correlational or temporal."""
+    """Why something led to something else; ``link_type`` is causal, correlational or temporal.
+
+    ``cause`` / ``effect`` are the trigger and consequence as episodes recorded them; ``cause_id`` / ``effect_id``
+    name memories when the link joins two of them; ``memory_id`` is the principle the link explains. A link is
+    ``causal`` only with a stated ``mechanism``.
+    """
 
     id: str
     agent: str
-    cause_id: str
-    effect_id: str
     link_type: str
     mechanism: str | None
     confidence: float | None
     evidence_count: int
     created_at: datetime
+    cause_id: str | None = None
+    effect_id: str | None = None
+    cause: str | None = None
+    effect: str | None = None
+    memory_id: str | None = None
+    evidence_episode_ids: tuple[str, ...] = ()
+    state: str = "active"
     consolidation_run_id: str | None = None
 
 
@@ -130,6 +142,21 @@ class ConsolidationRun:
     started_at: datetime | None
     completed_at: datetime | None
     error: str | None = None
+
+
+@dataclass(frozen=True)
+class DecayReport:
+    """What one ``decay()`` pass did."""
+
+    examined: int
+    dormant_ids: tuple[str, ...]
+    threshold: float
+    at: datetime
+
+    @property
+    def newly_dormant(self) -> int:
+        """How many memories fell asleep in this pass."""
+        return len(self.dormant_ids)
 
 
 @dataclass(frozen=True)

@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import hashlib
+import json
 import re
 import threading
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import datetime, timedelta, timezone
 from itertools import pairwise
 
 import numpy as np
+
+from .errors import LLMError
 
 _TOKEN = re.compile(r"[a-z0-9]+")
 
@@ -52,6 +55,44 @@ class DeterministicEmbedder:
         return np.vstack([self._vector(t) for t in texts])
 
 
+_MARKER = re.compile(r"^\[audrey:([a-z_]+)\]")
+
+
+class ScriptedLLM:
+    """A fake LLM that answers each Audrey prompt from a script; no network.
+
+    ``script`` maps a prompt name (``contradiction_check``, ``principle_extraction``) to a reply: a dict (sent as
+    JSON), a string (sent as is), a callable ``f(messages) -> dict | str``, or a list of those used in turn (the last
+    one repeats). An unscripted prompt raises :class:`LLMError`. ``calls`` records (prompt name, messages).
+    """
+
+    model_name = "scripted-llm"
+
+    def __init__(self, script: Mapping[str, object] | None = None) -> None:
+        self.script = dict(script or {})
+        self.calls: list[tuple[str, list[dict[str, str]]]] = []
+        self._lock = threading.Lock()
+
+    def calls_for(self, prompt_name: str) -> list[list[dict[str, str]]]:
+        """The messages of every call made with ``prompt_name``."""
+        return [messages for name, messages in self.calls if name == prompt_name]
+
+    def complete(self, messages: list[dict[str, str]]) -> str:
+        """Reply to ``messages`` from the script."""
+        match = _MARKER.match(messages[0]["content"]) if messages else None
+        name = match.group(1) if match else "unknown"
+        with self._lock:
+            self.calls.append((name, messages))
+            reply: object = self.script.get(name)
+            if isinstance(reply, list):
+                reply = reply.pop(0) if len(reply) > 1 else (reply[0] if reply else None)
+        if reply is None:
+            raise LLMError(f"ScriptedLLM has no reply for prompt {name!r}")
+        if callable(reply):
+            reply = reply(messages)
+        return reply if isinstance(reply, str) else json.dumps(reply)
+
+
 class ManualClock:
     """A clock that moves only when told: ``Audrey(clock=clock)``, then ``clock.advance(days=7)``."""
 
@@ -72,4 +113,4 @@ class ManualClock:
             return self._now
 
 
-__all__ = ["DeterministicEmbedder", "ManualClock"]
+__all__ = ["DeterministicEmbedder", "ManualClock", "ScriptedLLM"]

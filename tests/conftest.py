@@ -8,7 +8,8 @@ import pytest
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")  # nothing in the suite may reach a model hub
 
-from audrey_core import Audrey
+from audrey_core import Audrey, AudreyConfig
+from audrey_core.config import ValidationConfig
 from audrey_core.testing import DeterministicEmbedder, ManualClock
 
 
@@ -27,7 +28,10 @@ def db_path(tmp_path):
     return tmp_path / "audrey.db"
 
 
+SYNC = AudreyConfig(validation=ValidationConfig(background=False))  # validation inside encode(): deterministic tests
+
+
 @pytest.fixture
 def brain(db_path, embedder, clock):
-    with Audrey(path=db_path, agent="tester", embedder=embedder, clock=clock) as instance:
+    with Audrey(path=db_path, agent="tester", embedder=embedder, clock=clock, config=SYNC) as instance:
         yield instance

@@ -3,13 +3,32 @@
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 
 import numpy as np
 
-from ..models import Episode, Memory
+from ..models import CausalLink, ConsolidationRun, Contradiction, Episode, Memory
+
+# Fields of a stored memory that the pipeline may change (content, source and ids never change: episodes are immutable).
+MUTABLE_MEMORY_FIELDS = frozenset(
+    {
+        "state",
+        "prior_state",
+        "evidence_count",
+        "challenge_count",
+        "evidence_episode_ids",
+        "last_reinforced_at",
+        "conditions",
+        "consolidated",
+        "source_type_diversity",
+        "success_count",
+        "failure_count",
+    }
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,9 +109,9 @@ class Storage(ABC):
     def evidence_origins(self, memory_ids: Sequence[str]) -> dict[str, list[tuple[str, str]]]:
         """For semantic / procedural memories: the (source, agent) of each evidence episode."""
 
-    @abstractmethod
     def set_states(self, states: Mapping[str, str]) -> None:
         """Move memories to new states (keeping each one's previous state in ``prior_state``) in one transaction."""
+        self.update_memories({memory_id: {"state": state} for memory_id, state in states.items()})
 
     @abstractmethod
     def record_retrievals(self, ids: Sequence[str], at: datetime) -> None:
@@ -101,6 +120,55 @@ class Storage(ABC):
     @abstractmethod
     def counts(self, agent: str | None) -> StoreCounts:
         """Counts per type and state, contradictions, links, last consolidation, episode sources."""
+
+    @abstractmethod
+    def transaction(self) -> AbstractContextManager[Any]:
+        """A context in which every write method joins one transaction (nested use joins the outer one)."""
+
+    @abstractmethod
+    def update_memories(self, changes: Mapping[str, Mapping[str, Any]]) -> None:
+        """Apply ``{memory_id: {field: value}}`` for fields in ``MUTABLE_MEMORY_FIELDS``; a state change stores the
+        old state in ``prior_state`` unless given."""
+
+    @abstractmethod
+    def iter_memories(
+        self, agent: str | None, states: Sequence[str], memory_types: Sequence[str] | None = None
+    ) -> Iterator[Memory]:
+        """Every memory of ``agent`` (all agents when None) in one of ``states``, in id order."""
+
+    @abstractmethod
+    def unconsolidated_episodes(self, agent: str, states: Sequence[str], up_to: str | None = None) -> list[Episode]:
+        """Episodes not yet consolidated, in id (time) order, up to and including the id ``up_to`` when given."""
+
+    # -- pipeline records: contradictions, causal links, consolidation runs, claim support, audit ----------------
+
+    @abstractmethod
+    def insert_records(self, records: Sequence[Contradiction | CausalLink | ConsolidationRun]) -> None:
+        """Insert records; one whose id already exists is left as it is (deterministic ids make re-runs safe)."""
+
+    @abstractmethod
+    def update_record(self, kind: type, record_id: str, fields: Mapping[str, Any]) -> None:
+        """Change fields of the contradiction / causal link / run ``record_id``."""
+
+    @abstractmethod
+    def find_records(self, kind: type, **equal: Any) -> list[Any]:
+        """Records of ``kind`` whose columns equal the given values (a list or tuple value means any of them)."""
+
+    @abstractmethod
+    def add_claim_support(self, memory_id: str, episode_id: str, at: datetime) -> None:
+        """Record that ``episode_id`` supported the (disputed or superseded) claim ``memory_id``."""
+
+    @abstractmethod
+    def claim_support(self, memory_id: str) -> list[str]:
+        """Episodes recorded as supporting ``memory_id``, oldest first."""
+
+    @abstractmethod
+    def audit(self, agent: str, action: str, subject_id: str | None, details: Mapping[str, Any], at: datetime) -> None:
+        """Append an entry to the audit log."""
+
+    @abstractmethod
+    def audit_entries(self, agent: str | None = None) -> list[dict[str, Any]]:
+        """The audit log, oldest first."""
 
     @abstractmethod
     def close(self) -> None:

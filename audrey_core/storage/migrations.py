@@ -59,6 +59,8 @@ def _initial_schema(connection: Any, dimensions: int) -> None:
             {common},
             causal_trigger TEXT,
             causal_consequence TEXT,
+            conditions TEXT,
+            derived_from TEXT NOT NULL DEFAULT '[]',
             supersedes TEXT REFERENCES episodes(id),
             superseded_by TEXT REFERENCES episodes(id),
             consolidated INTEGER NOT NULL DEFAULT 0
@@ -84,15 +86,22 @@ def _initial_schema(connection: Any, dimensions: int) -> None:
             failure_count INTEGER NOT NULL DEFAULT 0
         )""",
         "CREATE INDEX procedures_by_agent ON procedures(agent, state)",
+        # A link says "cause leads to effect": between two memories (cause_id -> effect_id) and/or between the
+        # trigger and consequence texts episodes recorded; memory_id is the principle it explains, if any.
         """CREATE TABLE causal_links (
             id TEXT PRIMARY KEY,
             agent TEXT NOT NULL,
-            cause_id TEXT NOT NULL,
-            effect_id TEXT NOT NULL,
+            cause_id TEXT,
+            effect_id TEXT,
+            cause TEXT,
+            effect TEXT,
+            memory_id TEXT,
             link_type TEXT NOT NULL DEFAULT 'causal',
             mechanism TEXT,
             confidence REAL,
             evidence_count INTEGER NOT NULL DEFAULT 1,
+            evidence_episode_ids TEXT NOT NULL DEFAULT '[]',
+            state TEXT NOT NULL DEFAULT 'active',
             consolidation_run_id TEXT,
             created_at TEXT NOT NULL
         )""",
@@ -124,9 +133,25 @@ def _initial_schema(connection: Any, dimensions: int) -> None:
             started_at TEXT,
             completed_at TEXT,
             status TEXT NOT NULL,
-            error TEXT
+            error TEXT,
+            undo_log TEXT NOT NULL DEFAULT '[]'
         )""",
         "CREATE INDEX consolidation_runs_by_agent ON consolidation_runs(agent, started_at)",
+        # Episodes that backed a claim after it was disputed or superseded: the evidence that can reopen it.
+        """CREATE TABLE claim_support (
+            memory_id TEXT NOT NULL,
+            episode_id TEXT NOT NULL,
+            created_at TEXT NOT NULL,
+            PRIMARY KEY (memory_id, episode_id)
+        ) WITHOUT ROWID""",
+        """CREATE TABLE audit_log (
+            id TEXT PRIMARY KEY,
+            agent TEXT NOT NULL,
+            action TEXT NOT NULL,
+            subject_id TEXT,
+            details TEXT NOT NULL DEFAULT '{}',
+            created_at TEXT NOT NULL
+        )""",
         # Tags as rows so a tag filter can run inside the KNN query (rowid IN subquery).
         """CREATE TABLE memory_tags (
             tag TEXT NOT NULL,

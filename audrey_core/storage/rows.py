@@ -1,12 +1,15 @@
-"""Translating between memory records and database rows (shared by every SQL backend)."""
+"""Translating between records (dataclasses) and database rows, for every SQL backend.
+
+Columns are converted by name: timestamps to ISO text, lists to JSON arrays, dicts to JSON objects, flags to 0/1.
+"""
 
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ..models import MEMORY_CLASSES, Episode, Memory, Procedure, Semantic
+from ..models import MEMORY_CLASSES, CausalLink, ConsolidationRun, Contradiction, Memory
 from ..timeutil import from_iso, to_iso
 
 TABLES: dict[str, str] = {"episodic": "episodes", "semantic": "semantics", "procedural": "procedures"}
@@ -34,50 +37,128 @@ COMMON_COLUMNS: tuple[str, ...] = (
 DERIVED_COLUMNS = ("evidence_episode_ids", "consolidation_run_id", "consolidation_model", "consolidation_prompt_hash")
 COLUMNS: dict[str, tuple[str, ...]] = {
     "episodic": COMMON_COLUMNS
-    + ("causal_trigger", "causal_consequence", "supersedes", "superseded_by", "consolidated"),
+    + (
+        "causal_trigger",
+        "causal_consequence",
+        "conditions",
+        "derived_from",
+        "supersedes",
+        "superseded_by",
+        "consolidated",
+    ),
     "semantic": COMMON_COLUMNS + DERIVED_COLUMNS + ("conditions", "source_type_diversity"),
     "procedural": COMMON_COLUMNS + DERIVED_COLUMNS + ("trigger_conditions", "success_count", "failure_count"),
 }
-_TIME_COLUMNS = frozenset({"created_at", "last_reinforced_at", "last_retrieved_at"})
-_JSON_OBJECT_COLUMNS = frozenset({"metadata", "conditions", "trigger_conditions"})
-_JSON_LIST_COLUMNS = frozenset({"tags", "evidence_episode_ids"})
+CONTRADICTION_COLUMNS = (
+    "id",
+    "agent",
+    "claim_a_id",
+    "claim_b_id",
+    "state",
+    "resolution",
+    "created_at",
+    "resolved_at",
+    "reopened_at",
+    "reopen_evidence_id",
+    "consolidation_run_id",
+)
+LINK_COLUMNS = (
+    "id",
+    "agent",
+    "link_type",
+    "mechanism",
+    "confidence",
+    "evidence_count",
+    "created_at",
+    "cause_id",
+    "effect_id",
+    "cause",
+    "effect",
+    "memory_id",
+    "evidence_episode_ids",
+    "state",
+    "consolidation_run_id",
+)
+RUN_COLUMNS = (
+    "id",
+    "agent",
+    "status",
+    "checkpoint_cursor",
+    "input_episode_ids",
+    "output_memory_ids",
+    "confidence_deltas",
+    "consolidation_model",
+    "consolidation_prompt_hash",
+    "started_at",
+    "completed_at",
+    "error",
+)
+
+_TIME = frozenset(
+    {
+        "created_at",
+        "last_reinforced_at",
+        "last_retrieved_at",
+        "resolved_at",
+        "reopened_at",
+        "started_at",
+        "completed_at",
+    }
+)
+_JSON_OBJECT = frozenset({"metadata", "conditions", "trigger_conditions", "resolution", "confidence_deltas"})
+_JSON_LIST = frozenset({"tags", "evidence_episode_ids", "derived_from", "input_episode_ids", "output_memory_ids"})
+_NOT_NULL_OBJECT = frozenset({"metadata", "confidence_deltas"})
+
+
+def encode_value(column: str, value: Any) -> Any:
+    """One field's value as stored in ``column``."""
+    if column in _TIME:
+        return to_iso(value) if value is not None else None
+    if column in _JSON_LIST:
+        return json.dumps(list(value or ()))
+    if column in _JSON_OBJECT:
+        return json.dumps(value) if value is not None else ("{}" if column in _NOT_NULL_OBJECT else None)
+    if isinstance(value, bool):
+        return int(value)
+    return value
+
+
+def decode_value(column: str, value: Any) -> Any:
+    """One stored value of ``column`` as the record's field."""
+    if column in _TIME:
+        return from_iso(value) if value is not None else None
+    if column in _JSON_LIST:
+        return tuple(json.loads(value)) if value else ()
+    if column in _JSON_OBJECT:
+        return json.loads(value) if value is not None else ({} if column in _NOT_NULL_OBJECT else None)
+    if column == "consolidated":
+        return bool(value)
+    return value
+
+
+def to_row(record: Any, columns: Sequence[str]) -> tuple[Any, ...]:
+    """The values of ``columns`` for ``record``, encoded for SQL."""
+    return tuple(encode_value(c, getattr(record, c)) for c in columns)
+
+
+def from_row(cls: type, columns: Sequence[str], row: Mapping[str, Any] | Sequence[Any]) -> Any:
+    """Build ``cls`` from a row selected as ``columns`` (in that order) or a mapping."""
+    raw = row if isinstance(row, Mapping) else dict(zip(columns, row))
+    return cls(**{c: decode_value(c, raw[c]) for c in columns})
 
 
 def memory_to_row(memory: Memory) -> tuple[Any, ...]:
-    """The values of ``COLUMNS[memory.memory_type]`` for ``memory``, encoded for SQL."""
-    values = []
-    for column in COLUMNS[memory.memory_type]:
-        value = getattr(memory, column)
-        if column in _TIME_COLUMNS:
-            value = to_iso(value) if value is not None else None
-        elif column in _JSON_LIST_COLUMNS:
-            value = json.dumps(list(value))
-        elif column in _JSON_OBJECT_COLUMNS:
-            value = json.dumps(value) if value is not None else ("{}" if column == "metadata" else None)
-        elif column == "consolidated":
-            value = int(bool(value))
-        values.append(value)
-    return tuple(values)
+    """The values of ``COLUMNS[memory.memory_type]`` for ``memory``."""
+    return to_row(memory, COLUMNS[memory.memory_type])
 
 
-def row_to_memory(memory_type: str, row: Mapping[str, Any] | tuple[Any, ...]) -> Memory:
-    """Build the record for one row selected with ``COLUMNS[memory_type]`` in order."""
-    columns = COLUMNS[memory_type]
-    raw = row if isinstance(row, Mapping) else dict(zip(columns, row))
-    fields: dict[str, Any] = {}
-    for column in columns:
-        value = raw[column]
-        if column in _TIME_COLUMNS:
-            value = from_iso(value) if value is not None else None
-        elif column in _JSON_LIST_COLUMNS:
-            value = tuple(json.loads(value)) if value else ()
-        elif column in _JSON_OBJECT_COLUMNS:
-            value = json.loads(value) if value is not None else ({} if column == "metadata" else None)
-        elif column == "consolidated":
-            value = bool(value)
-        fields[column] = value
-    cls: type[Memory] = MEMORY_CLASSES[memory_type]
-    return cls(**fields)
+def row_to_memory(memory_type: str, row: Mapping[str, Any] | Sequence[Any]) -> Memory:
+    """The memory record for one row selected with ``COLUMNS[memory_type]``."""
+    return from_row(MEMORY_CLASSES[memory_type], COLUMNS[memory_type], row)
 
 
-__all__ = ["COLUMNS", "TABLES", "Episode", "Procedure", "Semantic", "memory_to_row", "row_to_memory"]
+RECORDS: dict[type, tuple[str, tuple[str, ...]]] = {
+    Contradiction: ("contradictions", CONTRADICTION_COLUMNS),
+    CausalLink: ("causal_links", LINK_COLUMNS),
+    ConsolidationRun: ("consolidation_runs", RUN_COLUMNS),
+}

@@ -28,13 +28,14 @@ import numpy as np
 from ..errors import ClosedError, EmbeddingMismatchError, StorageError
 from ..models import Episode, Memory
 from ..timeutil import from_iso, to_iso
-from .base import Storage, StoreCounts, VectorFilter, VectorHit
+from .base import MUTABLE_MEMORY_FIELDS, Storage, StoreCounts, VectorFilter, VectorHit
 from .connection import connect, placeholders, sqlite_module
 from .migrations import VECTOR_TABLE, migrate
-from .rows import COLUMNS, TABLES, memory_to_row, row_to_memory
+from .rows import COLUMNS, TABLES, encode_value, memory_to_row, row_to_memory
+from .sqlite_records import SQLiteRecords
 
 
-class SQLiteStorage(Storage):
+class SQLiteStorage(SQLiteRecords, Storage):
     """Audrey's embedded store. Thread-safe: one connection guarded by a re-entrant lock."""
 
     def __init__(self, path: str | Path, *, model_name: str, dimensions: int) -> None:
@@ -42,6 +43,7 @@ class SQLiteStorage(Storage):
         if self.path != ":memory:" and not self.path.startswith("file:"):
             Path(self.path).expanduser().parent.mkdir(parents=True, exist_ok=True)
         self._lock = threading.RLock()
+        self._depth = 0  # nesting of write transactions on the thread holding the lock
         module = sqlite_module()
         self._db_error: type[BaseException] = module.Error
         self._conn: Any = connect(self.path, module=module)
@@ -96,13 +98,26 @@ class SQLiteStorage(Storage):
     @contextmanager
     def _write(self) -> Iterator[Any]:
         with self._read() as db:
+            if self._depth:  # already inside a transaction on this thread: join it
+                self._depth += 1
+                try:
+                    yield db
+                finally:
+                    self._depth -= 1
+                return
             db.execute("BEGIN IMMEDIATE")
+            self._depth = 1
             try:
                 yield db
             except BaseException:
+                self._depth = 0
                 db.execute("ROLLBACK")
                 raise
+            self._depth = 0
             db.execute("COMMIT")
+
+    def transaction(self) -> Any:
+        return self._write()
 
     def close(self) -> None:
         with self._lock:
@@ -175,21 +190,78 @@ class SQLiteStorage(Storage):
         ).fetchall()
         db.executemany(f"UPDATE {VECTOR_TABLE} SET state = ? WHERE rowid = ?", [(state, r[0]) for r in rowids])
 
-    def set_states(self, states: Mapping[str, str]) -> None:
-        if not states:
+    def update_memories(self, changes: Mapping[str, Mapping[str, Any]]) -> None:
+        if not changes:
             return
-        by_state: dict[str, list[str]] = {}
-        for memory_id, state in states.items():
-            by_state.setdefault(state, []).append(memory_id)
+        for fields in changes.values():
+            unknown = set(fields) - MUTABLE_MEMORY_FIELDS
+            if unknown:
+                raise StorageError(f"memory fields {sorted(unknown)} cannot be changed")
+        ids = list(changes)
         with self._write() as db:
-            for state, ids in by_state.items():
-                for table in TABLES.values():
-                    db.execute(
-                        f"UPDATE {table} SET prior_state = state, state = ? "
-                        f"WHERE state != ? AND id IN ({placeholders(ids)})",
-                        (state, state, *ids),
+            types = dict(
+                db.execute(
+                    "SELECT memory_id, memory_type FROM memory_vector_rows "
+                    f"WHERE chunk_index = 0 AND memory_id IN ({placeholders(ids)})",
+                    ids,
+                ).fetchall()
+            )
+            for memory_id, fields in changes.items():
+                if memory_id not in types:
+                    raise StorageError(f"no memory with id {memory_id}")
+                table = TABLES[types[memory_id]]
+                values = dict(fields)
+                if "state" in values and "prior_state" not in values:
+                    old = db.execute(f"SELECT state FROM {table} WHERE id = ?", (memory_id,)).fetchone()[0]
+                    if old != values["state"]:
+                        values["prior_state"] = old
+                assignments = ", ".join(f"{name} = ?" for name in values)
+                db.execute(
+                    f"UPDATE {table} SET {assignments} WHERE id = ?",
+                    (*(encode_value(name, v) for name, v in values.items()), memory_id),
+                )
+                vector_fields = {k: v for k, v in values.items() if k in ("state", "consolidated")}
+                if vector_fields:
+                    rowids = db.execute(
+                        "SELECT rowid FROM memory_vector_rows WHERE memory_id = ?", (memory_id,)
+                    ).fetchall()
+                    assignments = ", ".join(f"{name} = ?" for name in vector_fields)
+                    db.executemany(
+                        f"UPDATE {VECTOR_TABLE} SET {assignments} WHERE rowid = ?",
+                        [
+                            (*(int(v) if isinstance(v, bool) else v for v in vector_fields.values()), r[0])
+                            for r in rowids
+                        ],
                     )
-                self._sync_vector_state(db, ids, state)
+
+    def iter_memories(
+        self, agent: str | None, states: Sequence[str], memory_types: Sequence[str] | None = None
+    ) -> Iterator[Memory]:
+        for memory_type in memory_types or TABLES:
+            columns = COLUMNS[memory_type]
+            sql = f"SELECT {', '.join(columns)} FROM {TABLES[memory_type]} WHERE state IN ({placeholders(states)})"
+            params: list[Any] = list(states)
+            if agent is not None:
+                sql += " AND agent = ?"
+                params.append(agent)
+            with self._read() as db:
+                rows = db.execute(sql + " ORDER BY id", params).fetchall()
+            for row in rows:
+                yield row_to_memory(memory_type, row)
+
+    def unconsolidated_episodes(self, agent: str, states: Sequence[str], up_to: str | None = None) -> list[Episode]:
+        columns = COLUMNS["episodic"]
+        sql = (
+            f"SELECT {', '.join(columns)} FROM episodes WHERE agent = ? AND consolidated = 0 "
+            f"AND state IN ({placeholders(states)})"
+        )
+        params: list[Any] = [agent, *states]
+        if up_to is not None:
+            sql += " AND id <= ?"
+            params.append(up_to)
+        with self._read() as db:
+            rows = db.execute(sql + " ORDER BY id", params).fetchall()
+        return [row_to_memory("episodic", row) for row in rows]  # type: ignore[misc]
 
     def record_retrievals(self, ids: Sequence[str], at: datetime) -> None:
         if not ids:

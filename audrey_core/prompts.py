@@ -1,0 +1,95 @@
+"""Prompts, each paired with the pydantic model its JSON reply must satisfy.
+
+Every derived record stores the model name and :attr:`Prompt.hash` (SHA-256 of the template), so a changed prompt is
+visible in the data it produced.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass
+from typing import Generic, Literal, TypeVar
+
+from pydantic import BaseModel, Field
+
+T = TypeVar("T", bound=BaseModel)
+MARKER = "[audrey:{name}]"  # first line of every system message; lets fakes and logs tell prompts apart
+
+
+@dataclass(frozen=True)
+class Prompt(Generic[T]):
+    """A named template (``str.format`` fields in ``user``) and the response model of its reply."""
+
+    name: str
+    system: str
+    user: str
+    response_model: type[T]
+
+    @property
+    def hash(self) -> str:
+        """SHA-256 of the template (name, system and user text)."""
+        return hashlib.sha256(f"{self.name}\n{self.system}\n{self.user}".encode()).hexdigest()
+
+    def render(self, **values: str) -> list[dict[str, str]]:
+        """OpenAI-style messages asking for one JSON object that matches the response model."""
+        schema = json.dumps(self.response_model.model_json_schema(), separators=(",", ":"))
+        system = (
+            f"{MARKER.format(name=self.name)}\n{self.system}\n\n"
+            f"Reply with one JSON object and nothing else. It must match this JSON schema:\n{schema}"
+        )
+        return [{"role": "system", "content": system}, {"role": "user", "content": self.user.format(**values)}]
+
+
+class Relation(BaseModel):
+    """How a new observation relates to an existing memory."""
+
+    relation: Literal["supports", "contradicts", "unrelated", "context_dependent"]
+    reason: str = ""
+    conditions_existing: str | None = Field(None, description="when the existing memory holds (context_dependent)")
+    conditions_new: str | None = Field(None, description="when the new observation holds (context_dependent)")
+
+
+CONTRADICTION_CHECK = Prompt(
+    name="contradiction_check",
+    system=(
+        "You compare a new observation with an existing memory of an AI agent. Decide whether the observation "
+        "supports the memory (same claim), contradicts it (both cannot be true), is unrelated, or is "
+        "context_dependent (both can be true under different conditions: then state the condition for each). "
+        "A changed number, quantity or a negation is a contradiction unless the conditions differ."
+    ),
+    user="Existing memory: {existing}\nNew observation: {incoming}",
+    response_model=Relation,
+)
+
+
+class Principle(BaseModel):
+    """A generalisation drawn from a cluster of episodes."""
+
+    principle: str = Field(min_length=1, description="the general rule the observations support, one sentence")
+    boundary_conditions: str | None = Field(None, description="when the principle does not apply")
+    evidence_diverse: bool = Field(description="whether the observations come from independent, diverse sources")
+    kind: Literal["semantic", "procedural"] = Field("semantic", description="procedural if it is a how-to")
+    trigger_conditions: str | None = Field(None, description="for a procedure: when to apply it")
+    mechanism: str | None = Field(None, description="why the triggers lead to the consequences, if known")
+    link_type: Literal["causal", "correlational", "temporal"] | None = Field(
+        None, description="causal only with a mechanism; correlational or temporal otherwise"
+    )
+
+
+PRINCIPLE_EXTRACTION = Prompt(
+    name="principle_extraction",
+    system=(
+        "You consolidate an AI agent's episodic memories into one general principle, as sleep consolidates "
+        "experience. State the principle and its boundary conditions; say whether the evidence is diverse; say "
+        "whether it is a how-to procedure (then give its trigger conditions). If causal context is given, explain "
+        "the mechanism from trigger to consequence and classify the link: causal (only with a mechanism), "
+        "correlational or temporal. Do not invent facts the observations do not support."
+    ),
+    user=(
+        "Observations (source, confidence, text):\n{observations}\n\nCausal context (trigger -> consequence):\n{causal}"
+    ),
+    response_model=Principle,
+)
+
+PROMPTS: dict[str, Prompt] = {p.name: p for p in (CONTRADICTION_CHECK, PRINCIPLE_EXTRACTION)}

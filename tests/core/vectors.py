@@ -1,0 +1,48 @@
+"""An embedder whose similarities a test sets exactly."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+
+class PlacedEmbedder:
+    """Texts get vectors at a chosen cosine similarity to a shared anchor direction.
+
+    ``place(text, similarity)`` puts ``text`` at ``similarity`` to the anchor (axis 0), each text on its own
+    orthogonal axis otherwise, so two placed texts have similarity s1 * s2 to each other. Unplaced texts land on
+    fresh axes (similarity 0 to everything).
+    """
+
+    model_name = "placed"
+
+    def __init__(self, dimensions: int = 64) -> None:
+        self.dimensions = dimensions
+        self.vectors: dict[str, np.ndarray] = {}
+        self._next_axis = 1
+
+    def _axis(self) -> int:
+        axis = self._next_axis
+        self._next_axis += 1
+        if axis >= self.dimensions:
+            raise ValueError("PlacedEmbedder ran out of axes")
+        return axis
+
+    def place(self, text: str, similarity: float) -> str:
+        vector = np.zeros(self.dimensions, dtype=np.float32)
+        vector[0] = similarity
+        vector[self._axis()] = math.sqrt(max(0.0, 1.0 - similarity**2))
+        self.vectors[text] = vector
+        return text
+
+    def anchor(self, text: str) -> str:
+        return self.place(text, 1.0)
+
+    def embed(self, texts):
+        for text in texts:
+            if text not in self.vectors:
+                vector = np.zeros(self.dimensions, dtype=np.float32)
+                vector[self._axis()] = 1.0
+                self.vectors[text] = vector
+        return np.vstack([self.vectors[t] for t in texts])
