@@ -5,7 +5,14 @@ Nothing happens at import: no model loads, no files open, no network.
 
 from .audrey import Audrey
 from .confidence import ConfidenceBreakdown
-from .config import AudreyConfig, ConfidenceConfig, DecayConfig, RecallConfig
+from .config import (
+    AudreyConfig,
+    ConfidenceConfig,
+    ConsolidationConfig,
+    DecayConfig,
+    RecallConfig,
+    ValidationConfig,
+)
 from .embedding import Embedder, OpenAIEmbedder, SentenceTransformerEmbedder
 from .errors import (
     AudreyError,
@@ -19,10 +26,12 @@ from .errors import (
     NotFoundError,
     StorageError,
 )
+from .llm import LLM, OpenAICompatibleLLM
 from .models import (
     CausalLink,
     ConsolidationRun,
     Contradiction,
+    DecayReport,
     Episode,
     Introspection,
     Memory,
@@ -35,6 +44,7 @@ from .models import (
 __version__ = "0.1.0"
 
 __all__ = [
+    "LLM",
     "Audrey",
     "AudreyConfig",
     "AudreyError",
@@ -43,9 +53,11 @@ __all__ = [
     "ConfidenceBreakdown",
     "ConfidenceConfig",
     "ConfigurationError",
+    "ConsolidationConfig",
     "ConsolidationRun",
     "Contradiction",
     "DecayConfig",
+    "DecayReport",
     "Embedder",
     "EmbeddingError",
     "EmbeddingMismatchError",
@@ -56,6 +68,7 @@ __all__ = [
     "Memory",
     "MigrationError",
     "NotFoundError",
+    "OpenAICompatibleLLM",
     "OpenAIEmbedder",
     "Procedure",
     "Provenance",
@@ -64,4 +77,5 @@ __all__ = [
     "Semantic",
     "SentenceTransformerEmbedder",
     "StorageError",
+    "ValidationConfig",
 ]

@@ -10,8 +10,11 @@ from typing import Any, TypeVar
 
 import numpy as np
 
+from . import consolidate as consolidate_stage
+from . import decay as decay_stage
 from . import encode as encode_stage
 from . import recall as recall_stage
+from . import rollback as rollback_stage
 from .config import AudreyConfig
 from .context import StageContext
 from .embedding import QueryCache, SentenceTransformerEmbedder, check_embedder, to_matrix
@@ -19,7 +22,16 @@ from .errors import ClosedError, ConfigurationError, InvalidInputError
 from .events import EventBus, Handler
 from .introspect import introspect
 from .llm import as_llm
-from .models import Introspection, Memory, RecallResult
+from .models import (
+    CausalLink,
+    ConsolidationRun,
+    Contradiction,
+    DecayReport,
+    Introspection,
+    Memory,
+    RecallResult,
+)
+from .scheduler import ConsolidationScheduler
 from .storage import SQLiteStorage, Storage
 from .timeutil import Clock, system_clock
 from .validate import validate_episodes
@@ -77,6 +89,13 @@ class Audrey:
                 lambda ids: validate_episodes(self._context, ids),
                 batch_size=self.config.validation.batch_size,
             )
+        self._consolidation_lock = threading.Lock()
+        self._scheduler: ConsolidationScheduler | None = None
+        schedule = self.config.consolidation
+        if schedule.interval_seconds is not None or schedule.episode_trigger is not None:
+            self._scheduler = ConsolidationScheduler(
+                self._scheduled_consolidation, schedule.interval_seconds, schedule.episode_trigger
+            )
 
     # -- lifecycle --------------------------------------------------------------------------------------------
 
@@ -87,6 +106,8 @@ class Audrey:
             if self._closed:
                 return
             self._closed = True
+        if self._scheduler is not None:
+            self._scheduler.close()
         if self._validator is not None:
             self._validator.close()
         self.storage.close()
@@ -167,6 +188,8 @@ class Audrey:
             self._validator.submit(ids)
         else:
             validate_episodes(self._context, ids)
+        if self._scheduler is not None:
+            self._scheduler.note_episodes(len(ids))
         return ids
 
     # -- recall -----------------------------------------------------------------------------------------------
@@ -262,6 +285,60 @@ class Audrey:
                 if reinforced and self.events.has_handlers("reinforcement"):
                     self.events.emit("reinforcement", {"kind": "retrieval", "memory_ids": reinforced})
 
+    # -- the sleep cycle -----------------------------------------------------------------------------------------
+
+    def consolidate(self) -> ConsolidationRun:
+        """Consolidate unconsolidated episodes into principles (resuming an interrupted run first).
+
+        Waits for pending validation so it works on settled knowledge. Raises if a step fails; the run is then
+        marked failed and the next call resumes it.
+        """
+        self._check_open()
+        self.wait_for_idle()
+        with self._consolidation_lock:
+            return consolidate_stage.consolidate(self._context)
+
+    def _scheduled_consolidation(self) -> None:
+        if self._closed:
+            return
+        try:
+            self.consolidate()
+        except Exception as exc:
+            self.events.emit("error", {"event": "consolidation", "error": exc})
+            raise
+
+    def decay(self) -> DecayReport:
+        """Put memories whose retention (confidence x recency) fell below the threshold to sleep (dormant)."""
+        self._check_open()
+        return decay_stage.decay(self._context)
+
+    def rollback(self, run_id: str) -> ConsolidationRun:
+        """Unwind a consolidation run: its principles become rolled_back, its episodes unconsolidated."""
+        self._check_open()
+        with self._consolidation_lock:
+            return rollback_stage.rollback(self._context, run_id)
+
+    def consolidation_history(self) -> list[ConsolidationRun]:
+        """This agent's consolidation runs, oldest first, with their status."""
+        self._check_open()
+        return self.storage.find_records(ConsolidationRun, agent=self.agent)
+
+    def contradictions(self, states: Sequence[str] | None = None) -> list[Contradiction]:
+        """This agent's recorded contradictions (optionally only those in ``states``), oldest first."""
+        self._check_open()
+        where: dict[str, Any] = {"agent": self.agent}
+        if states is not None:
+            where["state"] = list(states)
+        return self.storage.find_records(Contradiction, **where)
+
+    def causal_links(self, memory_id: str | None = None) -> list[CausalLink]:
+        """This agent's active causal links (those explaining ``memory_id`` when given)."""
+        self._check_open()
+        where: dict[str, Any] = {"agent": self.agent, "state": "active"}
+        if memory_id is not None:
+            where["memory_id"] = memory_id
+        return self.storage.find_records(CausalLink, **where)
+
     # -- reading ----------------------------------------------------------------------------------------------
 
     def get(self, memory_id: str) -> Memory | None:
@@ -306,6 +383,30 @@ class Audrey:
                 yield item  # type: ignore[misc]
         finally:
             await self._in_thread(stream.close)
+
+    async def aconsolidate(self) -> ConsolidationRun:
+        """Async :meth:`consolidate`."""
+        return await self._in_thread(self.consolidate)
+
+    async def adecay(self) -> DecayReport:
+        """Async :meth:`decay`."""
+        return await self._in_thread(self.decay)
+
+    async def arollback(self, run_id: str) -> ConsolidationRun:
+        """Async :meth:`rollback`."""
+        return await self._in_thread(self.rollback, run_id)
+
+    async def aconsolidation_history(self) -> list[ConsolidationRun]:
+        """Async :meth:`consolidation_history`."""
+        return await self._in_thread(self.consolidation_history)
+
+    async def acontradictions(self, states: Sequence[str] | None = None) -> list[Contradiction]:
+        """Async :meth:`contradictions`."""
+        return await self._in_thread(self.contradictions, states)
+
+    async def acausal_links(self, memory_id: str | None = None) -> list[CausalLink]:
+        """Async :meth:`causal_links`."""
+        return await self._in_thread(self.causal_links, memory_id)
 
     async def aget(self, memory_id: str) -> Memory | None:
         """Async :meth:`get`."""

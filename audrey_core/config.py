@@ -144,7 +144,7 @@ class ConsolidationConfig:
 
 @dataclass(frozen=True)
 class DecayConfig:
-    """When a memory fades to dormant (never deleted)."""
+    """When a memory fades to dormant (never deleted): when confidence x recency < ``dormant_threshold``."""
 
     dormant_threshold: float = 0.1
 

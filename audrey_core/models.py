@@ -142,6 +142,7 @@ class ConsolidationRun:
     started_at: datetime | None
     completed_at: datetime | None
     error: str | None = None
+    plan: tuple[tuple[str, ...], ...] = ()  # the clusters (episode ids) the run promotes, fixed when it starts
 
 
 @dataclass(frozen=True)

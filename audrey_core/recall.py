@@ -216,7 +216,11 @@ def reinforce_retrieved(
         return []
     origins = storage.evidence_origins([m.id for m in derived])
     ids = [m.id for m in derived if not is_self_citation(m, origins.get(m.id, []), retriever)]
-    storage.record_retrievals(ids, now)
+    with storage.transaction():
+        storage.record_retrievals(ids, now)
+        # Recall reactivates: a reinforced dormant memory wakes in the state it fell asleep from.
+        asleep = {m.id: m.prior_state or "active" for m in derived if m.id in ids and m.state == "dormant"}
+        storage.set_states(asleep)
     return ids
 
 

@@ -155,6 +155,14 @@ class Storage(ABC):
         """Records of ``kind`` whose columns equal the given values (a list or tuple value means any of them)."""
 
     @abstractmethod
+    def run_undo_log(self, run_id: str) -> list[dict[str, Any]]:
+        """What a consolidation run overwrote, oldest first (JSON-serialisable entries)."""
+
+    @abstractmethod
+    def append_undo(self, run_id: str, entries: Sequence[Mapping[str, Any]]) -> None:
+        """Add entries to a run's undo log (joins the caller's transaction)."""
+
+    @abstractmethod
     def add_claim_support(self, memory_id: str, episode_id: str, at: datetime) -> None:
         """Record that ``episode_id`` supported the (disputed or superseded) claim ``memory_id``."""
 

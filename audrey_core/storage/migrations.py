@@ -134,6 +134,7 @@ def _initial_schema(connection: Any, dimensions: int) -> None:
             completed_at TEXT,
             status TEXT NOT NULL,
             error TEXT,
+            plan TEXT NOT NULL DEFAULT '[]',
             undo_log TEXT NOT NULL DEFAULT '[]'
         )""",
         "CREATE INDEX consolidation_runs_by_agent ON consolidation_runs(agent, started_at)",

@@ -92,6 +92,7 @@ RUN_COLUMNS = (
     "started_at",
     "completed_at",
     "error",
+    "plan",
 )
 
 _TIME = frozenset(
@@ -106,7 +107,9 @@ _TIME = frozenset(
     }
 )
 _JSON_OBJECT = frozenset({"metadata", "conditions", "trigger_conditions", "resolution", "confidence_deltas"})
-_JSON_LIST = frozenset({"tags", "evidence_episode_ids", "derived_from", "input_episode_ids", "output_memory_ids"})
+_JSON_LIST = frozenset(
+    {"tags", "evidence_episode_ids", "derived_from", "input_episode_ids", "output_memory_ids", "plan"}
+)
 _NOT_NULL_OBJECT = frozenset({"metadata", "confidence_deltas"})
 
 

@@ -36,11 +36,11 @@ class SQLiteRecords:
 
     def update_record(self, kind: type, record_id: str, fields: Mapping[str, Any]) -> None:
         table, columns = self._table(kind)
-        unknown = set(fields) - set(columns) - {"undo_log"}
+        unknown = set(fields) - set(columns)
         if unknown or not fields:
             raise StorageError(f"cannot update {sorted(unknown) or 'no'} fields of {kind.__name__}")
         assignments = ", ".join(f"{name} = ?" for name in fields)
-        values = [json.dumps(v) if name == "undo_log" else encode_value(name, v) for name, v in fields.items()]
+        values = [encode_value(name, v) for name, v in fields.items()]
         with self._write() as db:  # type: ignore[attr-defined]
             if db.execute(f"UPDATE {table} SET {assignments} WHERE id = ?", (*values, record_id)).rowcount != 1:
                 raise StorageError(f"no {kind.__name__} with id {record_id}")
@@ -75,6 +75,17 @@ class SQLiteRecords:
         with self._read() as db:  # type: ignore[attr-defined]
             row = db.execute("SELECT undo_log FROM consolidation_runs WHERE id = ?", (run_id,)).fetchone()
         return json.loads(row[0]) if row else []
+
+    def append_undo(self, run_id: str, entries: Sequence[Mapping[str, Any]]) -> None:
+        """Add what a run is about to overwrite to its undo log (joins the caller's transaction)."""
+        if not entries:
+            return
+        with self._write() as db:  # type: ignore[attr-defined]
+            row = db.execute("SELECT undo_log FROM consolidation_runs WHERE id = ?", (run_id,)).fetchone()
+            if row is None:
+                raise StorageError(f"no consolidation run with id {run_id}")
+            log = json.loads(row[0]) + [dict(e) for e in entries]
+            db.execute("UPDATE consolidation_runs SET undo_log = ? WHERE id = ?", (json.dumps(log), run_id))
 
     def add_claim_support(self, memory_id: str, episode_id: str, at: datetime) -> None:
         with self._write() as db:  # type: ignore[attr-defined]

@@ -1,0 +1,54 @@
+"""Background consolidation: every ``interval_seconds`` and/or after ``episode_trigger`` new episodes."""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable
+
+log = logging.getLogger(__name__)
+
+
+class ConsolidationScheduler:
+    """Calls ``run()`` on a daemon thread when the interval passes or enough episodes arrived since the last run."""
+
+    def __init__(self, run: Callable[[], object], interval: float | None, episode_trigger: int | None) -> None:
+        self._run = run
+        self._interval = interval
+        self._trigger = episode_trigger
+        self._new_episodes = 0
+        self._closing = False
+        self._condition = threading.Condition()
+        self.runs = 0
+        self._thread = threading.Thread(target=self._loop, name="audrey-consolidation", daemon=True)
+        self._thread.start()
+
+    def note_episodes(self, count: int) -> None:
+        """Count newly encoded episodes; wakes the thread when the trigger is reached."""
+        with self._condition:
+            self._new_episodes += count
+            if self._trigger is not None and self._new_episodes >= self._trigger:
+                self._condition.notify_all()
+
+    def close(self, timeout: float | None = None) -> None:
+        """Stop; a run in progress finishes first."""
+        with self._condition:
+            self._closing = True
+            self._condition.notify_all()
+        self._thread.join(timeout)
+
+    def _due(self) -> bool:
+        return self._closing or (self._trigger is not None and self._new_episodes >= self._trigger)
+
+    def _loop(self) -> None:
+        while True:
+            with self._condition:
+                self._condition.wait_for(self._due, self._interval)
+                if self._closing:
+                    return
+                self._new_episodes = 0
+            try:
+                self._run()
+                self.runs += 1
+            except Exception:  # reported by run() itself; the schedule goes on
+                log.exception("scheduled consolidation failed")
