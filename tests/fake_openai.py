@@ -17,12 +17,17 @@ def fake_vector(text: str, dimensions: int) -> list[float]:
 
 
 class FakeOpenAIServer:
-    """Serves POST /v1/embeddings. ``failures`` is a list of (status, message) answered before succeeding."""
+    """Serves POST /v1/embeddings and /v1/chat/completions.
 
-    def __init__(self, dimensions: int = 8) -> None:
+    ``failures`` is a list of (status, message) answered before succeeding. ``chat`` maps the request's messages to
+    the reply text (by default an echo of the last message).
+    """
+
+    def __init__(self, dimensions: int = 8, chat=None) -> None:
         self.dimensions = dimensions
         self.requests: list[dict] = []
         self.failures: list[tuple[int, str]] = []
+        self.chat = chat or (lambda messages: messages[-1]["content"])
         server = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -36,6 +41,19 @@ class FakeOpenAIServer:
                     status, message = server.failures.pop(0)
                     payload = {"error": {"message": message, "type": "test", "code": str(status)}}
                     return self._send(status, payload)
+                if self.path.endswith("/chat/completions"):
+                    reply = {"role": "assistant", "content": server.chat(body["messages"])}
+                    choice = {"index": 0, "message": reply, "finish_reason": "stop"}
+                    return self._send(
+                        200,
+                        {
+                            "id": "c1",
+                            "object": "chat.completion",
+                            "created": 0,
+                            "model": body["model"],
+                            "choices": [choice],
+                        },
+                    )
                 dims = body.get("dimensions", server.dimensions)
                 inputs = body["input"] if isinstance(body["input"], list) else [body["input"]]
                 data = [

@@ -36,6 +36,18 @@ class PlacedEmbedder:
         self.vectors[text] = vector
         return text
 
+    def put(self, text: str, vector) -> str:
+        """Give ``text`` exactly this vector (normalized)."""
+        vector = np.asarray(vector, dtype=np.float32)
+        self.vectors[text] = vector / np.linalg.norm(vector)
+        return text
+
+    def axis(self, index: int) -> np.ndarray:
+        """The unit vector of one reserved axis (tests reserve axes above the ones ``place`` uses)."""
+        vector = np.zeros(self.dimensions, dtype=np.float32)
+        vector[index] = 1.0
+        return vector
+
     def anchor(self, text: str) -> str:
         return self.place(text, 1.0)
 

@@ -1,0 +1,414 @@
+"""Consolidation: clustering, the adaptive minimum, independent evidence, extraction, causal links, conflicts with
+existing knowledge, interruption and resumption, rollback to the exact prior state."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+
+from audrey_core import (
+    Audrey,
+    AudreyConfig,
+    ConsolidationConfig,
+    Contradiction,
+    InvalidInputError,
+    NotFoundError,
+    Procedure,
+    Semantic,
+)
+from audrey_core import consolidate as consolidate_stage
+from audrey_core.config import ValidationConfig
+from audrey_core.consolidate import UnionFind, cluster_variance, minimum_size
+from audrey_core.prompts import PRINCIPLE_EXTRACTION
+from audrey_core.testing import ScriptedLLM
+
+from .helpers import add_derived
+from .vectors import PlacedEmbedder
+
+SOURCES3 = ["direct-observation", "tool-result", "told-by-user"]
+
+
+def config(**consolidation) -> AudreyConfig:
+    return AudreyConfig(
+        validation=ValidationConfig(background=False), consolidation=ConsolidationConfig(**consolidation)
+    )
+
+
+@pytest.fixture
+def placed():
+    return PlacedEmbedder(dimensions=256)
+
+
+def open_brain(path, placed, clock, llm=None, **consolidation):
+    return Audrey(path, agent="tester", embedder=placed, clock=clock, llm=llm, config=config(**consolidation))
+
+
+# -- pure parts -----------------------------------------------------------------------------------------------------
+
+
+def test_union_find_groups():
+    sets = UnionFind(["a", "b", "c", "d", "e"])
+    sets.union("a", "c")
+    sets.union("d", "e")
+    sets.union("c", "a")
+    assert sets.groups() == [["a", "c"], ["b"], ["d", "e"]]
+
+
+def test_cluster_variance_and_adaptive_minimum():
+    assert cluster_variance(np.array([[1.0, 0.0], [2.0, 0.0]])) == 0.0
+    assert cluster_variance(np.array([[1.0, 0.0], [-1.0, 0.0]])) == pytest.approx(1.0)
+    cfg = ConsolidationConfig()
+    assert minimum_size(0.0, cfg) == 3 and minimum_size(1.5, cfg) == 3  # ceil(3.0) = 3
+    assert minimum_size(1.5001, cfg) == 4
+    assert minimum_size(0.5, ConsolidationConfig(min_episodes=1, confidence_target=2.0)) == 1
+
+
+# -- clustering against a store ------------------------------------------------------------------------------------
+
+
+def test_clusters_are_connected_components_at_the_threshold(tmp_path, placed, clock):
+    with open_brain(tmp_path / "c.db", placed, clock) as brain:
+        close = [brain.encode(placed.place(f"close {i}", 0.9), source=s) for i, s in enumerate(SOURCES3)]
+        loose = brain.encode(placed.place("loose", 0.88))  # 0.88 * 0.9 = 0.792 < 0.80 to the others
+        far = brain.encode("far away")
+        episodes = brain.storage.unconsolidated_episodes(brain.agent, ("active",))
+        vectors = brain.storage.get_vectors([e.id for e in episodes])
+        groups = consolidate_stage.cluster_ids(brain._context, episodes, vectors)
+    assert sorted(groups) == sorted([sorted(close), [loose], [far]])
+    # The same as an all-pairs reference computed the slow way.
+    ids = [e.id for e in episodes]
+    matrix = np.vstack([vectors[i] for i in ids])
+    sims = matrix @ matrix.T
+    reference = UnionFind(ids)
+    for a in range(len(ids)):
+        for b in range(a + 1, len(ids)):
+            if sims[a, b] >= 0.80:
+                reference.union(ids[a], ids[b])
+    assert sorted(groups) == sorted(reference.groups())
+
+
+def test_the_adaptive_minimum_at_its_boundary(tmp_path, placed, clock):
+    # Members at 0.9 to a shared direction: variance = 0.19 * (n - 1) / n; with target 28, n=3 needs 4, n=4 needs 4.
+    with open_brain(tmp_path / "a.db", placed, clock, confidence_target=28.0) as brain:
+        for i, source in enumerate(SOURCES3):
+            brain.encode(placed.place(f"tight claim {i}", 0.9), source=source)
+        assert brain.consolidate().plan == ()
+        brain.encode(placed.place("tight claim 3", 0.9), source="inference")
+        run = brain.consolidate()
+        assert len(run.plan) == 1 and len(run.plan[0]) == 4
+
+
+@pytest.mark.parametrize(
+    "sources,qualifies",
+    [
+        (["tool-result", "tool-result", "tool-result"], False),
+        (["tool-result", "tool-result", "told-by-user"], True),
+        (["model-generated", "model-generated", "model-generated"], False),
+        (["tool-result", "told-by-user"], False),  # too few
+    ],
+)
+def test_independent_evidence_rules(tmp_path, placed, clock, sources, qualifies):
+    with open_brain(tmp_path / "i.db", placed, clock) as brain:
+        for i, source in enumerate(sources):
+            brain.encode(placed.place(f"claim {i}", 0.95), source=source)
+        assert bool(brain.consolidate().plan) == qualifies
+
+
+def test_only_model_generated_never_becomes_a_principle_even_when_one_source_type_is_allowed(tmp_path, placed, clock):
+    with open_brain(tmp_path / "m.db", placed, clock, min_source_types=1) as brain:
+        for i in range(5):
+            brain.encode(placed.place(f"hallucination {i}", 0.95), source="model-generated")
+        assert brain.consolidate().plan == ()
+        brain.encode(placed.place("observed 0", 0.95), source="tool-result")
+        brain.encode(placed.place("observed 1", 0.95), source="tool-result")
+        assert brain.consolidate().plan != ()
+
+
+def test_episodes_sharing_an_ancestor_count_once(tmp_path, placed, clock):
+    with open_brain(tmp_path / "s.db", placed, clock) as brain:
+        root = brain.encode("the original hunch", source="inference")
+        for i, source in enumerate(SOURCES3):
+            brain.encode(placed.place(f"echo {i}", 0.95), source=source, derived_from=[root])
+        assert brain.consolidate().plan == ()  # three episodes, one piece of evidence
+        for i, source in enumerate(["tool-result", "told-by-user"]):
+            brain.encode(placed.place(f"independent {i}", 0.95), source=source)
+        run = brain.consolidate()
+        (principle,) = [brain.get(i) for i in run.output_memory_ids]
+        assert principle.evidence_count == 3 and len(principle.evidence_episode_ids) == 5
+
+
+# -- extraction and promotion ----------------------------------------------------------------------------------------
+
+
+def test_offline_extraction_takes_the_medoid_and_says_so(tmp_path, placed, clock):
+    with open_brain(tmp_path / "e.db", placed, clock) as brain:
+        ids = [
+            brain.encode(placed.place(f"stripe throttles {i}", s), source=src)
+            for i, (s, src) in enumerate(zip([0.93, 0.97, 0.95], SOURCES3))
+        ]
+        seen = []
+        brain.on("consolidation", seen.append)
+        run = brain.consolidate()
+        principle = brain.get(run.output_memory_ids[0])
+    assert isinstance(principle, Semantic) and principle.content == "stripe throttles 1"  # the most central member
+    assert principle.metadata["extractive"] and principle.consolidation_model == "extractive"
+    assert principle.consolidation_prompt_hash is None and run.consolidation_model == "extractive"
+    assert principle.evidence_episode_ids == tuple(ids) and principle.source_type_diversity == 3
+    assert principle.consolidation_run_id == run.id and run.status == "completed"
+    assert seen[0]["principle"].id == principle.id and seen[0]["episodes"] == ids
+
+
+def test_promotion_marks_episodes_and_records_the_run(tmp_path, placed, clock):
+    with open_brain(tmp_path / "p.db", placed, clock) as brain:
+        ids = [
+            brain.encode(placed.place(f"deploys fail on fridays {i}", 0.95), source=s) for i, s in enumerate(SOURCES3)
+        ]
+        other = brain.encode("an unrelated note")
+        run = brain.consolidate()
+        assert all(brain.get(i).consolidated for i in ids) and not brain.get(other).consolidated
+        assert set(run.input_episode_ids) == {*ids, other} and run.checkpoint_cursor == other
+        assert [r.status for r in brain.consolidation_history()] == ["completed"]
+        assert brain.consolidate().plan == ()  # nothing new to consolidate
+        assert [r.status for r in brain.consolidation_history()] == ["completed", "completed"]
+
+
+def test_llm_extraction_one_call_per_qualifying_cluster(tmp_path, placed, clock):
+    replies = [
+        {
+            "principle": "Stripe throttles above 100 req/s",
+            "boundary_conditions": "live-mode keys",
+            "evidence_diverse": True,
+            "kind": "semantic",
+            "mechanism": "Stripe enforces a per-account rate limit",
+            "link_type": "causal",
+        },
+        {
+            "principle": "To deploy, run the migration first",
+            "evidence_diverse": True,
+            "kind": "procedural",
+            "trigger_conditions": "before every deploy",
+            "link_type": "causal",
+        },
+    ]
+    llm = ScriptedLLM({"principle_extraction": replies})
+    second = PlacedEmbedder(dimensions=256)
+    with open_brain(tmp_path / "l.db", placed, clock, llm=llm) as brain:
+        for i, s in enumerate(SOURCES3):
+            brain.encode(
+                placed.place(f"429 from stripe {i}", 0.95),
+                source=s,
+                causal={"trigger": "batch payments", "consequence": "queue backed up"},
+            )
+        for i, s in enumerate(SOURCES3 + ["inference", "tool-result"]):
+            v = second.place(f"deploy step {i}", 0.95)
+            placed.vectors[v] = np.roll(second.vectors[v], 128)  # another direction, orthogonal to the first topic
+            brain.encode(v, source=s, causal={"trigger": "deploy"})
+        brain.encode("noise that clusters with nothing")
+        run = brain.consolidate()
+        assert len(llm.calls_for("principle_extraction")) == len(run.plan) == 2
+        principles = [brain.get(i) for i in run.output_memory_ids]
+        semantic = next(p for p in principles if isinstance(p, Semantic))
+        procedure = next(p for p in principles if isinstance(p, Procedure))
+        assert semantic.content == "Stripe throttles above 100 req/s" and semantic.conditions == {
+            "boundary": "live-mode keys"
+        }
+        assert procedure.trigger_conditions == {"when": "before every deploy"}
+        assert semantic.consolidation_model == "scripted-llm" == run.consolidation_model
+        assert semantic.consolidation_prompt_hash == PRINCIPLE_EXTRACTION.hash == run.consolidation_prompt_hash
+        links = {link.memory_id: link for link in brain.causal_links()}
+        assert links[semantic.id].link_type == "causal" and "rate limit" in links[semantic.id].mechanism
+        assert (links[semantic.id].cause, links[semantic.id].effect) == ("batch payments", "queue backed up")
+        # The LLM said causal without a mechanism: never causal.
+        assert links[procedure.id].link_type == "correlational" and links[procedure.id].mechanism is None
+
+
+def test_offline_links_are_never_causal(tmp_path, placed, clock):
+    with open_brain(tmp_path / "o.db", placed, clock) as brain:
+        for i, s in enumerate(SOURCES3):
+            brain.encode(
+                placed.place(f"cache miss {i}", 0.95),
+                source=s,
+                causal={"trigger": "cold start"} if i else {"trigger": "cold start", "consequence": "slow page"},
+            )
+        brain.consolidate()
+        kinds = sorted(((link.cause, link.effect, link.link_type) for link in brain.causal_links()), key=str)
+    assert kinds == [("cold start", "slow page", "temporal"), ("cold start", None, "correlational")]
+
+
+def test_a_principle_that_repeats_known_knowledge_reinforces_it(tmp_path, placed, clock):
+    with open_brain(tmp_path / "r.db", placed, clock) as brain:
+        known = add_derived(brain, placed.anchor("retries need jitter"))
+        brain.storage.update_memories({known: {"evidence_count": 1}})
+        # These episodes sit at 0.90 to the principle: validation reinforces it as they arrive...
+        ids = [brain.encode(placed.place(f"retries need jitter {i}", 0.9), source=s) for i, s in enumerate(SOURCES3)]
+        assert brain.get(known).evidence_count == 4
+        run = brain.consolidate()
+        # ...and consolidation folds the cluster into it rather than writing a duplicate principle.
+        assert run.output_memory_ids == () and all(brain.get(i).consolidated for i in ids)
+        assert brain.get(known).evidence_count == 4  # the same episodes never count twice
+        assert brain.introspect().counts["semantic"] == 1
+
+
+def test_a_principle_that_contradicts_known_knowledge_is_recorded_as_a_contradiction(tmp_path, placed, clock):
+    with open_brain(tmp_path / "x.db", placed, clock) as brain:
+        known = add_derived(brain, placed.anchor("the limit is 100 req/s"))
+        # Episodes at 0.68 to the principle and 0.95 to each other: validation sees the number change and records
+        # episode-level contradictions; consolidation clusters them into a principle that contradicts it too.
+        for i, s in enumerate(SOURCES3):
+            vector = 0.68 * placed.axis(0) + 0.70 * placed.axis(200) + 0.2 * placed.axis(201 + i)
+            brain.encode(placed.put(f"the limit is 25 req/s ({i})", vector), source=s)
+        before = len(brain.contradictions())
+        run = brain.consolidate()
+        new = [c for c in brain.contradictions() if c.consolidation_run_id == run.id]
+    assert before == 3 and len(new) == 1
+    assert (new[0].claim_a_id, new[0].claim_b_id) == (known, run.output_memory_ids[0])
+
+
+# -- interruption and resumption ----------------------------------------------------------------------------------
+
+
+def three_topics(brain, placed):
+    groups = []
+    for t in range(3):
+        other = PlacedEmbedder(dimensions=256)
+        ids = []
+        for i, s in enumerate(SOURCES3):
+            text = other.place(f"topic {t} claim {i}", 0.95)
+            placed.vectors[text] = np.roll(other.vectors[text], 80 * t)
+            ids.append(brain.encode(text, source=s))
+        groups.append(ids)
+    return groups
+
+
+def test_a_failure_between_steps_then_a_rerun_neither_duplicates_nor_loses(tmp_path, placed, clock, monkeypatch):
+    with open_brain(tmp_path / "f.db", placed, clock) as brain:
+        groups = three_topics(brain, placed)
+        real = consolidate_stage.build_links
+        calls = {"n": 0}
+
+        def crash_on_second(**kwargs):
+            calls["n"] += 1
+            if calls["n"] == 2:
+                raise RuntimeError("power cut between extraction and promotion")
+            return real(**kwargs)
+
+        monkeypatch.setattr(consolidate_stage, "build_links", crash_on_second)
+        with pytest.raises(RuntimeError, match="power cut"):
+            brain.consolidate()
+        (failed,) = brain.consolidation_history()
+        assert failed.status == "failed" and "power cut" in failed.error and len(failed.output_memory_ids) == 1
+        monkeypatch.setattr(consolidate_stage, "build_links", real)
+        resumed = brain.consolidate()
+        assert resumed.id == failed.id and resumed.status == "completed"
+        assert len(resumed.output_memory_ids) == len(set(resumed.output_memory_ids)) == 3
+        assert brain.introspect().counts["semantic"] == 3
+        assert all(brain.get(i).consolidated for g in groups for i in g)
+        assert len(brain.causal_links()) == 0
+
+
+def test_a_process_killed_mid_run_is_resumed_without_duplicates(tmp_path, placed, clock):
+    path = tmp_path / "k.db"
+    with open_brain(path, placed, clock) as brain:
+        three_topics(brain, placed)
+    vectors = {t: v.tolist() for t, v in placed.vectors.items()}
+    script = textwrap.dedent(f"""
+        import os
+        import numpy as np
+        from audrey_core import Audrey, AudreyConfig
+        from audrey_core import consolidate as stage
+        from audrey_core.config import ValidationConfig
+
+        class Table:
+            model_name, dimensions = "placed", 256
+            def embed(self, texts):
+                return np.array([{vectors!r}[t] for t in texts], dtype=np.float32)
+
+        real, calls = stage._mark_consolidated, []
+        def die_on_second(*args):
+            calls.append(1)
+            real(*args)
+            if len(calls) == 2:
+                os._exit(9)  # inside the second cluster's transaction, before it commits
+        stage._mark_consolidated = die_on_second
+        brain = Audrey({str(path)!r}, agent="tester", embedder=Table(),
+                       config=AudreyConfig(validation=ValidationConfig(background=False)))
+        brain.consolidate()
+    """)
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    assert result.returncode == 9, result.stderr
+    with open_brain(path, placed, clock) as brain:
+        (interrupted,) = brain.consolidation_history()
+        assert interrupted.status == "running" and len(interrupted.output_memory_ids) == 1
+        finished = brain.consolidate()
+        assert finished.id == interrupted.id and len(set(finished.output_memory_ids)) == 3
+        assert brain.introspect().counts["semantic"] == 3
+
+
+# -- rollback -------------------------------------------------------------------------------------------------------
+
+
+def everything(brain):
+    db = brain.storage._conn
+    ids = [
+        r[0]
+        for r in db.execute(
+            "SELECT id FROM episodes UNION ALL SELECT id FROM semantics UNION ALL SELECT id FROM procedures"
+        )
+    ]
+    return brain.storage.get_memories(ids), {c.id: c for c in brain.storage.find_records(Contradiction)}
+
+
+def test_rollback_restores_the_exact_prior_state(tmp_path, placed, clock):
+    with open_brain(tmp_path / "rb.db", placed, clock) as brain:
+        # Encoded before the principles exist, so validation leaves them alone and the run does all the work.
+        for i, s in enumerate(SOURCES3):
+            brain.encode(placed.place(f"queues back up under load {i}", 0.9), source=s)
+        for i, s in enumerate(SOURCES3):
+            vector = 0.68 * placed.axis(100) + 0.70 * placed.axis(200) + 0.2 * placed.axis(201 + i)
+            brain.encode(placed.put(f"the limit is 25 req/s ({i})", vector), source=s)
+        folded_into = add_derived(brain, placed.anchor("queues back up under load"))
+        challenged = add_derived(brain, placed.put("the limit is 100 req/s", placed.axis(100)))
+        clock.advance(hours=2)
+        before_memories, before_contradictions = everything(brain)
+        run = brain.consolidate()
+        # The run changed existing knowledge: new evidence for one principle, a contradiction against another.
+        assert brain.get(folded_into).evidence_count == 4 and run.confidence_deltas[folded_into] > 0
+        assert brain.get(challenged).challenge_count == 1 and len(run.output_memory_ids) == 1
+        rolled = brain.rollback(run.id)
+        assert rolled.status == "rolled_back"
+        after_memories, after_contradictions = everything(brain)
+        outputs = set(run.output_memory_ids)
+        assert {i: m for i, m in after_memories.items() if i not in outputs} == before_memories
+        assert all(after_memories[i].state == "rolled_back" for i in outputs)
+        assert {
+            i: c for i, c in after_contradictions.items() if c.consolidation_run_id != run.id
+        } == before_contradictions
+        closed = [c for c in after_contradictions.values() if c.consolidation_run_id == run.id]
+        assert len(closed) == 1 and closed[0].state == "closed"
+        assert brain.storage.audit_entries(brain.agent)[-1]["subject_id"] == run.id
+        with pytest.raises(InvalidInputError, match="already rolled back"):
+            brain.rollback(run.id)
+        with pytest.raises(NotFoundError, match="no consolidation run"):
+            brain.rollback("no-such-run")
+        # The episodes are free again: the next run consolidates them anew.
+        assert brain.consolidate().status == "completed"
+
+
+def test_rollback_of_a_run_that_wrote_principles(tmp_path, placed, clock):
+    with open_brain(tmp_path / "rb2.db", placed, clock) as brain:
+        ids = [brain.encode(placed.place(f"fresh claim {i}", 0.95), source=s) for i, s in enumerate(SOURCES3)]
+        events = []
+        brain.on("rollback", events.append)
+        run = brain.consolidate()
+        (principle,) = run.output_memory_ids
+        brain.rollback(run.id)
+        assert brain.get(principle).state == "rolled_back"
+        assert not any(brain.get(i).consolidated for i in ids)
+        assert brain.recall("fresh claim", types=["semantic"]) == []
+        assert brain.causal_links() == []
+        assert events[0]["run_id"] == run.id and events[0]["outputs"] == [principle]
+        assert [r.status for r in brain.consolidation_history()] == ["rolled_back"]

@@ -1,0 +1,69 @@
+"""Every example runs as shipped (offline), and tells its story."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from .fake_openai import FakeOpenAIServer
+
+EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
+
+
+def run_example(name: str, *args: str, env: dict[str, str] | None = None) -> str:
+    result = subprocess.run(
+        [sys.executable, str(EXAMPLES / name), *args],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        env={**os.environ, "HF_HUB_OFFLINE": "1", **(env or {})},
+    )
+    assert result.returncode == 0, result.stderr
+    return result.stdout
+
+
+@pytest.mark.slow
+def test_quickstart():
+    out = run_example("quickstart.py")
+    assert "confidence" in out and "top memory is still there" in out and "corrects 1 older observation" in out
+
+
+@pytest.mark.slow
+def test_stripe_demo_offline():
+    out = run_example("stripe_demo.py")
+    assert "principle (extractive" in out
+    assert "recalled principle" in out and "evidence [direct-observation]" in out and "evidence [tool-result]" in out
+    assert "contradiction open" in out and "flagged for review" in out
+
+
+@pytest.mark.slow
+def test_stripe_demo_with_an_openai_compatible_llm():
+    import json
+
+    def chat(messages):
+        if messages[0]["content"].startswith("[audrey:principle_extraction]"):
+            return json.dumps(
+                {
+                    "principle": "Stripe throttles clients above 100 requests per second",
+                    "evidence_diverse": True,
+                    "mechanism": "a per-account rate limiter",
+                    "link_type": "causal",
+                }
+            )
+        return json.dumps(
+            {
+                "relation": "context_dependent",
+                "reason": "live and test keys differ",
+                "conditions_existing": "live mode",
+                "conditions_new": "test mode",
+            }
+        )
+
+    with FakeOpenAIServer(chat=chat) as server:
+        out = run_example("stripe_demo.py", "--llm-model", "fake-model", env={"AUDREY_LLM_BASE_URL": server.base_url})
+    assert "extracted by fake-model" in out and "Stripe throttles clients above 100" in out
+    assert "causal link (causal)" in out and "contradiction context_dependent" in out
