@@ -170,8 +170,8 @@ def _initial_schema(connection: Any, dimensions: int) -> None:
         )""",
         f"""CREATE VIRTUAL TABLE {VECTOR_TABLE} USING vec0(
             agent TEXT PARTITION KEY,
+            memory_type TEXT PARTITION KEY,
             embedding float[{int(dimensions)}] distance_metric=cosine,
-            memory_type TEXT,
             state TEXT,
             source TEXT,
             consolidated INTEGER,

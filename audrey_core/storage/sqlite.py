@@ -5,9 +5,11 @@ discriminator (seed 003) and metadata columns for state, source and consolidated
 as a vec0 partition key. So:
 
 * recall across episodic, semantic and procedural memories is one KNN scan, not three merged by hand;
-* type, state, source and consolidated filters run inside the KNN scan (k counts only matching rows), tags through
-  a ``rowid IN (subquery)`` constraint that sqlite-vec also applies during the scan;
-* the partition key confines a query to one agent's vectors, so another agent's volume costs it nothing;
+* state, source and consolidated filters run inside the KNN scan (k counts only matching rows), tags through a
+  ``rowid IN (subquery)`` constraint that sqlite-vec also applies during the scan;
+* agent and memory type are partition keys: a query scans only its agent's vectors of the types it asks for, so
+  another agent's volume costs it nothing and validation's search among semantic memories never scans episodes
+  (sqlite-vec answers ``IN`` on a partition key with k rows per partition; :meth:`knn` merges them);
 * a memory may own several vector rows (chunks of a long text) through ``memory_vector_rows``, which also indexes
   memory id -> vec0 rowid for state updates.
 
@@ -306,11 +308,12 @@ class SQLiteStorage(SQLiteRecords, Storage):
             params.extend(where.tags)
         with self._read() as db:
             rows = db.execute(" ".join(sql), params).fetchall()
+        rows.sort(key=lambda row: row[2])  # several partitions each return their own k nearest
         hits: dict[str, VectorHit] = {}
-        for memory_id, memory_type, distance in rows:  # rows are nearest first; keep a memory's best chunk
+        for memory_id, memory_type, distance in rows:  # nearest first; keep a memory's best chunk
             if memory_id not in hits:
                 hits[memory_id] = VectorHit(memory_id, memory_type, float(distance))
-        return list(hits.values())
+        return list(hits.values())[:k]
 
     def get_memories(self, ids: Iterable[str], memory_types: Mapping[str, str] | None = None) -> dict[str, Memory]:
         wanted = list(dict.fromkeys(ids))
