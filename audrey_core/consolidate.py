@@ -31,7 +31,7 @@ from .prompts import PRINCIPLE_EXTRACTION
 from .recall import memory_confidence
 from .storage import VectorFilter
 from .undo import snapshot
-from .validate import CLAIM_STATES, _judge_safely, nearest, record_contradiction
+from .validate import CLAIM_STATES, judge_safely, nearest, record_contradiction
 
 EPISODE_STATES = ("active", "context_dependent")
 
@@ -243,7 +243,7 @@ def _promote_cluster(ctx: StageContext, run_id: str, ids: list[str]) -> None:
         vectors[extraction.medoid_id] if extraction.medoid_id else embed_texts(ctx.embedder, [extraction.content])[0]
     )
     neighbour = nearest(ctx, vector, CLAIM_STATES)
-    verdict = _judge_safely(ctx, neighbour[0].content, extraction.content, neighbour[1]) if neighbour else None
+    verdict = judge_safely(ctx, neighbour[0].content, extraction.content, neighbour[1]) if neighbour else None
     if verdict is not None and verdict.relation == "supports":
         _fold_into(ctx, run_id, neighbour[0], members, backing)
         return

@@ -24,7 +24,7 @@ from .context import StageContext
 from .errors import LLMError
 from .ids import deterministic_id
 from .lineage import independent, lineages
-from .llm import ask
+from .llm import ask, model_name_of
 from .models import Contradiction, Episode, Memory
 from .prompts import CONTRADICTION_CHECK
 from .recall import memory_confidence
@@ -45,6 +45,8 @@ class Judgement:
     reason: str = ""
     conditions_existing: str | None = None
     conditions_incoming: str | None = None
+    model: str | None = None  # the LLM that judged, with the SHA-256 of its prompt
+    prompt_hash: str | None = None
 
 
 @dataclass(frozen=True)
@@ -81,7 +83,15 @@ def judge(existing: str, incoming: str, similarity: float, llm: object, cfg: Val
     relation = reply.relation
     if offline.relation == "contradicts" and similarity >= cfg.reinforce_similarity and relation == "supports":
         relation = "contradicts"  # a near-duplicate that changes a number is never a reinforcement
-    return Judgement(relation, "llm", reply.reason, reply.conditions_existing, reply.conditions_new)
+    return Judgement(
+        relation,
+        "llm",
+        reply.reason,
+        reply.conditions_existing,
+        reply.conditions_new,
+        model_name_of(llm),
+        CONTRADICTION_CHECK.hash,
+    )
 
 
 def resolve(relation: str, existing_confidence: float, incoming_confidence: float, cfg: ValidationConfig) -> Resolution:
@@ -136,14 +146,14 @@ def validate_episode(ctx: StageContext, episode: Episode, vector: np.ndarray) ->
     found = nearest(ctx, vector, CLAIM_STATES)
     if found is not None:
         claim, similarity = found
-        verdict = _judge_safely(ctx, claim.content, episode.content, similarity)
+        verdict = judge_safely(ctx, claim.content, episode.content, similarity)
         if verdict is not None:
             outcome = apply_verdict(ctx, claim, episode, similarity, verdict)
     support_disputed_claim(ctx, episode, vector)
     return outcome
 
 
-def _judge_safely(ctx: StageContext, existing: str, incoming: str, similarity: float) -> Judgement | None:
+def judge_safely(ctx: StageContext, existing: str, incoming: str, similarity: float) -> Judgement | None:
     try:
         return judge(existing, incoming, similarity, ctx.llm, ctx.config.validation)
     except LLMError as exc:  # the LLM failing must not lose the check: fall back to the heuristic
@@ -203,6 +213,8 @@ def record_contradiction(
         "delta": outcome.delta,
         "flagged": outcome.flagged,
     }
+    if verdict.model is not None:
+        resolution.update(model=verdict.model, prompt_hash=verdict.prompt_hash)
     if outcome.contradiction_state == "resolved":
         winner = existing if outcome.existing_state == "active" else incoming
         resolution["winner"] = winner.id

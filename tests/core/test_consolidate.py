@@ -91,6 +91,19 @@ def test_clusters_are_connected_components_at_the_threshold(tmp_path, placed, cl
     assert sorted(groups) == sorted(reference.groups())
 
 
+@pytest.mark.parametrize("similarity,joined", [(0.8001, True), (0.7999, False)])
+def test_cluster_similarity_boundary(tmp_path, placed, clock, similarity, joined):
+    with open_brain(tmp_path / "b.db", placed, clock) as brain:
+        a = brain.encode(placed.put("first", placed.axis(0)))
+        b = brain.encode(
+            placed.put("second", similarity * placed.axis(0) + (1 - similarity**2) ** 0.5 * placed.axis(1))
+        )
+        episodes = brain.storage.unconsolidated_episodes(brain.agent, ("active",))
+        vectors = brain.storage.get_vectors([a, b])
+        groups = consolidate_stage.cluster_ids(brain._context, episodes, vectors)
+    assert (groups == [[a, b]]) == joined
+
+
 def test_the_adaptive_minimum_at_its_boundary(tmp_path, placed, clock):
     # Members at 0.9 to a shared direction: variance = 0.19 * (n - 1) / n; with target 28, n=3 needs 4, n=4 needs 4.
     with open_brain(tmp_path / "a.db", placed, clock, confidence_target=28.0) as brain:

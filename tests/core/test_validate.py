@@ -9,6 +9,7 @@ import pytest
 
 from audrey_core import Audrey, AudreyConfig, Contradiction
 from audrey_core.config import ValidationConfig
+from audrey_core.prompts import CONTRADICTION_CHECK
 from audrey_core.testing import ScriptedLLM
 from audrey_core.validate import judge, judge_offline, resolve
 
@@ -158,6 +159,7 @@ def test_context_dependent_claims_keep_their_conditions(tmp_path, placed, clock)
         assert brain.get(episode).conditions == {"context": "test-mode keys"}
         (c,) = brain.storage.find_records(Contradiction)
         assert c.state == "context_dependent" and c.resolution["method"] == "llm"
+        assert c.resolution["model"] == "scripted-llm" and c.resolution["prompt_hash"] == CONTRADICTION_CHECK.hash
         assert c.resolution["conditions"] == {principle: "live-mode keys", episode: "test-mode keys"}
 
 
