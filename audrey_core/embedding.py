@@ -15,6 +15,7 @@ from typing import Any, Protocol, runtime_checkable
 import numpy as np
 
 from .errors import ConfigurationError, EmbeddingError
+from .openai_support import client_options, openai_module, retryable_errors
 from .retry import call_with_retries
 
 
@@ -250,18 +251,12 @@ class OpenAIEmbedder:
         self._requested_dimensions = dimensions
         self._dimensions = dimensions or _KNOWN_OPENAI_DIMENSIONS.get(model)
         self.max_attempts = max_attempts
+        openai = openai_module("OpenAIEmbedder")
         if client is None:
-            try:
-                import openai
-            except ImportError as exc:
-                raise ConfigurationError(
-                    "OpenAIEmbedder needs the openai package: pip install 'audrey[openai]'"
-                ) from exc
-            key = api_key or os.environ.get("OPENAI_API_KEY")
-            if key is None and base_url is None:
-                raise ConfigurationError("OpenAIEmbedder needs an API key: pass api_key= or set OPENAI_API_KEY")
-            client = openai.OpenAI(api_key=key or "not-needed", base_url=base_url, timeout=timeout, max_retries=0)
+            client = openai.OpenAI(**client_options("OpenAIEmbedder", api_key, base_url, timeout))
         self._client = client
+        self._retryable = retryable_errors(openai)
+        self._error = openai.OpenAIError
 
     @property
     def dimensions(self) -> int:
@@ -271,24 +266,17 @@ class OpenAIEmbedder:
         return self._dimensions
 
     def _request(self, texts: list[str]) -> list[list[float]]:
-        import openai
-
         kwargs: dict[str, Any] = {"model": self.model_name, "input": texts}
         if self._requested_dimensions is not None:
             kwargs["dimensions"] = self._requested_dimensions
         try:
             response = call_with_retries(
                 lambda: self._client.embeddings.create(**kwargs),
-                retryable=(
-                    openai.RateLimitError,
-                    openai.APITimeoutError,
-                    openai.APIConnectionError,
-                    openai.InternalServerError,
-                ),
+                retryable=self._retryable,
                 attempts=self.max_attempts,
                 base_delay=self.retry_base_delay,
             )
-        except openai.OpenAIError as exc:
+        except self._error as exc:
             raise EmbeddingError(f"OpenAI embeddings request for {self.model_name!r} failed: {exc}") from exc
         ordered = sorted(response.data, key=lambda item: item.index)
         return [item.embedding for item in ordered]

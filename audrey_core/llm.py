@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 import re
 from collections.abc import Callable
 from typing import Any, Protocol, TypeVar, runtime_checkable
@@ -16,6 +15,7 @@ from typing import Any, Protocol, TypeVar, runtime_checkable
 from pydantic import BaseModel, ValidationError
 
 from .errors import ConfigurationError, LLMError
+from .openai_support import client_options, openai_module, retryable_errors
 from .prompts import Prompt
 from .retry import acall_with_retries, call_with_retries
 
@@ -123,29 +123,16 @@ class OpenAICompatibleLLM:
         retry_base_delay: float = 0.5,
         timeout: float = 60.0,
     ) -> None:
-        try:
-            import openai
-        except ImportError as exc:
-            raise ConfigurationError(
-                "OpenAICompatibleLLM needs the openai package: pip install 'audrey[openai]'"
-            ) from exc
-        key = api_key or os.environ.get("OPENAI_API_KEY")
-        if key is None and base_url is None:
-            raise ConfigurationError("OpenAICompatibleLLM needs an API key: pass api_key= or set OPENAI_API_KEY")
+        openai = openai_module("OpenAICompatibleLLM")
+        options = client_options("OpenAICompatibleLLM", api_key, base_url, timeout)
         self.model_name = model
         self.temperature = temperature
         self.json_mode = json_mode
         self.max_attempts = max_attempts
         self.retry_base_delay = retry_base_delay
-        options = {"api_key": key or "not-needed", "base_url": base_url, "timeout": timeout, "max_retries": 0}
         self._client = openai.OpenAI(**options)
         self._async_client = openai.AsyncOpenAI(**options)
-        self._retryable = (
-            openai.RateLimitError,
-            openai.APITimeoutError,
-            openai.APIConnectionError,
-            openai.InternalServerError,
-        )
+        self._retryable = retryable_errors(openai)
         self._error = openai.OpenAIError
 
     def _request(self, messages: Messages) -> dict[str, Any]:

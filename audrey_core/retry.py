@@ -13,6 +13,11 @@ T = TypeVar("T")
 log = logging.getLogger(__name__)
 
 
+def backoff(attempt: int, base_delay: float, max_delay: float) -> float:
+    """Seconds to wait after failed try ``attempt`` (from 0): exponential, capped, with 50-100% jitter."""
+    return min(max_delay, base_delay * 2**attempt) * (0.5 + random.random() / 2)
+
+
 def call_with_retries(
     call: Callable[[], T],
     *,
@@ -32,7 +37,7 @@ def call_with_retries(
         except retryable as exc:
             if attempt == attempts - 1:
                 raise
-            delay = min(max_delay, base_delay * 2**attempt) * (0.5 + random.random() / 2)
+            delay = backoff(attempt, base_delay, max_delay)
             log.info(
                 "retrying after %s (attempt %d of %d, waiting %.2fs)", type(exc).__name__, attempt + 1, attempts, delay
             )
@@ -55,7 +60,7 @@ async def acall_with_retries(
         except retryable as exc:
             if attempt == attempts - 1:
                 raise
-            delay = min(max_delay, base_delay * 2**attempt) * (0.5 + random.random() / 2)
+            delay = backoff(attempt, base_delay, max_delay)
             log.info(
                 "retrying after %s (attempt %d of %d, waiting %.2fs)", type(exc).__name__, attempt + 1, attempts, delay
             )

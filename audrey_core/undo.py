@@ -5,18 +5,11 @@ from __future__ import annotations
 from typing import Any
 
 from .models import Memory
+from .storage.base import MUTABLE_MEMORY_FIELDS
 from .timeutil import from_iso, to_iso
 
-RESTORED_FIELDS = (
-    "state",
-    "prior_state",
-    "evidence_count",
-    "challenge_count",
-    "evidence_episode_ids",
-    "last_reinforced_at",
-    "conditions",
-    "source_type_diversity",
-)
+# Everything a run may change on an existing memory; the consolidated flag is undone by "unconsolidate" entries.
+RESTORED_FIELDS = tuple(sorted(MUTABLE_MEMORY_FIELDS - {"consolidated"}))
 
 
 def snapshot(memory: Memory) -> dict[str, Any]:
