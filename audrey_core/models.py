@@ -22,6 +22,8 @@ class Memory:
     memory_type: str
     agent: str
     content: str
+    scope: tuple[str, ...] = ()  # a path inside the agent's memory (e.g. a LangGraph namespace); () is the root
+    key: str | None = None  # the caller's name for the memory within its scope, if it has one
     source: str
     source_reliability: float
     salience: float = 0.5
@@ -194,6 +196,8 @@ class RecallResult:
     salience: float
     breakdown: ConfidenceBreakdown
     provenance: Provenance | None = None
+    scope: tuple[str, ...] = ()
+    key: str | None = None
 
 
 @dataclass(frozen=True)

@@ -195,6 +195,8 @@ def to_result(item: Ranked, prov: Provenance | None) -> RecallResult:
         salience=m.salience,
         breakdown=item.breakdown,
         provenance=prov,
+        scope=m.scope,
+        key=m.key,
     )
 
 

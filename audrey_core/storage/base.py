@@ -11,6 +11,7 @@ from typing import Any
 
 import numpy as np
 
+from ..filters import Filter
 from ..models import CausalLink, ConsolidationRun, Contradiction, Episode, Memory
 
 # Fields of a stored memory that the pipeline may change (content, source and ids never change: episodes are immutable).
@@ -49,7 +50,8 @@ class VectorHit:
 class VectorFilter:
     """Restrictions applied inside the KNN query. ``None`` means no restriction on that field.
 
-    ``tags`` matches memories carrying at least one of the tags.
+    ``tags`` matches memories carrying at least one of the tags. ``scope`` matches one scope exactly;
+    ``scope_prefix`` a scope and everything below it, by whole segments. ``metadata`` is a parsed filter.
     """
 
     agent: str | None = None
@@ -58,11 +60,15 @@ class VectorFilter:
     sources: tuple[str, ...] | None = None
     tags: tuple[str, ...] | None = None
     consolidated: bool | None = None
+    scope: tuple[str, ...] | None = None
+    scope_prefix: tuple[str, ...] | None = None
+    metadata: Filter | None = None
 
     @property
     def is_narrowed(self) -> bool:
-        """True when anything beyond the agent scope and default states restricts the search."""
-        return any(x is not None for x in (self.memory_types, self.sources, self.tags, self.consolidated))
+        """True when anything beyond the agent and default states restricts the search."""
+        narrowing = (self.memory_types, self.sources, self.tags, self.consolidated, self.scope_prefix, self.metadata)
+        return any(x is not None for x in narrowing)
 
 
 @dataclass(frozen=True)
@@ -83,11 +89,28 @@ class Storage(ABC):
     dimensions: int
 
     @abstractmethod
-    def insert_memories(self, memories: Sequence[Memory], vectors: np.ndarray) -> None:
+    def insert_memories(self, memories: Sequence[Memory], vectors: np.ndarray, replace: bool = False) -> None:
         """Store memories with their vectors (row i of ``vectors`` belongs to ``memories[i]``) in one transaction.
 
         An episode whose ``supersedes`` names another episode marks that one ``superseded`` in the same transaction.
+        With ``replace``, a stored memory with the same id is deleted first (in the same transaction).
         """
+
+    @abstractmethod
+    def delete_memories(self, ids: Sequence[str]) -> list[str]:
+        """Delete memories, their vectors and tags for good (explicit forgetting); return the ids that existed.
+
+        Episodes that a deleted episode superseded get their previous state back."""
+
+    @abstractmethod
+    def list_memories(
+        self, where: VectorFilter, limit: int, offset: int = 0, newest_first: bool = True
+    ) -> list[Memory]:
+        """Memories matching ``where`` (no vector involved), by creation time, with paging."""
+
+    @abstractmethod
+    def scopes(self, agent: str | None) -> list[tuple[str, ...]]:
+        """Every distinct scope holding at least one memory of ``agent``, sorted."""
 
     @abstractmethod
     def knn(self, vector: np.ndarray, k: int, where: VectorFilter) -> list[VectorHit]:

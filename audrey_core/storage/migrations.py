@@ -29,6 +29,8 @@ def _initial_schema(connection: Any, dimensions: int) -> None:
     # Memory tables follow seed 002; vectors live in one vec0 table (see sqlite.py for why).
     common = """
         agent TEXT NOT NULL,
+        scope TEXT NOT NULL DEFAULT '',
+        key TEXT,
         content TEXT NOT NULL,
         source TEXT NOT NULL,
         source_reliability REAL NOT NULL,
@@ -66,6 +68,7 @@ def _initial_schema(connection: Any, dimensions: int) -> None:
             consolidated INTEGER NOT NULL DEFAULT 0
         )""",
         "CREATE INDEX episodes_by_agent ON episodes(agent, created_at)",
+        "CREATE INDEX episodes_by_scope ON episodes(agent, scope, key)",
         "CREATE INDEX episodes_unconsolidated ON episodes(agent, consolidated, id)",
         "CREATE INDEX episodes_supersedes ON episodes(supersedes)",
         f"""CREATE TABLE semantics (
@@ -77,6 +80,7 @@ def _initial_schema(connection: Any, dimensions: int) -> None:
             consolidation_checkpoint TEXT
         )""",
         "CREATE INDEX semantics_by_agent ON semantics(agent, state)",
+        "CREATE INDEX semantics_by_scope ON semantics(agent, scope, key)",
         f"""CREATE TABLE procedures (
             id TEXT PRIMARY KEY,
             {common},
@@ -86,6 +90,7 @@ def _initial_schema(connection: Any, dimensions: int) -> None:
             failure_count INTEGER NOT NULL DEFAULT 0
         )""",
         "CREATE INDEX procedures_by_agent ON procedures(agent, state)",
+        "CREATE INDEX procedures_by_scope ON procedures(agent, scope, key)",
         # A link says "cause leads to effect": between two memories (cause_id -> effect_id) and/or between the
         # trigger and consequence texts episodes recorded; memory_id is the principle it explains, if any.
         """CREATE TABLE causal_links (
@@ -175,6 +180,7 @@ def _initial_schema(connection: Any, dimensions: int) -> None:
             state TEXT,
             source TEXT,
             consolidated INTEGER,
+            scope TEXT,
             +memory_id TEXT
         )""",
     ]

@@ -11,12 +11,15 @@ from typing import Any
 
 from ..models import MEMORY_CLASSES, CausalLink, ConsolidationRun, Contradiction, Memory
 from ..timeutil import from_iso, to_iso
+from .sql_filters import decode_scope, encode_scope
 
 TABLES: dict[str, str] = {"episodic": "episodes", "semantic": "semantics", "procedural": "procedures"}
 
 COMMON_COLUMNS: tuple[str, ...] = (
     "id",
     "agent",
+    "scope",
+    "key",
     "content",
     "source",
     "source_reliability",
@@ -115,6 +118,8 @@ _NOT_NULL_OBJECT = frozenset({"metadata", "confidence_deltas"})
 
 def encode_value(column: str, value: Any) -> Any:
     """One field's value as stored in ``column``."""
+    if column == "scope":
+        return encode_scope(value)
     if column in _TIME:
         return to_iso(value) if value is not None else None
     if column in _JSON_LIST:
@@ -128,6 +133,8 @@ def encode_value(column: str, value: Any) -> Any:
 
 def decode_value(column: str, value: Any) -> Any:
     """One stored value of ``column`` as the record's field."""
+    if column == "scope":
+        return decode_scope(value)
     if column in _TIME:
         return from_iso(value) if value is not None else None
     if column in _JSON_LIST:

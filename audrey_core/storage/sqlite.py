@@ -19,7 +19,7 @@ vec0 shadow tables are ordinary SQLite tables, so a memory row and its vector co
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
@@ -29,15 +29,17 @@ import numpy as np
 
 from ..errors import ClosedError, EmbeddingMismatchError, StorageError
 from ..models import Episode, Memory
-from ..timeutil import from_iso, to_iso
-from .base import MUTABLE_MEMORY_FIELDS, Storage, StoreCounts, VectorFilter, VectorHit
+from ..timeutil import to_iso
+from .base import MUTABLE_MEMORY_FIELDS, Storage
 from .connection import connect, placeholders, sqlite_module
 from .migrations import VECTOR_TABLE, migrate
-from .rows import COLUMNS, TABLES, encode_value, memory_to_row, row_to_memory
+from .rows import COLUMNS, TABLES, encode_value, memory_to_row
+from .sql_filters import encode_scope
+from .sqlite_reads import SQLiteReads
 from .sqlite_records import SQLiteRecords
 
 
-class SQLiteStorage(SQLiteRecords, Storage):
+class SQLiteStorage(SQLiteReads, SQLiteRecords, Storage):
     """Audrey's embedded store. Thread-safe: one connection guarded by a re-entrant lock."""
 
     def __init__(self, path: str | Path, *, model_name: str, dimensions: int) -> None:
@@ -129,13 +131,15 @@ class SQLiteStorage(SQLiteRecords, Storage):
 
     # -- writes -----------------------------------------------------------------------------------------------
 
-    def insert_memories(self, memories: Sequence[Memory], vectors: np.ndarray) -> None:
+    def insert_memories(self, memories: Sequence[Memory], vectors: np.ndarray, replace: bool = False) -> None:
         if len(memories) != len(vectors):
             raise StorageError(f"{len(memories)} memories but {len(vectors)} vectors")
         if not memories:
             return
         matrix = np.ascontiguousarray(vectors, dtype=np.float32)
         with self._write() as db:
+            if replace:
+                self._delete(db, [m.id for m in memories])
             for memory_type in TABLES:
                 rows = [memory_to_row(m) for m in memories if m.memory_type == memory_type]
                 if rows:
@@ -156,7 +160,7 @@ class SQLiteStorage(SQLiteRecords, Storage):
             )
             db.executemany(
                 f"INSERT INTO {VECTOR_TABLE} (rowid, agent, embedding, memory_type, state, source, consolidated, "
-                "memory_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                "scope, memory_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 [
                     (
                         rowid,
@@ -166,6 +170,7 @@ class SQLiteStorage(SQLiteRecords, Storage):
                         m.state,
                         m.source,
                         int(getattr(m, "consolidated", False)),
+                        encode_scope(m.scope),
                         m.id,
                     )
                     for i, (rowid, m) in enumerate(zip(rowids, memories))
@@ -174,6 +179,43 @@ class SQLiteStorage(SQLiteRecords, Storage):
             for memory in memories:
                 if isinstance(memory, Episode) and memory.supersedes:
                     self._mark_superseded(db, memory.supersedes, memory.id)
+
+    def delete_memories(self, ids: Sequence[str]) -> list[str]:
+        if not ids:
+            return []
+        with self._write() as db:
+            return self._delete(db, ids)
+
+    def _delete(self, db: Any, ids: Sequence[str]) -> list[str]:
+        ids = list(dict.fromkeys(ids))
+        marks = placeholders(ids)
+        existing = [
+            row[0]
+            for table in TABLES.values()
+            for row in db.execute(f"SELECT id FROM {table} WHERE id IN ({marks})", ids)
+        ]
+        if not existing:
+            return []
+        marks = placeholders(existing)
+        rowids = db.execute(f"SELECT rowid FROM memory_vector_rows WHERE memory_id IN ({marks})", existing).fetchall()
+        db.executemany(f"DELETE FROM {VECTOR_TABLE} WHERE rowid = ?", rowids)  # one by one: see _sync_vector_state
+        db.execute(f"DELETE FROM memory_vector_rows WHERE memory_id IN ({marks})", existing)
+        db.execute(f"DELETE FROM memory_tags WHERE memory_id IN ({marks})", existing)
+        db.execute(f"DELETE FROM claim_support WHERE memory_id IN ({marks}) OR episode_id IN ({marks})", existing * 2)
+        # An episode corrected by a deleted one is no longer superseded; one correcting a deleted one corrects nothing.
+        revived = db.execute(
+            f"SELECT id, COALESCE(prior_state, 'active') FROM episodes WHERE superseded_by IN ({marks}) "
+            f"AND id NOT IN ({marks})",
+            existing * 2,
+        ).fetchall()
+        db.execute(f"UPDATE episodes SET superseded_by = NULL WHERE superseded_by IN ({marks})", existing)
+        db.execute(f"UPDATE episodes SET supersedes = NULL WHERE supersedes IN ({marks})", existing)
+        for memory_id, state in revived:
+            db.execute("UPDATE episodes SET state = ?, prior_state = NULL WHERE id = ?", (state, memory_id))
+            self._sync_vector_state(db, [memory_id], state)
+        for table in TABLES.values():
+            db.execute(f"DELETE FROM {table} WHERE id IN ({marks})", existing)
+        return existing
 
     def _mark_superseded(self, db: Any, old_id: str, new_id: str) -> None:
         updated = db.execute(
@@ -236,35 +278,6 @@ class SQLiteStorage(SQLiteRecords, Storage):
                         ],
                     )
 
-    def iter_memories(
-        self, agent: str | None, states: Sequence[str], memory_types: Sequence[str] | None = None
-    ) -> Iterator[Memory]:
-        for memory_type in memory_types or TABLES:
-            columns = COLUMNS[memory_type]
-            sql = f"SELECT {', '.join(columns)} FROM {TABLES[memory_type]} WHERE state IN ({placeholders(states)})"
-            params: list[Any] = list(states)
-            if agent is not None:
-                sql += " AND agent = ?"
-                params.append(agent)
-            with self._read() as db:
-                rows = db.execute(sql + " ORDER BY id", params).fetchall()
-            for row in rows:
-                yield row_to_memory(memory_type, row)
-
-    def unconsolidated_episodes(self, agent: str, states: Sequence[str], up_to: str | None = None) -> list[Episode]:
-        columns = COLUMNS["episodic"]
-        sql = (
-            f"SELECT {', '.join(columns)} FROM episodes WHERE agent = ? AND consolidated = 0 "
-            f"AND state IN ({placeholders(states)})"
-        )
-        params: list[Any] = [agent, *states]
-        if up_to is not None:
-            sql += " AND id <= ?"
-            params.append(up_to)
-        with self._read() as db:
-            rows = db.execute(sql + " ORDER BY id", params).fetchall()
-        return [row_to_memory("episodic", row) for row in rows]  # type: ignore[misc]
-
     def record_retrievals(self, ids: Sequence[str], at: datetime) -> None:
         if not ids:
             return
@@ -276,134 +289,6 @@ class SQLiteStorage(SQLiteRecords, Storage):
                     f"last_reinforced_at = ? WHERE id IN ({placeholders(ids)})",
                     (stamp, stamp, *ids),
                 )
-
-    # -- reads ------------------------------------------------------------------------------------------------
-
-    def knn(self, vector: np.ndarray, k: int, where: VectorFilter) -> list[VectorHit]:
-        if k <= 0:
-            return []
-        query = np.ascontiguousarray(vector, dtype=np.float32).tobytes()
-        sql = [f"SELECT memory_id, memory_type, distance FROM {VECTOR_TABLE} WHERE embedding MATCH ? AND k = ?"]
-        params: list[Any] = [query, int(k)]
-        if where.agent is not None:
-            sql.append("AND agent = ?")
-            params.append(where.agent)
-        for column, values in (("memory_type", where.memory_types), ("state", where.states), ("source", where.sources)):
-            if values is not None:
-                if not values:
-                    return []
-                sql.append(f"AND {column} IN ({placeholders(values)})")
-                params.extend(values)
-        if where.consolidated is not None:
-            sql.append("AND consolidated = ?")
-            params.append(int(where.consolidated))
-        if where.tags is not None:
-            if not where.tags:
-                return []
-            sql.append(
-                "AND rowid IN (SELECT r.rowid FROM memory_tags t "
-                "JOIN memory_vector_rows r ON r.memory_id = t.memory_id "
-                f"WHERE t.tag IN ({placeholders(where.tags)}))"
-            )
-            params.extend(where.tags)
-        with self._read() as db:
-            rows = db.execute(" ".join(sql), params).fetchall()
-        rows.sort(key=lambda row: row[2])  # several partitions each return their own k nearest
-        hits: dict[str, VectorHit] = {}
-        for memory_id, memory_type, distance in rows:  # nearest first; keep a memory's best chunk
-            if memory_id not in hits:
-                hits[memory_id] = VectorHit(memory_id, memory_type, float(distance))
-        return list(hits.values())[:k]
-
-    def get_memories(self, ids: Iterable[str], memory_types: Mapping[str, str] | None = None) -> dict[str, Memory]:
-        wanted = list(dict.fromkeys(ids))
-        if not wanted:
-            return {}
-        groups: dict[str, list[str]] = {}
-        if memory_types is not None and all(i in memory_types for i in wanted):
-            for memory_id in wanted:
-                groups.setdefault(memory_types[memory_id], []).append(memory_id)
-        else:
-            groups = {memory_type: wanted for memory_type in TABLES}
-        found: dict[str, Memory] = {}
-        with self._read() as db:
-            for memory_type, group in groups.items():
-                columns = COLUMNS[memory_type]
-                rows = db.execute(
-                    f"SELECT {', '.join(columns)} FROM {TABLES[memory_type]} WHERE id IN ({placeholders(group)})",
-                    group,
-                ).fetchall()
-                for row in rows:
-                    found[row[0]] = row_to_memory(memory_type, row)
-        return found
-
-    def get_vectors(self, ids: Sequence[str]) -> dict[str, np.ndarray]:
-        if not ids:
-            return {}
-        with self._read() as db:
-            rows = db.execute(
-                f"SELECT r.memory_id, v.embedding FROM memory_vector_rows r JOIN {VECTOR_TABLE} v ON v.rowid = r.rowid "
-                f"WHERE r.chunk_index = 0 AND r.memory_id IN ({placeholders(ids)})",
-                list(ids),
-            ).fetchall()
-        return {memory_id: np.frombuffer(blob, dtype=np.float32).copy() for memory_id, blob in rows}
-
-    def supersedes_chain(self, episode_id: str) -> list[Episode]:
-        columns = COLUMNS["episodic"]
-        with self._read() as db:
-            rows = db.execute(
-                f"""WITH RECURSIVE chain(id, depth) AS (
-                        SELECT supersedes, 1 FROM episodes WHERE id = ? AND supersedes IS NOT NULL
-                        UNION ALL
-                        SELECT e.supersedes, c.depth + 1 FROM episodes e JOIN chain c ON e.id = c.id
-                        WHERE e.supersedes IS NOT NULL AND c.depth < 1000)
-                    SELECT {", ".join("e." + c for c in columns)} FROM chain c JOIN episodes e ON e.id = c.id
-                    ORDER BY c.depth""",
-                (episode_id,),
-            ).fetchall()
-        return [row_to_memory("episodic", row) for row in rows]  # type: ignore[misc]
-
-    def evidence_origins(self, memory_ids: Sequence[str]) -> dict[str, list[tuple[str, str]]]:
-        origins: dict[str, list[tuple[str, str]]] = {memory_id: [] for memory_id in memory_ids}
-        if not memory_ids:
-            return origins
-        with self._read() as db:
-            for table in ("semantics", "procedures"):
-                rows = db.execute(
-                    f"SELECT m.id, e.source, e.agent FROM {table} m, json_each(m.evidence_episode_ids) j "
-                    f"JOIN episodes e ON e.id = j.value WHERE m.id IN ({placeholders(memory_ids)})",
-                    list(memory_ids),
-                ).fetchall()
-                for memory_id, source, agent in rows:
-                    origins[memory_id].append((source, agent))
-        return origins
-
-    def counts(self, agent: str | None) -> StoreCounts:
-        scope, params = ("WHERE agent = ?", [agent]) if agent is not None else ("", [])
-        with self._read() as db:
-            states = {
-                memory_type: dict(db.execute(f"SELECT state, COUNT(*) FROM {table} {scope} GROUP BY state", params))
-                for memory_type, table in TABLES.items()
-            }
-            contradictions = dict(
-                db.execute(f"SELECT state, COUNT(*) FROM contradictions {scope} GROUP BY state", params)
-            )
-            links = db.execute(f"SELECT COUNT(*) FROM causal_links {scope}", params).fetchone()[0]
-            completed = "WHERE status = 'completed'" + (" AND agent = ?" if agent is not None else "")
-            last = db.execute(f"SELECT MAX(completed_at) FROM consolidation_runs {completed}", params).fetchone()[0]
-            sources = dict(db.execute(f"SELECT source, COUNT(*) FROM episodes {scope} GROUP BY source", params))
-        return StoreCounts(
-            states=states,
-            contradictions=contradictions,
-            causal_links=int(links),
-            last_consolidation=from_iso(last) if last else None,
-            episode_sources=sources,
-        )
-
-    def config(self) -> dict[str, str]:
-        """Every key in the store's ``audrey_config`` table."""
-        with self._read() as db:
-            return dict(db.execute("SELECT key, value FROM audrey_config").fetchall())
 
 
 __all__ = ["SQLiteStorage"]

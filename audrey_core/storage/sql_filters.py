@@ -1,0 +1,68 @@
+"""Compiling metadata filters and scope paths to SQLite SQL (json_extract; exact comparisons, never LIKE)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from ..filters import AllOf, AnyOf, Compare, Filter
+from .connection import placeholders
+
+SCOPE_SEPARATOR = "\x1f"  # the unit separator: refused inside scope labels, so paths encode unambiguously
+_SQL_OPS = {"$gt": ">", "$gte": ">=", "$lt": "<", "$lte": "<="}
+
+
+def encode_scope(scope: Sequence[str]) -> str:
+    """('user', 'john') -> 'user\\x1fjohn\\x1f'; the root scope () -> ''. A prefix's encoding is a string prefix of
+    every scope below it, and only of those (segments end with the separator)."""
+    return "".join(label + SCOPE_SEPARATOR for label in scope)
+
+
+def decode_scope(text: str) -> tuple[str, ...]:
+    """The inverse of :func:`encode_scope`."""
+    return tuple(text.split(SCOPE_SEPARATOR)[:-1]) if text else ()
+
+
+def json_path(key: str) -> str:
+    """A JSON path naming one top-level key literally."""
+    return '$."' + key.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def compile_filter(flt: Filter, column: str) -> tuple[str, list[Any]]:
+    """SQL (and its parameters) testing ``flt`` against the JSON object in ``column``."""
+    if isinstance(flt, (AllOf, AnyOf)):
+        parts = [compile_filter(p, column) for p in flt.parts]
+        joiner = " AND " if isinstance(flt, AllOf) else " OR "
+        return "(" + joiner.join(sql for sql, _ in parts) + ")", [p for _, params in parts for p in params]
+    assert isinstance(flt, Compare)
+    value_sql = f"json_extract({column}, ?)"
+    type_sql = f"json_type({column}, ?)"
+    path = json_path(flt.key)
+    scalar = f"{type_sql} NOT IN ('object', 'array')"
+    if flt.op == "$eq":
+        if flt.value is None:
+            return f"{value_sql} IS NULL", [path]
+        return f"({scalar} AND {value_sql} = ?)", [path, path, _param(flt.value)]
+    if flt.op == "$ne":
+        if flt.value is None:
+            return f"{value_sql} IS NOT NULL", [path]
+        return f"({value_sql} IS NULL OR {type_sql} IN ('object', 'array') OR {value_sql} != ?)", [
+            path, path, path, _param(flt.value)
+        ]  # fmt: skip
+    if flt.op in ("$in", "$nin"):
+        values = [_param(v) for v in flt.value if v is not None]
+        has_null = any(v is None for v in flt.value)
+        inside = f"({scalar} AND {value_sql} IN ({placeholders(values)}))" if values else "0"
+        params = [path, path, *values] if values else []
+        if has_null:
+            inside = f"({inside} OR {value_sql} IS NULL)"
+            params.append(path)
+        if flt.op == "$in":
+            return inside, params
+        return f"NOT {inside}", params
+    typed = "'text'" if isinstance(flt.value, str) else "'integer', 'real'"
+    return f"({type_sql} IN ({typed}) AND {value_sql} {_SQL_OPS[flt.op]} ?)", [path, path, _param(flt.value)]
+
+
+def _param(value: Any) -> Any:
+    return int(value) if isinstance(value, bool) else value

@@ -1,0 +1,252 @@
+"""SQLite storage reads: KNN with every filter inside the scan, fetching, listing, counting."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from ..models import Episode, Memory
+from ..timeutil import from_iso
+from .base import StoreCounts, VectorFilter, VectorHit
+from .connection import placeholders
+from .migrations import VECTOR_TABLE
+from .rows import COLUMNS, TABLES, row_to_memory
+from .sql_filters import compile_filter, decode_scope, encode_scope
+
+
+class SQLiteReads:
+    """Mixed into :class:`SQLiteStorage`; uses its ``_read`` context."""
+
+    def iter_memories(
+        self, agent: str | None, states: Sequence[str], memory_types: Sequence[str] | None = None
+    ) -> Iterator[Memory]:
+        for memory_type in memory_types or TABLES:
+            columns = COLUMNS[memory_type]
+            sql = f"SELECT {', '.join(columns)} FROM {TABLES[memory_type]} WHERE state IN ({placeholders(states)})"
+            params: list[Any] = list(states)
+            if agent is not None:
+                sql += " AND agent = ?"
+                params.append(agent)
+            with self._read() as db:
+                rows = db.execute(sql + " ORDER BY id", params).fetchall()
+            for row in rows:
+                yield row_to_memory(memory_type, row)
+
+    def unconsolidated_episodes(self, agent: str, states: Sequence[str], up_to: str | None = None) -> list[Episode]:
+        columns = COLUMNS["episodic"]
+        sql = (
+            f"SELECT {', '.join(columns)} FROM episodes WHERE agent = ? AND consolidated = 0 "
+            f"AND state IN ({placeholders(states)})"
+        )
+        params: list[Any] = [agent, *states]
+        if up_to is not None:
+            sql += " AND id <= ?"
+            params.append(up_to)
+        with self._read() as db:
+            rows = db.execute(sql + " ORDER BY id", params).fetchall()
+        return [row_to_memory("episodic", row) for row in rows]  # type: ignore[misc]
+
+    def knn(self, vector: np.ndarray, k: int, where: VectorFilter) -> list[VectorHit]:
+        if k <= 0:
+            return []
+        query = np.ascontiguousarray(vector, dtype=np.float32).tobytes()
+        sql = [f"SELECT memory_id, memory_type, distance FROM {VECTOR_TABLE} WHERE embedding MATCH ? AND k = ?"]
+        params: list[Any] = [query, int(k)]
+        if where.agent is not None:
+            sql.append("AND agent = ?")
+            params.append(where.agent)
+        for column, values in (("memory_type", where.memory_types), ("state", where.states), ("source", where.sources)):
+            if values is not None:
+                if not values:
+                    return []
+                sql.append(f"AND {column} IN ({placeholders(values)})")
+                params.extend(values)
+        if where.consolidated is not None:
+            sql.append("AND consolidated = ?")
+            params.append(int(where.consolidated))
+        if where.scope is not None:
+            sql.append("AND scope = ?")
+            params.append(encode_scope(where.scope))
+        if where.tags is not None:
+            if not where.tags:
+                return []
+            sql.append(
+                "AND rowid IN (SELECT r.rowid FROM memory_tags t "
+                "JOIN memory_vector_rows r ON r.memory_id = t.memory_id "
+                f"WHERE t.tag IN ({placeholders(where.tags)}))"
+            )
+            params.extend(where.tags)
+        if where.scope_prefix is not None or where.metadata is not None:
+            selects, sub_params = [], []
+            for memory_type in where.memory_types or TABLES:
+                conditions, values = self._row_conditions(where, "m", vector_side=True)
+                selects.append(
+                    f"SELECT r.rowid FROM memory_vector_rows r JOIN {TABLES[memory_type]} m ON m.id = r.memory_id "
+                    f"WHERE {' AND '.join(conditions)}"
+                )
+                sub_params.extend(values)
+            sql.append(f"AND rowid IN ({' UNION ALL '.join(selects)})")
+            params.extend(sub_params)
+        with self._read() as db:
+            rows = db.execute(" ".join(sql), params).fetchall()
+        rows.sort(key=lambda row: row[2])  # several partitions each return their own k nearest
+        hits: dict[str, VectorHit] = {}
+        for memory_id, memory_type, distance in rows:  # nearest first; keep a memory's best chunk
+            if memory_id not in hits:
+                hits[memory_id] = VectorHit(memory_id, memory_type, float(distance))
+        return list(hits.values())[:k]
+
+    @staticmethod
+    def _row_conditions(where: VectorFilter, alias: str, vector_side: bool = False) -> tuple[list[str], list[Any]]:
+        """SQL conditions on a memory table for ``where``. ``vector_side``: only those vec0 cannot apply itself."""
+        conditions, params = ["1"], []
+        if not vector_side:
+            for column, values in (("state", where.states), ("source", where.sources)):
+                if values is not None:
+                    conditions.append(f"{alias}.{column} IN ({placeholders(values)})")
+                    params.extend(values)
+            if where.agent is not None:
+                conditions.append(f"{alias}.agent = ?")
+                params.append(where.agent)
+            if where.scope is not None:
+                conditions.append(f"{alias}.scope = ?")
+                params.append(encode_scope(where.scope))
+            if where.tags is not None:
+                conditions.append(
+                    f"EXISTS (SELECT 1 FROM memory_tags t WHERE t.memory_id = {alias}.id "
+                    f"AND t.tag IN ({placeholders(where.tags)}))"
+                )
+                params.extend(where.tags)
+        if where.scope_prefix is not None:
+            prefix = encode_scope(where.scope_prefix)
+            conditions.append(f"substr({alias}.scope, 1, ?) = ?")  # exact prefix: no wildcard characters
+            params.extend([len(prefix), prefix])
+        if where.metadata is not None:
+            sql, values = compile_filter(where.metadata, f"{alias}.metadata")
+            conditions.append(sql)
+            params.extend(values)
+        return conditions, params
+
+    def list_memories(
+        self, where: VectorFilter, limit: int, offset: int = 0, newest_first: bool = True
+    ) -> list[Memory]:
+        selects, params = [], []
+        for memory_type in where.memory_types or TABLES:
+            conditions, values = self._row_conditions(where, "m")
+            if where.consolidated is not None and memory_type == "episodic":
+                conditions.append("m.consolidated = ?")
+                values.append(int(where.consolidated))
+            selects.append(
+                f"SELECT m.id, '{memory_type}', m.created_at FROM {TABLES[memory_type]} m "
+                f"WHERE {' AND '.join(conditions)}"
+            )
+            params.extend(values)
+        order = "DESC" if newest_first else "ASC"
+        with self._read() as db:
+            rows = db.execute(
+                f"{' UNION ALL '.join(selects)} ORDER BY 3 {order}, 1 {order} LIMIT ? OFFSET ?",
+                [*params, int(limit), int(offset)],
+            ).fetchall()
+        found = self.get_memories([r[0] for r in rows], {r[0]: r[1] for r in rows})
+        return [found[r[0]] for r in rows if r[0] in found]
+
+    def scopes(self, agent: str | None) -> list[tuple[str, ...]]:
+        scope_sql = " UNION ".join(
+            f"SELECT scope FROM {table}" + (" WHERE agent = ?" if agent is not None else "")
+            for table in TABLES.values()
+        )
+        with self._read() as db:
+            rows = db.execute(scope_sql, [agent] * len(TABLES) if agent is not None else []).fetchall()
+        return sorted(decode_scope(r[0]) for r in rows)
+
+    def get_memories(self, ids: Iterable[str], memory_types: Mapping[str, str] | None = None) -> dict[str, Memory]:
+        wanted = list(dict.fromkeys(ids))
+        if not wanted:
+            return {}
+        groups: dict[str, list[str]] = {}
+        if memory_types is not None and all(i in memory_types for i in wanted):
+            for memory_id in wanted:
+                groups.setdefault(memory_types[memory_id], []).append(memory_id)
+        else:
+            groups = {memory_type: wanted for memory_type in TABLES}
+        found: dict[str, Memory] = {}
+        with self._read() as db:
+            for memory_type, group in groups.items():
+                columns = COLUMNS[memory_type]
+                rows = db.execute(
+                    f"SELECT {', '.join(columns)} FROM {TABLES[memory_type]} WHERE id IN ({placeholders(group)})",
+                    group,
+                ).fetchall()
+                for row in rows:
+                    found[row[0]] = row_to_memory(memory_type, row)
+        return found
+
+    def get_vectors(self, ids: Sequence[str]) -> dict[str, np.ndarray]:
+        if not ids:
+            return {}
+        with self._read() as db:
+            rows = db.execute(
+                f"SELECT r.memory_id, v.embedding FROM memory_vector_rows r JOIN {VECTOR_TABLE} v ON v.rowid = r.rowid "
+                f"WHERE r.chunk_index = 0 AND r.memory_id IN ({placeholders(ids)})",
+                list(ids),
+            ).fetchall()
+        return {memory_id: np.frombuffer(blob, dtype=np.float32).copy() for memory_id, blob in rows}
+
+    def supersedes_chain(self, episode_id: str) -> list[Episode]:
+        columns = COLUMNS["episodic"]
+        with self._read() as db:
+            rows = db.execute(
+                f"""WITH RECURSIVE chain(id, depth) AS (
+                        SELECT supersedes, 1 FROM episodes WHERE id = ? AND supersedes IS NOT NULL
+                        UNION ALL
+                        SELECT e.supersedes, c.depth + 1 FROM episodes e JOIN chain c ON e.id = c.id
+                        WHERE e.supersedes IS NOT NULL AND c.depth < 1000)
+                    SELECT {", ".join("e." + c for c in columns)} FROM chain c JOIN episodes e ON e.id = c.id
+                    ORDER BY c.depth""",
+                (episode_id,),
+            ).fetchall()
+        return [row_to_memory("episodic", row) for row in rows]  # type: ignore[misc]
+
+    def evidence_origins(self, memory_ids: Sequence[str]) -> dict[str, list[tuple[str, str]]]:
+        origins: dict[str, list[tuple[str, str]]] = {memory_id: [] for memory_id in memory_ids}
+        if not memory_ids:
+            return origins
+        with self._read() as db:
+            for table in ("semantics", "procedures"):
+                rows = db.execute(
+                    f"SELECT m.id, e.source, e.agent FROM {table} m, json_each(m.evidence_episode_ids) j "
+                    f"JOIN episodes e ON e.id = j.value WHERE m.id IN ({placeholders(memory_ids)})",
+                    list(memory_ids),
+                ).fetchall()
+                for memory_id, source, agent in rows:
+                    origins[memory_id].append((source, agent))
+        return origins
+
+    def counts(self, agent: str | None) -> StoreCounts:
+        scope, params = ("WHERE agent = ?", [agent]) if agent is not None else ("", [])
+        with self._read() as db:
+            states = {
+                memory_type: dict(db.execute(f"SELECT state, COUNT(*) FROM {table} {scope} GROUP BY state", params))
+                for memory_type, table in TABLES.items()
+            }
+            contradictions = dict(
+                db.execute(f"SELECT state, COUNT(*) FROM contradictions {scope} GROUP BY state", params)
+            )
+            links = db.execute(f"SELECT COUNT(*) FROM causal_links {scope}", params).fetchone()[0]
+            completed = "WHERE status = 'completed'" + (" AND agent = ?" if agent is not None else "")
+            last = db.execute(f"SELECT MAX(completed_at) FROM consolidation_runs {completed}", params).fetchone()[0]
+            sources = dict(db.execute(f"SELECT source, COUNT(*) FROM episodes {scope} GROUP BY source", params))
+        return StoreCounts(
+            states=states,
+            contradictions=contradictions,
+            causal_links=int(links),
+            last_consolidation=from_iso(last) if last else None,
+            episode_sources=sources,
+        )
+
+    def config(self) -> dict[str, str]:
+        """Every key in the store's ``audrey_config`` table."""
+        with self._read() as db:
+            return dict(db.execute("SELECT key, value FROM audrey_config").fetchall())
