@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-import asyncio
 import threading
-from collections.abc import AsyncIterator, Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -15,6 +14,7 @@ from . import decay as decay_stage
 from . import encode as encode_stage
 from . import recall as recall_stage
 from . import rollback as rollback_stage
+from .aio import AsyncTwins
 from .config import AudreyConfig
 from .context import StageContext
 from .embedding import QueryCache, SentenceTransformerEmbedder, check_embedder, to_matrix
@@ -39,9 +39,10 @@ from .worker import BatchWorker
 
 T = TypeVar("T")
 _END = object()
+RECALL_FILTERS = frozenset({"states", "filter", "scope", "scope_prefix"})
 
 
-class Audrey:
+class Audrey(AsyncTwins):
     """A memory for one agent: encode observations, recall them by meaning, ranked by confidence.
 
     ``path`` is a SQLite file (created with its parent folder if missing) or ``":memory:"``. ``embedder`` defaults
@@ -147,30 +148,34 @@ class Audrey:
         metadata: dict[str, Any] | None = None,
         *,
         derived_from: Sequence[str] | None = None,
+        id: str | None = None,
+        scope: Sequence[str] | None = None,
+        key: str | None = None,
     ) -> str:
-        """Store one observation as an immutable episode and return its id (a ULID).
+        """Store one observation as an immutable episode and return its id (a ULID unless ``id`` is given).
 
         ``supersedes`` names an episode this one corrects (it is marked superseded, never edited).
         ``derived_from`` names memories this one was drawn from (an inference from recalled memories): its lineage,
-        so that it can never count as independent evidence for them.
+        so that it can never count as independent evidence for them. ``scope`` places it on a path inside the
+        agent's memory (e.g. ``("user", "alice")``); ``key`` is the caller's name for it there.
         """
         request = encode_stage.check_request(
-            content, source, salience, tags, causal, supersedes, metadata, derived_from
+            content, source, salience, tags, causal, supersedes, metadata, derived_from, id, scope, key
         )
         return self._encode([request])[0]
 
-    def encode_batch(self, items: Sequence[dict[str, Any] | str]) -> list[str]:
+    def encode_batch(self, items: Sequence[dict[str, Any] | str], *, replace: bool = False) -> list[str]:
         """Store many observations with one embedding call (per provider batch limit) and one transaction.
 
         Each item is a dict with ``content`` and any of encode's keyword arguments, or a plain string. If any item is
-        invalid nothing is stored.
+        invalid nothing is stored. With ``replace``, an item whose ``id`` already exists replaces that memory.
         """
         if isinstance(items, (str, bytes)) or not isinstance(items, Sequence):
             raise InvalidInputError("encode_batch takes a list of dicts (or strings)")
         requests = [encode_stage.request_from_item(item, i) for i, item in enumerate(items)]
-        return self._encode(requests) if requests else []
+        return self._encode(requests, replace=replace) if requests else []
 
-    def _encode(self, requests: Sequence[encode_stage.EncodeRequest]) -> list[str]:
+    def _encode(self, requests: Sequence[encode_stage.EncodeRequest], replace: bool = False) -> list[str]:
         self._check_open()
         episodes = encode_stage.encode_episodes(
             self.storage,
@@ -179,6 +184,7 @@ class Audrey:
             agent=self.agent,
             now=self.clock(),
             confidence=self.config.confidence,
+            replace=replace,
         )
         if self.events.has_handlers("encode"):
             for episode in episodes:
@@ -204,18 +210,19 @@ class Audrey:
         sources: Sequence[str] | None = None,
         include_dormant: bool = False,
         include_provenance: bool = False,
-        *,
-        states: Sequence[str] | None = None,
+        **filters: Any,
     ) -> list[RecallResult]:
         """Memories relevant to ``query``, best first by similarity x confidence.
 
         Filters run inside the vector search: ``types`` (episodic / semantic / procedural), ``tags`` (any of),
-        ``sources``, ``states`` (default active, disputed, context_dependent; ``include_dormant`` adds dormant).
-        Semantic and procedural memories returned are reinforced, except the agent's own unsupported inferences.
+        ``sources``, ``states`` (default active, disputed, context_dependent; ``include_dormant`` adds dormant),
+        ``filter`` (metadata, see :mod:`audrey_core.filters`), ``scope`` (exactly) or ``scope_prefix`` (a scope and
+        everything below it). Semantic and procedural memories returned are reinforced, except the agent's own
+        unsupported inferences.
         """
         return list(
             self.recall_stream(
-                query, limit, min_confidence, types, tags, sources, include_dormant, include_provenance, states=states
+                query, limit, min_confidence, types, tags, sources, include_dormant, include_provenance, **filters
             )
         )
 
@@ -229,12 +236,14 @@ class Audrey:
         sources: Sequence[str] | None = None,
         include_dormant: bool = False,
         include_provenance: bool = False,
-        *,
-        states: Sequence[str] | None = None,
+        **filters: Any,
     ) -> Iterator[RecallResult]:
         """Like :meth:`recall`, yielding one result at a time; only what the consumer takes is reinforced."""
         if not isinstance(query, str) or not query.strip():
             raise InvalidInputError("query must be a non-empty string")
+        unknown = set(filters) - RECALL_FILTERS
+        if unknown:
+            raise InvalidInputError(f"unknown recall options {sorted(unknown)}; filters are {sorted(RECALL_FILTERS)}")
         options = recall_stage.check_options(
             agent=self.agent,
             limit=limit,
@@ -244,7 +253,7 @@ class Audrey:
             sources=sources,
             include_dormant=include_dormant,
             include_provenance=include_provenance,
-            states=states,
+            **filters,
         )
         self._check_open()
         return self._stream(self._queries.vector(query), options)
@@ -346,89 +355,62 @@ class Audrey:
         self._check_open()
         return self.storage.get_memory(memory_id)
 
+    def get_many(self, ids: Sequence[str]) -> list[Memory | None]:
+        """The memories with these ids, in the same order (``None`` where there is none)."""
+        self._check_open()
+        found = self.storage.get_memories(ids)
+        return [found.get(i) for i in ids]
+
+    def vectors(self, ids: Sequence[str]) -> dict[str, np.ndarray]:
+        """The stored embedding of each memory that exists."""
+        self._check_open()
+        return self.storage.get_vectors(list(ids))
+
+    def list_memories(
+        self,
+        limit: int = 10,
+        offset: int = 0,
+        types: Sequence[str] | None = None,
+        include_dormant: bool = False,
+        **filters: Any,
+    ) -> list[Memory]:
+        """This agent's memories without a query, newest first, with paging; same filters as :meth:`recall`."""
+        self._check_open()
+        if isinstance(offset, bool) or not isinstance(offset, int) or offset < 0:
+            raise InvalidInputError(f"offset must be a non-negative int, got {offset!r}")
+        unknown = set(filters) - RECALL_FILTERS - {"tags", "sources"}
+        if unknown:
+            raise InvalidInputError(f"unknown options {sorted(unknown)}")
+        options = recall_stage.check_options(
+            agent=self.agent, limit=limit, types=types, include_dormant=include_dormant, **filters
+        )
+        return self.storage.list_memories(options.where, options.limit, offset)
+
+    def scopes(self) -> list[tuple[str, ...]]:
+        """Every scope that holds at least one of this agent's memories, sorted."""
+        self._check_open()
+        return self.storage.scopes(self.agent)
+
+    def forget(self, ids: Sequence[str]) -> list[str]:
+        """Delete memories for good (explicit forgetting, unlike decay); return the ids that existed.
+
+        Only this agent's memories are deleted; an audit entry records what was forgotten."""
+        self._check_open()
+        if isinstance(ids, str) or not isinstance(ids, Sequence):
+            raise InvalidInputError("forget takes a list of memory ids")
+        mine = [m.id for m in self.storage.get_memories(ids).values() if m.agent == self.agent]
+        with self.storage.transaction():
+            deleted = self.storage.delete_memories(mine)
+            if deleted:
+                self.storage.audit(self.agent, "forget", None, {"ids": deleted}, self.clock())
+        if deleted:
+            self._context.emit("forget", {"memory_ids": deleted})
+        return deleted
+
     def introspect(self, all_agents: bool = False) -> Introspection:
         """Counts by type and state, contradictions, causal links, last consolidation, sources, embedding model."""
         self._check_open()
         return introspect(self.storage, None if all_agents else self.agent)
-
-    # -- async twins (the core is synchronous; these run it off the event loop) -------------------------------
-
-    async def _in_thread(self, call: Callable[..., T], *args: Any, **kwargs: Any) -> T:
-        return await asyncio.to_thread(call, *args, **kwargs)
-
-    async def aencode(self, content: str, **kwargs: Any) -> str:
-        """Async :meth:`encode`."""
-        return await self._in_thread(self.encode, content, **kwargs)
-
-    async def aencode_batch(self, items: Sequence[dict[str, Any] | str]) -> list[str]:
-        """Async :meth:`encode_batch`."""
-        return await self._in_thread(self.encode_batch, items)
-
-    async def arecall(self, query: str, **kwargs: Any) -> list[RecallResult]:
-        """Async :meth:`recall`."""
-        return await self._in_thread(self.recall, query, **kwargs)
-
-    async def arecall_by_vector(self, vector: Sequence[float] | np.ndarray, **kwargs: Any) -> list[RecallResult]:
-        """Async :meth:`recall_by_vector`."""
-        return await self._in_thread(self.recall_by_vector, vector, **kwargs)
-
-    async def arecall_stream(self, query: str, **kwargs: Any) -> AsyncIterator[RecallResult]:
-        """Async :meth:`recall_stream`: ``async for r in brain.arecall_stream(...)``."""
-        stream = await self._in_thread(self.recall_stream, query, **kwargs)
-        try:
-            while True:
-                item = await self._in_thread(next, stream, _END)
-                if item is _END:
-                    return
-                yield item  # type: ignore[misc]
-        finally:
-            await self._in_thread(stream.close)
-
-    async def aconsolidate(self) -> ConsolidationRun:
-        """Async :meth:`consolidate`."""
-        return await self._in_thread(self.consolidate)
-
-    async def adecay(self) -> DecayReport:
-        """Async :meth:`decay`."""
-        return await self._in_thread(self.decay)
-
-    async def arollback(self, run_id: str) -> ConsolidationRun:
-        """Async :meth:`rollback`."""
-        return await self._in_thread(self.rollback, run_id)
-
-    async def aconsolidation_history(self) -> list[ConsolidationRun]:
-        """Async :meth:`consolidation_history`."""
-        return await self._in_thread(self.consolidation_history)
-
-    async def acontradictions(self, states: Sequence[str] | None = None) -> list[Contradiction]:
-        """Async :meth:`contradictions`."""
-        return await self._in_thread(self.contradictions, states)
-
-    async def acausal_links(self, memory_id: str | None = None) -> list[CausalLink]:
-        """Async :meth:`causal_links`."""
-        return await self._in_thread(self.causal_links, memory_id)
-
-    async def aget(self, memory_id: str) -> Memory | None:
-        """Async :meth:`get`."""
-        return await self._in_thread(self.get, memory_id)
-
-    async def aintrospect(self, all_agents: bool = False) -> Introspection:
-        """Async :meth:`introspect`."""
-        return await self._in_thread(self.introspect, all_agents)
-
-    async def await_for_idle(self, timeout: float | None = None) -> bool:
-        """Async :meth:`wait_for_idle`."""
-        return await self._in_thread(self.wait_for_idle, timeout)
-
-    async def aclose(self) -> None:
-        """Async :meth:`close`."""
-        await self._in_thread(self.close)
-
-    async def __aenter__(self) -> Audrey:
-        return self
-
-    async def __aexit__(self, *exc: object) -> None:
-        await self.aclose()
 
     def __repr__(self) -> str:
         path = getattr(self.storage, "path", "?")

@@ -16,7 +16,10 @@ from .ids import new_ulid
 from .models import Episode
 from .storage import Storage
 
-ENCODE_FIELDS = frozenset({"content", "source", "salience", "tags", "causal", "supersedes", "metadata", "derived_from"})
+ENCODE_FIELDS = frozenset(
+    {"content", "source", "salience", "tags", "causal", "supersedes", "metadata", "derived_from", "id", "scope", "key"}
+)
+MAX_ID_LENGTH = 512
 
 
 @dataclass(frozen=True)
@@ -32,6 +35,9 @@ class EncodeRequest:
     supersedes: str | None
     metadata: dict[str, Any]
     derived_from: tuple[str, ...] = ()
+    id: str | None = None
+    scope: tuple[str, ...] = ()
+    key: str | None = None
 
 
 def check_request(
@@ -43,6 +49,9 @@ def check_request(
     supersedes: Any = None,
     metadata: Any = None,
     derived_from: Any = None,
+    id: Any = None,
+    scope: Any = None,
+    key: Any = None,
 ) -> EncodeRequest:
     """Validate one encode's arguments; raise :class:`InvalidInputError` saying what is wrong."""
     if not isinstance(content, str):
@@ -65,6 +74,9 @@ def check_request(
         supersedes=_check_supersedes(supersedes),
         metadata=check_metadata(metadata),
         derived_from=_check_ids("derived_from", derived_from),
+        id=_check_name("id", id),
+        scope=check_scope(scope),
+        key=_check_name("key", key),
     )
 
 
@@ -108,6 +120,30 @@ def _causal_part(causal: Any, key: str) -> str | None:
     if value is not None and (not isinstance(value, str) or not value.strip()):
         raise InvalidInputError(f"causal {key} must be a non-empty string, got {value!r}")
     return value
+
+
+def _check_name(name: str, value: Any) -> str | None:
+    if value is None:
+        return None
+    if not isinstance(value, str) or not value or len(value) > MAX_ID_LENGTH:
+        raise InvalidInputError(
+            f"{name} must be a non-empty string of at most {MAX_ID_LENGTH} characters, got {value!r}"
+        )
+    return value
+
+
+def check_scope(scope: Any) -> tuple[str, ...]:
+    """A scope path: a list of non-empty string labels (``()`` or ``None`` is the root)."""
+    if scope is None:
+        return ()
+    if isinstance(scope, str) or not isinstance(scope, (list, tuple)):
+        raise InvalidInputError(f"scope must be a tuple of strings such as ('user', 'alice'), got {scope!r}")
+    for label in scope:
+        if not isinstance(label, str) or not label or "\x1f" in label:
+            raise InvalidInputError(
+                f"scope labels must be non-empty strings without the \\x1f character, got {label!r}"
+            )
+    return tuple(scope)
 
 
 def _check_ids(name: str, ids: Any) -> tuple[str, ...]:
@@ -184,14 +220,20 @@ def encode_episodes(
     agent: str,
     now: datetime,
     confidence: ConfidenceConfig,
+    replace: bool = False,
 ) -> list[Episode]:
-    """Embed all requests (one call per provider batch) and store them in one transaction."""
+    """Embed all requests (one call per provider batch) and store them in one transaction.
+
+    Caller-chosen ids must be new unless ``replace``, which swaps out the stored memory of that id."""
     check_references(storage, requests, agent)
+    check_ids(storage, requests, replace)
     vectors = embed_texts(embedder, [r.content for r in requests])
     episodes = [
         Episode(
-            id=new_ulid(now),
+            id=r.id or new_ulid(now),
             agent=agent,
+            scope=r.scope,
+            key=r.key,
             content=r.content,
             source=r.source,
             source_reliability=confidence.source_reliability[r.source],
@@ -207,5 +249,16 @@ def encode_episodes(
         )
         for r in requests
     ]
-    storage.insert_memories(episodes, vectors)
+    storage.insert_memories(episodes, vectors, replace=replace)
     return episodes
+
+
+def check_ids(storage: Storage, requests: Sequence[EncodeRequest], replace: bool) -> None:
+    """Caller-chosen ids are unique in the batch, and new unless replacing."""
+    chosen = [r.id for r in requests if r.id is not None]
+    if len(chosen) != len(set(chosen)):
+        raise InvalidInputError("the same id appears twice in one batch")
+    if chosen and not replace:
+        taken = sorted(storage.get_memories(chosen))
+        if taken:
+            raise InvalidInputError(f"memory ids already exist: {', '.join(taken)}; pass replace=True to replace them")

@@ -16,6 +16,7 @@ log = logging.getLogger("audrey_core.events")
 
 EVENTS: tuple[str, ...] = (
     "encode",
+    "forget",
     "reinforcement",
     "contradiction",
     "reopen",

@@ -16,8 +16,9 @@ import numpy as np
 
 from .confidence import ConfidenceBreakdown, confidence
 from .config import MEMORY_TYPES, RECALLABLE_STATES, SOURCES, STATES, ConfidenceConfig, RecallConfig
-from .encode import check_tags
+from .encode import check_scope, check_tags
 from .errors import InvalidInputError
+from .filters import parse_filter
 from .models import Episode, Memory, Procedure, Provenance, RecallResult, Semantic
 from .storage import Storage, VectorFilter, VectorHit
 from .timeutil import days_between
@@ -46,6 +47,9 @@ def check_options(
     include_dormant: Any = False,
     include_provenance: Any = False,
     states: Any = None,
+    filter: Any = None,
+    scope: Any = None,
+    scope_prefix: Any = None,
 ) -> RecallOptions:
     """Validate recall's arguments; raise :class:`InvalidInputError` saying what is wrong."""
     if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1:
@@ -65,6 +69,9 @@ def check_options(
         states=chosen_states,
         sources=_choice("sources", sources, SOURCES),
         tags=check_tags(tags) or None if tags is not None else None,
+        metadata=parse_filter(filter),
+        scope=check_scope(scope) if scope is not None else None,
+        scope_prefix=check_scope(scope_prefix) or None if scope_prefix is not None else None,
     )
     return RecallOptions(int(limit), float(min_confidence), where, bool(include_provenance))
 

@@ -57,9 +57,10 @@ def compile_filter(flt: Filter, column: str) -> tuple[str, list[Any]]:
         if has_null:
             inside = f"({inside} OR {value_sql} IS NULL)"
             params.append(path)
+        # COALESCE: a missing key makes the test NULL, and NOT NULL would drop the row from $nin.
         if flt.op == "$in":
-            return inside, params
-        return f"NOT {inside}", params
+            return f"COALESCE({inside}, 0)", params
+        return f"NOT COALESCE({inside}, 0)", params
     typed = "'text'" if isinstance(flt.value, str) else "'integer', 'real'"
     return f"({type_sql} IN ({typed}) AND {value_sql} {_SQL_OPS[flt.op]} ?)", [path, path, _param(flt.value)]
 
