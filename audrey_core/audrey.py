@@ -15,6 +15,7 @@ from . import encode as encode_stage
 from . import recall as recall_stage
 from . import rollback as rollback_stage
 from .aio import AsyncTwins
+from .confidence import ConfidenceBreakdown
 from .config import AudreyConfig
 from .context import StageContext
 from .embedding import QueryCache, SentenceTransformerEmbedder, check_embedder, to_matrix
@@ -360,6 +361,17 @@ class Audrey(AsyncTwins):
         self._check_open()
         found = self.storage.get_memories(ids)
         return [found.get(i) for i in ids]
+
+    def embed_query(self, text: str) -> np.ndarray:
+        """The embedding recall would use for ``text`` (cached)."""
+        self._check_open()
+        if not isinstance(text, str) or not text.strip():
+            raise InvalidInputError("query must be a non-empty string")
+        return self._queries.vector(text)
+
+    def confidence(self, memory: Memory) -> ConfidenceBreakdown:
+        """``memory``'s confidence now, with its parts."""
+        return recall_stage.memory_confidence(memory, self.clock(), self.config.confidence)
 
     def vectors(self, ids: Sequence[str]) -> dict[str, np.ndarray]:
         """The stored embedding of each memory that exists."""

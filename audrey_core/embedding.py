@@ -101,7 +101,15 @@ class QueryCache:
                 self._items.move_to_end(text)
                 self.hits += 1
                 return cached
-        vector = embed_texts(self.embedder, [text])[0]
+        embed_query = getattr(self.embedder, "embed_query", None)  # some models embed queries differently
+        if embed_query is not None:
+            try:
+                raw = [embed_query(text)]
+            except Exception as exc:
+                raise EmbeddingError(f"embedder {self.embedder.model_name!r} failed on a query: {exc}") from exc
+            vector = to_matrix(raw, 1, self.embedder.dimensions, self.embedder.model_name)[0]
+        else:
+            vector = embed_texts(self.embedder, [text])[0]
         vector.setflags(write=False)
         with self._lock:
             self.misses += 1

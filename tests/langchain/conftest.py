@@ -1,0 +1,15 @@
+"""Fixtures for the LangChain tests: Audrey on a real SQLite file with the deterministic embedder."""
+
+from __future__ import annotations
+
+import pytest
+
+from audrey_core import Audrey
+
+from ..conftest import SYNC
+
+
+@pytest.fixture
+def lc_brain(tmp_path, embedder, clock):
+    with Audrey(tmp_path / "lc.db", agent="lc", embedder=embedder, clock=clock, config=SYNC) as brain:
+        yield brain
