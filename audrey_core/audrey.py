@@ -18,7 +18,7 @@ from .aio import AsyncTwins
 from .confidence import ConfidenceBreakdown
 from .config import AudreyConfig
 from .context import StageContext
-from .embedding import QueryCache, SentenceTransformerEmbedder, check_embedder, to_matrix
+from .embedding import QueryCache, SentenceTransformerEmbedder, check_embedder, count_tokens, to_matrix
 from .errors import ClosedError, ConfigurationError, InvalidInputError
 from .events import EventBus, Handler
 from .introspect import introspect
@@ -40,7 +40,8 @@ from .worker import BatchWorker
 
 T = TypeVar("T")
 _END = object()
-RECALL_FILTERS = frozenset({"states", "filter", "scope", "scope_prefix"})
+RECALL_FILTERS = frozenset({"states", "filter", "scope", "scope_prefix", "scoped"})
+STREAM_OPTIONS = frozenset({"token_budget"})
 
 
 class Audrey(AsyncTwins):
@@ -218,8 +219,9 @@ class Audrey(AsyncTwins):
         Filters run inside the vector search: ``types`` (episodic / semantic / procedural), ``tags`` (any of),
         ``sources``, ``states`` (default active, disputed, context_dependent; ``include_dormant`` adds dormant),
         ``filter`` (metadata, see :mod:`audrey_core.filters`), ``scope`` (exactly) or ``scope_prefix`` (a scope and
-        everything below it). Semantic and procedural memories returned are reinforced, except the agent's own
-        unsupported inferences.
+        everything below it), ``scoped=True`` (anything but the root scope). ``token_budget=N`` stops before the
+        returned contents would exceed N tokens (the embedder's tokenizer, or about 4 characters per token).
+        Semantic and procedural memories returned are reinforced, except the agent's own unsupported inferences.
         """
         return list(
             self.recall_stream(
@@ -242,6 +244,7 @@ class Audrey(AsyncTwins):
         """Like :meth:`recall`, yielding one result at a time; only what the consumer takes is reinforced."""
         if not isinstance(query, str) or not query.strip():
             raise InvalidInputError("query must be a non-empty string")
+        budget = _check_budget(filters.pop("token_budget", None))
         unknown = set(filters) - RECALL_FILTERS
         if unknown:
             raise InvalidInputError(f"unknown recall options {sorted(unknown)}; filters are {sorted(RECALL_FILTERS)}")
@@ -257,7 +260,7 @@ class Audrey(AsyncTwins):
             **filters,
         )
         self._check_open()
-        return self._stream(self._queries.vector(query), options)
+        return self._stream(self._queries.vector(query), options, budget)
 
     def recall_by_vector(
         self, vector: Sequence[float] | np.ndarray, limit: int = 10, **options: Any
@@ -265,10 +268,13 @@ class Audrey(AsyncTwins):
         """:meth:`recall` for a query vector you already have (same options)."""
         self._check_open()
         matrix = to_matrix([vector], 1, self.embedder.dimensions, "query vector")
+        budget = _check_budget(options.pop("token_budget", None))
         checked = recall_stage.check_options(agent=self.agent, limit=limit, **options)
-        return list(self._stream(matrix[0], checked))
+        return list(self._stream(matrix[0], checked, budget))
 
-    def _stream(self, vector: np.ndarray, options: recall_stage.RecallOptions) -> Iterator[RecallResult]:
+    def _stream(
+        self, vector: np.ndarray, options: recall_stage.RecallOptions, budget: int | None = None
+    ) -> Iterator[RecallResult]:
         now = self.clock()
         ranked = recall_stage.rank(
             self.storage,
@@ -278,14 +284,19 @@ class Audrey(AsyncTwins):
             confidence_cfg=self.config.confidence,
             recall_cfg=self.config.recall,
         )
-        return self._yield_ranked(ranked, options.include_provenance, now)
+        return self._yield_ranked(ranked, options.include_provenance, now, budget)
 
     def _yield_ranked(
-        self, ranked: list[recall_stage.Ranked], with_provenance: bool, now: Any
+        self, ranked: list[recall_stage.Ranked], with_provenance: bool, now: Any, budget: int | None = None
     ) -> Iterator[RecallResult]:
         taken: list[Memory] = []
+        spent = 0
         try:
             for item in ranked:
+                if budget is not None:
+                    spent += count_tokens(self.embedder, item.memory.content)
+                    if spent > budget:
+                        return  # stop before the budget is exceeded
                 prov = recall_stage.provenance(self.storage, item.memory) if with_provenance else None
                 taken.append(item.memory)
                 yield recall_stage.to_result(item, prov)
@@ -427,3 +438,11 @@ class Audrey(AsyncTwins):
     def __repr__(self) -> str:
         path = getattr(self.storage, "path", "?")
         return f"Audrey(path={path!r}, agent={self.agent!r}, embedder={self.embedder!r})"
+
+
+def _check_budget(budget: Any) -> int | None:
+    if budget is None:
+        return None
+    if isinstance(budget, bool) or not isinstance(budget, int) or budget < 1:
+        raise InvalidInputError(f"token_budget must be a positive int, got {budget!r}")
+    return budget

@@ -82,6 +82,24 @@ def embed_texts(embedder: Any, texts: Sequence[str]) -> np.ndarray:
     return parts[0] if len(parts) == 1 else np.vstack(parts)
 
 
+CHARS_PER_TOKEN = 4  # the estimate when an embedder has no tokenizer: about 4 characters per token in English
+
+
+def count_tokens(embedder: Any, text: str) -> int:
+    """Tokens in ``text`` by the embedder's own tokenizer when it has one, else ceil(len / 4)."""
+    tokenizer = getattr(embedder, "tokenizer", None) if _has_loaded_tokenizer(embedder) else None
+    if tokenizer is not None and hasattr(tokenizer, "encode"):
+        return len(tokenizer.encode(text, add_special_tokens=False))
+    return -(-len(text) // CHARS_PER_TOKEN)
+
+
+def _has_loaded_tokenizer(embedder: Any) -> bool:
+    # SentenceTransformerEmbedder.tokenizer would load the model; only use it once it is loaded anyway.
+    if isinstance(embedder, SentenceTransformerEmbedder):
+        return (embedder.model_name, embedder.device) in _loaded_models
+    return hasattr(embedder, "tokenizer")
+
+
 class QueryCache:
     """LRU cache of query text -> vector, so repeated recalls of the same text skip the model (seed 004)."""
 

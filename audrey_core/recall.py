@@ -50,6 +50,7 @@ def check_options(
     filter: Any = None,
     scope: Any = None,
     scope_prefix: Any = None,
+    scoped: Any = False,
 ) -> RecallOptions:
     """Validate recall's arguments; raise :class:`InvalidInputError` saying what is wrong."""
     if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1:
@@ -72,6 +73,7 @@ def check_options(
         metadata=parse_filter(filter),
         scope=check_scope(scope) if scope is not None else None,
         scope_prefix=check_scope(scope_prefix) or None if scope_prefix is not None else None,
+        scoped=bool(scoped),
     )
     return RecallOptions(int(limit), float(min_confidence), where, bool(include_provenance))
 

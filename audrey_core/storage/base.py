@@ -63,12 +63,13 @@ class VectorFilter:
     scope: tuple[str, ...] | None = None
     scope_prefix: tuple[str, ...] | None = None
     metadata: Filter | None = None
+    scoped: bool = False  # only memories below the root scope
 
     @property
     def is_narrowed(self) -> bool:
         """True when anything beyond the agent and default states restricts the search."""
         narrowing = (self.memory_types, self.sources, self.tags, self.consolidated, self.scope_prefix, self.metadata)
-        return any(x is not None for x in narrowing)
+        return self.scoped or any(x is not None for x in narrowing)
 
 
 @dataclass(frozen=True)

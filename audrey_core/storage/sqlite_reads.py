@@ -69,6 +69,8 @@ class SQLiteReads:
         if where.scope is not None:
             sql.append("AND scope = ?")
             params.append(encode_scope(where.scope))
+        if where.scoped:
+            sql.append("AND scope != ''")
         if where.tags is not None:
             if not where.tags:
                 return []
@@ -113,6 +115,8 @@ class SQLiteReads:
             if where.scope is not None:
                 conditions.append(f"{alias}.scope = ?")
                 params.append(encode_scope(where.scope))
+            if where.scoped:
+                conditions.append(f"{alias}.scope != ''")
             if where.tags is not None:
                 conditions.append(
                     f"EXISTS (SELECT 1 FROM memory_tags t WHERE t.memory_id = {alias}.id "

@@ -1,0 +1,129 @@
+"""AudreyMemoryMiddleware in real create_agent agents, the memory tools, and the classic BaseMemory."""
+
+from __future__ import annotations
+
+import pytest
+from langchain.agents import create_agent
+from langchain_core.language_models.fake import FakeListLLM
+from langchain_core.messages import AIMessage
+from langchain_core.tools import tool
+from langgraph.checkpoint.memory import InMemorySaver
+
+from audrey_langchain import AudreyMemory, AudreyMemoryMiddleware, memory_tools
+
+from .chat_models import RecordingChatModel
+
+
+def sources_by_content(brain):
+    return {m.content: m.source for m in brain.list_memories(limit=100)}
+
+
+def ask(agent, text, thread):
+    return agent.invoke({"messages": [{"role": "user", "content": text}]}, {"configurable": {"thread_id": thread}})
+
+
+def test_an_agent_remembers_across_threads(lc_brain):
+    model = RecordingChatModel(replies=["Nice to meet you, Ada.", "You love Rust."])
+    agent = create_agent(
+        model,
+        tools=[],
+        system_prompt="You are helpful.",
+        middleware=[AudreyMemoryMiddleware(lc_brain)],
+        checkpointer=InMemorySaver(),
+    )
+    ask(agent, "My name is Ada and I love the Rust programming language", thread="t1")
+    assert sources_by_content(lc_brain) == {
+        "My name is Ada and I love the Rust programming language": "told-by-user",
+        "Nice to meet you, Ada.": "model-generated",
+    }
+    ask(agent, "Which programming language do I love?", thread="t2")  # a new thread: no shared conversation
+    second_prompt = model.system_texts()[1]
+    assert second_prompt.startswith("You are helpful.") and "I love the Rust programming language" in second_prompt
+    assert "[0.82, told-by-user, episodic]" in second_prompt
+
+
+def test_tool_results_are_encoded_as_tool_results_and_turns_are_not_duplicated(lc_brain):
+    @tool
+    def weather(city: str) -> str:
+        """Today's weather in a city."""
+        return f"It is sunny in {city}."
+
+    call = AIMessage(content="", tool_calls=[{"name": "weather", "args": {"city": "Lisbon"}, "id": "c1"}])
+    model = RecordingChatModel(replies=[call, "It is sunny in Lisbon today."])
+    agent = create_agent(
+        model, tools=[weather], middleware=[AudreyMemoryMiddleware(lc_brain)], checkpointer=InMemorySaver()
+    )
+    ask(agent, "What's the weather in Lisbon?", thread="w")
+    assert sources_by_content(lc_brain) == {
+        "What's the weather in Lisbon?": "told-by-user",
+        "It is sunny in Lisbon.": "tool-result",
+        "It is sunny in Lisbon today.": "model-generated",
+    }
+    model.replies = ["Still sunny."]
+    ask(agent, "Thanks!", thread="w")  # the same thread: earlier turns are in state but not encoded again
+    assert len(lc_brain.list_memories(limit=100)) == 5
+
+
+def test_token_budget_and_scopes(lc_brain):
+    lc_brain.encode("a " * 400 + "very long memory about tea", scope=("user", "a"))
+    lc_brain.encode("user b drinks coffee", scope=("user", "b"))
+    model = RecordingChatModel(replies=["ok"])
+    for scope, budget, expected, absent in [
+        (("user", "a"), 50, None, "tea"),
+        (("user", "a"), 1000, "tea", None),
+        (("user", "b"), 1000, "coffee", "tea"),
+    ]:
+        agent = create_agent(
+            model, tools=[], middleware=[AudreyMemoryMiddleware(lc_brain, scope=scope, token_budget=budget)]
+        )
+        agent.invoke({"messages": [{"role": "user", "content": "what do I drink, tea or coffee?"}]})
+        prompt = model.system_texts()[-1]
+        assert (expected is None or expected in prompt) and (absent is None or absent not in prompt)
+
+
+async def test_async_agent(lc_brain):
+    model = RecordingChatModel(replies=["Noted: you prefer metric units."])
+    agent = create_agent(model, tools=[], middleware=[AudreyMemoryMiddleware(lc_brain)])
+    await agent.ainvoke({"messages": [{"role": "user", "content": "I prefer metric units"}]})
+    await agent.ainvoke({"messages": [{"role": "user", "content": "which units do I prefer?"}]})
+    assert "I prefer metric units" in model.system_texts()[-1]
+
+
+def test_memory_tools(lc_brain):
+    remember, recall, fix = memory_tools(lc_brain, scope=("user", "z"))
+    mid = remember.invoke({"content": "the user's dog is called Rex", "source": "told-by-user"})
+    assert lc_brain.get(mid).scope == ("user", "z") and lc_brain.get(mid).source == "told-by-user"
+    assert mid in recall.invoke({"query": "dog name"}) and "[0.82, told-by-user]" in recall.invoke({"query": "dog"})
+    assert remember.invoke({"content": "x", "source": "rumour"}).startswith("error")
+    answer = fix.invoke({"memory_id": mid, "correction": "the user's dog is called Max"})
+    assert answer.startswith("superseded by") and lc_brain.get(mid).state == "superseded"
+    assert "Max" in recall.invoke({"query": "dog name"}) and "Rex" not in recall.invoke({"query": "dog name"})
+    new_id = answer.split()[-1]
+    assert fix.invoke({"memory_id": new_id}) == "forgotten" and lc_brain.get(new_id) is None
+    tools = AudreyMemoryMiddleware(lc_brain, with_tools=True).tools
+    assert [t.name for t in tools] == ["remember", "recall", "forget_or_supersede"]
+
+
+def test_classic_memory_round_trip(lc_brain):
+    memory = AudreyMemory(audrey=lc_brain, k=3)
+    assert memory.memory_variables == ["history"]
+    memory.save_context({"input": "I live in Porto"}, {"output": "Porto is lovely."})
+    loaded = memory.load_memory_variables({"input": "where do I live?"})["history"]
+    assert "I live in Porto" in loaded and "told-by-user" in loaded
+    memory.clear()
+    assert memory.load_memory_variables({"input": "where do I live?"}) == {"history": ""}
+    with pytest.raises(ValueError, match="One input key expected"):
+        memory.load_memory_variables({"a": 1, "b": 2})
+
+
+@pytest.mark.filterwarnings("ignore:The class `ConversationChain` was deprecated")  # legacy chains are the point
+def test_classic_memory_in_a_legacy_chain(lc_brain):
+    from langchain_classic.chains import ConversationChain
+
+    chain = ConversationChain(
+        llm=FakeListLLM(responses=["Hello Ada!", "You are Ada."]), memory=AudreyMemory(audrey=lc_brain)
+    )
+    chain.invoke({"input": "Hi, I am Ada"})
+    assert "Hi, I am Ada" in chain.memory.load_memory_variables({"input": "who am I?"})["history"]
+    chain.invoke({"input": "Who am I?"})
+    assert {"Hi, I am Ada", "Hello Ada!"} <= {m.content for m in lc_brain.list_memories(limit=10)}
