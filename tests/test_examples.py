@@ -67,3 +67,11 @@ def test_stripe_demo_with_an_openai_compatible_llm():
         out = run_example("stripe_demo.py", "--llm-model", "fake-model", env={"AUDREY_LLM_BASE_URL": server.base_url})
     assert "extracted by fake-model" in out and "Stripe throttles clients above 100" in out
     assert "causal link (causal)" in out and "contradiction context_dependent" in out
+
+
+@pytest.mark.slow
+def test_langchain_agent():
+    out = run_example("langchain_agent.py")
+    assert "I'm allergic to peanuts" in out.split("what the model was shown by the middleware:")[1]
+    assert "what the store gave the read_preferences tool: diet: vegetarian" in out
+    assert "remembered across threads: True" in out
