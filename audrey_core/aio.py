@@ -36,9 +36,11 @@ class AsyncTwins:
         """Async :meth:`encode`."""
         return await self._in_thread(self.encode, content, **kwargs)
 
-    async def aencode_batch(self, items: Sequence[dict[str, Any] | str], *, replace: bool = False) -> list[str]:
+    async def aencode_batch(
+        self, items: Sequence[dict[str, Any] | str], *, replace: bool = False, vectors: Any = None
+    ) -> list[str]:
         """Async :meth:`encode_batch`."""
-        return await self._in_thread(self.encode_batch, items, replace=replace)
+        return await self._in_thread(self.encode_batch, items, replace=replace, vectors=vectors)
 
     async def arecall(self, query: str, **kwargs: Any) -> list[RecallResult]:
         """Async :meth:`recall`."""

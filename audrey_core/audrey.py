@@ -166,18 +166,23 @@ class Audrey(AsyncTwins):
         )
         return self._encode([request])[0]
 
-    def encode_batch(self, items: Sequence[dict[str, Any] | str], *, replace: bool = False) -> list[str]:
+    def encode_batch(
+        self, items: Sequence[dict[str, Any] | str], *, replace: bool = False, vectors: Any = None
+    ) -> list[str]:
         """Store many observations with one embedding call (per provider batch limit) and one transaction.
 
         Each item is a dict with ``content`` and any of encode's keyword arguments, or a plain string. If any item is
         invalid nothing is stored. With ``replace``, an item whose ``id`` already exists replaces that memory.
+        ``vectors`` (one per item, made by this store's embedding model) are stored instead of embedding the texts.
         """
         if isinstance(items, (str, bytes)) or not isinstance(items, Sequence):
             raise InvalidInputError("encode_batch takes a list of dicts (or strings)")
         requests = [encode_stage.request_from_item(item, i) for i, item in enumerate(items)]
-        return self._encode(requests, replace=replace) if requests else []
+        return self._encode(requests, replace=replace, vectors=vectors) if requests else []
 
-    def _encode(self, requests: Sequence[encode_stage.EncodeRequest], replace: bool = False) -> list[str]:
+    def _encode(
+        self, requests: Sequence[encode_stage.EncodeRequest], replace: bool = False, vectors: Any = None
+    ) -> list[str]:
         self._check_open()
         episodes = encode_stage.encode_episodes(
             self.storage,
@@ -187,6 +192,7 @@ class Audrey(AsyncTwins):
             now=self.clock(),
             confidence=self.config.confidence,
             replace=replace,
+            vectors=vectors,
         )
         if self.events.has_handlers("encode"):
             for episode in episodes:

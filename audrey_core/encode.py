@@ -10,7 +10,7 @@ from datetime import datetime
 from typing import Any
 
 from .config import SOURCES, ConfidenceConfig
-from .embedding import embed_texts
+from .embedding import embed_texts, to_matrix
 from .errors import InvalidInputError, NotFoundError
 from .ids import new_ulid
 from .models import Episode
@@ -221,13 +221,18 @@ def encode_episodes(
     now: datetime,
     confidence: ConfidenceConfig,
     replace: bool = False,
+    vectors: Any = None,
 ) -> list[Episode]:
     """Embed all requests (one call per provider batch) and store them in one transaction.
 
-    Caller-chosen ids must be new unless ``replace``, which swaps out the stored memory of that id."""
+    Caller-chosen ids must be new unless ``replace``, which swaps out the stored memory of that id. ``vectors``
+    (one per request, from the same embedding model) skips the embedding call."""
     check_references(storage, requests, agent)
     check_ids(storage, requests, replace)
-    vectors = embed_texts(embedder, [r.content for r in requests])
+    if vectors is None:
+        vectors = embed_texts(embedder, [r.content for r in requests])
+    else:
+        vectors = to_matrix(vectors, len(requests), embedder.dimensions, f"vectors given for {embedder.model_name}")
     episodes = [
         Episode(
             id=r.id or new_ulid(now),

@@ -75,3 +75,11 @@ def test_langchain_agent():
     assert "I'm allergic to peanuts" in out.split("what the model was shown by the middleware:")[1]
     assert "what the store gave the read_preferences tool: diet: vegetarian" in out
     assert "remembered across threads: True" in out
+
+
+@pytest.mark.slow
+def test_llamaindex_chat():
+    out = run_example("llamaindex_chat.py")
+    shown = out.split("what the LLM was shown")[1]
+    assert "[0.82, told-by-user] My sister Ines moved to Lisbon" in shown
+    assert "recalled from the earlier session: True" in out

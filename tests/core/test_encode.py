@@ -214,3 +214,14 @@ def test_bad_constructor_arguments(db_path, embedder):
         Audrey(db_path, embedder=object())
     with pytest.raises(ConfigurationError, match="AudreyConfig"):
         Audrey(db_path, embedder=embedder, config={"recall": 3})
+
+
+def test_encode_batch_with_given_vectors_skips_the_embedder(brain, embedder):
+    vectors = embedder.embed(["alpha text", "beta text"])
+    before = embedder.calls
+    ids = brain.encode_batch(["alpha text", "beta text"], vectors=vectors)
+    assert embedder.calls == before and brain.recall("beta text", limit=1)[0].id == ids[1]
+    with pytest.raises(EmbeddingError, match="vectors given"):
+        brain.encode_batch(["gamma"], vectors=[[0.1, 0.2]])
+    with pytest.raises(EmbeddingError, match="shape"):
+        brain.encode_batch(["gamma", "delta"], vectors=vectors[:1])

@@ -1,0 +1,53 @@
+"""``AudreyMemoryBlock``: Audrey as a long-term block of LlamaIndex's ``Memory``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from llama_index.core.llms import ChatMessage
+from llama_index.core.memory.memory import BaseMemoryBlock
+from pydantic import Field
+
+from audrey_core import Audrey
+from audrey_core.embedding import count_tokens
+
+from .messages import HEADER, latest_user_text, message_items, render
+
+
+class AudreyMemoryBlock(BaseMemoryBlock[str]):
+    """``Memory.from_defaults(memory_blocks=[AudreyMemoryBlock(audrey=brain, name="audrey", priority=1)])``.
+
+    Messages flushed from short-term memory are encoded (user as told-by-user, tools as tool-result, assistant as
+    model-generated); reading recalls what is relevant to the latest user message and renders it with confidence.
+    Truncation drops the least relevant memories first (priority 0 means never truncated, as in LlamaIndex).
+    """
+
+    audrey: Audrey
+    name: str = "audrey_memory"
+    description: str | None = "Long-term memories recalled by Audrey, with their confidence."
+    k: int = Field(default=5, ge=1)
+    min_confidence: float = Field(default=0.0, ge=0.0, le=1.0)
+    scope: tuple[str, ...] | None = None
+
+    def _where(self) -> dict[str, Any]:
+        return {"scope": self.scope} if self.scope else {}
+
+    async def _aget(self, messages: list[ChatMessage] | None = None, **block_kwargs: Any) -> str:
+        query = latest_user_text(messages)
+        if query is None:
+            return ""
+        results = await self.audrey.arecall(query, limit=self.k, min_confidence=self.min_confidence, **self._where())
+        return render(results)
+
+    async def _aput(self, messages: list[ChatMessage]) -> None:
+        items = message_items(messages, self.scope)
+        if items:
+            await self.audrey.aencode_batch(items)
+
+    async def atruncate(self, content: str, tokens_to_truncate: int) -> str | None:
+        """Drop memories from the least relevant end until about ``tokens_to_truncate`` tokens are gone."""
+        lines = content.splitlines()
+        removed = 0
+        while len(lines) > 1 and removed < tokens_to_truncate:
+            removed += count_tokens(self.audrey.embedder, lines.pop())
+        return "\n".join(lines) if len(lines) > 1 or (lines and lines[0] != HEADER) else None

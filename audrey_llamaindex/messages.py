@@ -1,0 +1,49 @@
+"""Translating between LlamaIndex chat messages and Audrey encode items / recalled memories."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from llama_index.core.llms import ChatMessage, MessageRole
+
+from audrey_core import RecallResult
+
+ROLE_SOURCES = {
+    MessageRole.USER: "told-by-user",
+    MessageRole.ASSISTANT: "model-generated",
+    MessageRole.TOOL: "tool-result",
+    MessageRole.FUNCTION: "tool-result",
+}
+HEADER = "Relevant memories from earlier sessions (confidence, source):"
+
+
+def message_items(messages: Sequence[ChatMessage], scope: tuple[str, ...] | None = None) -> list[dict[str, Any]]:
+    """``encode_batch`` items: user text as told-by-user, assistant text as model-generated, tool output as
+    tool-result. System messages and messages without text (e.g. tool calls) are skipped."""
+    items = []
+    for message in messages:
+        source = ROLE_SOURCES.get(message.role)
+        text = (message.content or "").strip()
+        if source is None or not text:
+            continue
+        item: dict[str, Any] = {"content": text, "source": source, "metadata": {"role": message.role.value}}
+        if scope:
+            item["scope"] = scope
+        items.append(item)
+    return items
+
+
+def latest_user_text(messages: Sequence[ChatMessage] | None) -> str | None:
+    """The text of the last user message, if any."""
+    for message in reversed(messages or []):
+        if message.role == MessageRole.USER and (message.content or "").strip():
+            return message.content.strip()
+    return None
+
+
+def render(results: Sequence[RecallResult]) -> str:
+    """Recalled memories as text for a prompt, each with its confidence and source."""
+    if not results:
+        return ""
+    return HEADER + "\n" + "\n".join(f"- [{r.confidence:.2f}, {r.source}] {r.content}" for r in results)
