@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -314,7 +314,7 @@ class Audrey(AsyncTwins):
 
     # -- the sleep cycle -----------------------------------------------------------------------------------------
 
-    def consolidate(self) -> ConsolidationRun:
+    def consolidate(self, progress: Callable[[int, int], None] | None = None) -> ConsolidationRun:
         """Consolidate unconsolidated episodes into principles (resuming an interrupted run first).
 
         Waits for pending validation so it works on settled knowledge. Raises if a step fails; the run is then
@@ -323,7 +323,7 @@ class Audrey(AsyncTwins):
         self._check_open()
         self.wait_for_idle()
         with self._consolidation_lock:
-            return consolidate_stage.consolidate(self._context)
+            return consolidate_stage.consolidate(self._context, progress)
 
     def _scheduled_consolidation(self) -> None:
         if self._closed:

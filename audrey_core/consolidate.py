@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -171,12 +171,16 @@ def extract(
     )
 
 
-def consolidate(ctx: StageContext) -> ConsolidationRun:
-    """Run (or resume) one consolidation for the agent and return its record."""
+def consolidate(ctx: StageContext, progress: Callable[[int, int], None] | None = None) -> ConsolidationRun:
+    """Run (or resume) one consolidation for the agent and return its record.
+
+    ``progress(done, total)`` is called after each planned cluster is promoted."""
     run = _resume_or_plan(ctx)
     try:
-        for cluster in run.plan:
+        for done, cluster in enumerate(run.plan, start=1):
             _promote_cluster(ctx, run.id, list(cluster))
+            if progress is not None:
+                progress(done, len(run.plan))
     except BaseException as exc:
         ctx.storage.update_record(
             ConsolidationRun, run.id, {"status": "failed", "error": f"{type(exc).__name__}: {exc}"}

@@ -316,3 +316,19 @@ class OpenAIEmbedder:
 
     def __repr__(self) -> str:
         return f"OpenAIEmbedder({self.model_name!r})"
+
+
+def embedder_for(model_name: str, dimensions: int | None = None) -> Any:
+    """An embedder for a model named in a store's configuration (how the CLI reopens a store).
+
+    ``deterministic-hash[-N]`` is the test embedder; ``text-embedding-*`` models are OpenAI's (OPENAI_API_KEY);
+    anything else is loaded with sentence-transformers (the packaged all-MiniLM-L6-v2 offline)."""
+    if model_name == "deterministic-hash" or model_name.startswith("deterministic-hash-"):
+        from .testing import DeterministicEmbedder
+
+        suffix = model_name.removeprefix("deterministic-hash").lstrip("-")
+        return DeterministicEmbedder(int(suffix) if suffix else (dimensions or 384))
+    if model_name.startswith("text-embedding-"):
+        # ada-002 takes no dimensions parameter; the text-embedding-3 models may have been shortened with one.
+        return OpenAIEmbedder(model_name, dimensions=None if model_name.endswith("ada-002") else dimensions)
+    return SentenceTransformerEmbedder(model_name)

@@ -35,11 +35,12 @@ from .connection import connect, placeholders, sqlite_module
 from .migrations import VECTOR_TABLE, migrate
 from .rows import COLUMNS, TABLES, encode_value, memory_to_row
 from .sql_filters import encode_scope
+from .sqlite_maintenance import SQLiteMaintenance
 from .sqlite_reads import SQLiteReads
 from .sqlite_records import SQLiteRecords
 
 
-class SQLiteStorage(SQLiteReads, SQLiteRecords, Storage):
+class SQLiteStorage(SQLiteMaintenance, SQLiteReads, SQLiteRecords, Storage):
     """Audrey's embedded store. Thread-safe: one connection guarded by a re-entrant lock."""
 
     def __init__(self, path: str | Path, *, model_name: str, dimensions: int) -> None:
@@ -65,8 +66,15 @@ class SQLiteStorage(SQLiteReads, SQLiteRecords, Storage):
                 with self._write() as db:
                     db.executemany(
                         "INSERT INTO audrey_config (key, value) VALUES (?, ?)",
-                        [("embedding_model", model_name), ("embedding_dimensions", str(int(dimensions)))],
+                        [
+                            ("embedding_model", model_name),
+                            ("embedding_dimensions", str(int(dimensions))),
+                            ("vector_table", VECTOR_TABLE),
+                        ],
                     )
+            self.vector_table = self._conn.execute(
+                "SELECT value FROM audrey_config WHERE key = 'vector_table'"
+            ).fetchone()[0]
         except BaseException:
             self._conn.close()
             self._closed = True
@@ -131,12 +139,11 @@ class SQLiteStorage(SQLiteReads, SQLiteRecords, Storage):
 
     # -- writes -----------------------------------------------------------------------------------------------
 
-    def insert_memories(self, memories: Sequence[Memory], vectors: np.ndarray, replace: bool = False) -> None:
-        if len(memories) != len(vectors):
+    def insert_memories(self, memories: Sequence[Memory], vectors: np.ndarray | None, replace: bool = False) -> None:
+        if vectors is not None and len(memories) != len(vectors):
             raise StorageError(f"{len(memories)} memories but {len(vectors)} vectors")
         if not memories:
             return
-        matrix = np.ascontiguousarray(vectors, dtype=np.float32)
         with self._write() as db:
             if replace:
                 self._delete(db, [m.id for m in memories])
@@ -152,33 +159,43 @@ class SQLiteStorage(SQLiteReads, SQLiteRecords, Storage):
                 "INSERT INTO memory_tags (tag, memory_id) VALUES (?, ?)",
                 [(tag, m.id) for m in memories for tag in dict.fromkeys(m.tags)],
             )
-            first_rowid = db.execute("SELECT COALESCE(MAX(rowid), 0) + 1 FROM memory_vector_rows").fetchone()[0]
-            rowids = range(first_rowid, first_rowid + len(memories))
-            db.executemany(
-                "INSERT INTO memory_vector_rows (rowid, memory_id, memory_type, chunk_index) VALUES (?, ?, ?, 0)",
-                [(rowid, m.id, m.memory_type) for rowid, m in zip(rowids, memories)],
-            )
-            db.executemany(
-                f"INSERT INTO {VECTOR_TABLE} (rowid, agent, embedding, memory_type, state, source, consolidated, "
-                "scope, memory_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                [
-                    (
-                        rowid,
-                        m.agent,
-                        matrix[i].tobytes(),
-                        m.memory_type,
-                        m.state,
-                        m.source,
-                        int(getattr(m, "consolidated", False)),
-                        encode_scope(m.scope),
-                        m.id,
-                    )
-                    for i, (rowid, m) in enumerate(zip(rowids, memories))
-                ],
-            )
+            if vectors is not None:
+                self._write_vectors(db, memories, vectors)
             for memory in memories:
                 if isinstance(memory, Episode) and memory.supersedes:
                     self._mark_superseded(db, memory.supersedes, memory.id)
+
+    def _write_vectors(self, db: Any, memories: Sequence[Memory], vectors: np.ndarray) -> None:
+        """Vector rows for memories that have none yet (chunk 0 each), in the active vector table."""
+        matrix = np.ascontiguousarray(vectors, dtype=np.float32)
+        first_rowid = db.execute("SELECT COALESCE(MAX(rowid), 0) + 1 FROM memory_vector_rows").fetchone()[0]
+        rowids = range(first_rowid, first_rowid + len(memories))
+        db.executemany(
+            "INSERT INTO memory_vector_rows (rowid, memory_id, memory_type, chunk_index) VALUES (?, ?, ?, 0)",
+            [(rowid, m.id, m.memory_type) for rowid, m in zip(rowids, memories)],
+        )
+        self._insert_vector_rows(db, self.vector_table, list(zip(rowids, memories)), matrix)
+
+    @staticmethod
+    def _insert_vector_rows(db: Any, table: str, rows: Sequence[tuple[int, Memory]], matrix: np.ndarray) -> None:
+        db.executemany(
+            f"INSERT INTO {table} (rowid, agent, embedding, memory_type, state, source, consolidated, scope, "
+            "memory_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            [
+                (
+                    rowid,
+                    m.agent,
+                    np.ascontiguousarray(matrix[i], dtype=np.float32).tobytes(),
+                    m.memory_type,
+                    m.state,
+                    m.source,
+                    int(getattr(m, "consolidated", False)),
+                    encode_scope(m.scope),
+                    m.id,
+                )
+                for i, (rowid, m) in enumerate(rows)
+            ],
+        )
 
     def delete_memories(self, ids: Sequence[str]) -> list[str]:
         if not ids:
@@ -198,7 +215,7 @@ class SQLiteStorage(SQLiteReads, SQLiteRecords, Storage):
             return []
         marks = placeholders(existing)
         rowids = db.execute(f"SELECT rowid FROM memory_vector_rows WHERE memory_id IN ({marks})", existing).fetchall()
-        db.executemany(f"DELETE FROM {VECTOR_TABLE} WHERE rowid = ?", rowids)  # one by one: see _sync_vector_state
+        db.executemany(f"DELETE FROM {self.vector_table} WHERE rowid = ?", rowids)  # one by one: see _sync_vector_state
         db.execute(f"DELETE FROM memory_vector_rows WHERE memory_id IN ({marks})", existing)
         db.execute(f"DELETE FROM memory_tags WHERE memory_id IN ({marks})", existing)
         db.execute(f"DELETE FROM claim_support WHERE memory_id IN ({marks}) OR episode_id IN ({marks})", existing * 2)
@@ -232,7 +249,7 @@ class SQLiteStorage(SQLiteReads, SQLiteRecords, Storage):
         rowids = db.execute(
             f"SELECT rowid FROM memory_vector_rows WHERE memory_id IN ({placeholders(ids)})", list(ids)
         ).fetchall()
-        db.executemany(f"UPDATE {VECTOR_TABLE} SET state = ? WHERE rowid = ?", [(state, r[0]) for r in rowids])
+        db.executemany(f"UPDATE {self.vector_table} SET state = ? WHERE rowid = ?", [(state, r[0]) for r in rowids])
 
     def update_memories(self, changes: Mapping[str, Mapping[str, Any]]) -> None:
         if not changes:
@@ -271,7 +288,7 @@ class SQLiteStorage(SQLiteReads, SQLiteRecords, Storage):
                     ).fetchall()
                     assignments = ", ".join(f"{name} = ?" for name in vector_fields)
                     db.executemany(
-                        f"UPDATE {VECTOR_TABLE} SET {assignments} WHERE rowid = ?",
+                        f"UPDATE {self.vector_table} SET {assignments} WHERE rowid = ?",
                         [
                             (*(int(v) if isinstance(v, bool) else v for v in vector_fields.values()), r[0])
                             for r in rowids
@@ -291,4 +308,19 @@ class SQLiteStorage(SQLiteReads, SQLiteRecords, Storage):
                 )
 
 
-__all__ = ["SQLiteStorage"]
+def read_store_info(path: str | Path) -> dict[str, str] | None:
+    """A store's configuration (embedding model, dimensions, ...) without opening it for writing; None if the file
+    holds no Audrey store."""
+    if not Path(path).is_file():
+        return None
+    module = sqlite_module()
+    connection = module.connect(f"file:{Path(path).resolve()}?mode=ro", uri=True)
+    try:
+        return dict(connection.execute("SELECT key, value FROM audrey_config").fetchall())
+    except module.Error:
+        return None
+    finally:
+        connection.close()
+
+
+__all__ = ["SQLiteStorage", "read_store_info"]

@@ -11,7 +11,6 @@ from ..models import Episode, Memory
 from ..timeutil import from_iso
 from .base import StoreCounts, VectorFilter, VectorHit
 from .connection import placeholders
-from .migrations import VECTOR_TABLE
 from .rows import COLUMNS, TABLES, row_to_memory
 from .sql_filters import compile_filter, decode_scope, encode_scope
 
@@ -52,7 +51,7 @@ class SQLiteReads:
         if k <= 0:
             return []
         query = np.ascontiguousarray(vector, dtype=np.float32).tobytes()
-        sql = [f"SELECT memory_id, memory_type, distance FROM {VECTOR_TABLE} WHERE embedding MATCH ? AND k = ?"]
+        sql = [f"SELECT memory_id, memory_type, distance FROM {self.vector_table} WHERE embedding MATCH ? AND k = ?"]
         params: list[Any] = [query, int(k)]
         if where.agent is not None:
             sql.append("AND agent = ?")
@@ -192,7 +191,8 @@ class SQLiteReads:
             return {}
         with self._read() as db:
             rows = db.execute(
-                f"SELECT r.memory_id, v.embedding FROM memory_vector_rows r JOIN {VECTOR_TABLE} v ON v.rowid = r.rowid "
+                f"SELECT r.memory_id, v.embedding FROM memory_vector_rows r "
+                f"JOIN {self.vector_table} v ON v.rowid = r.rowid "
                 f"WHERE r.chunk_index = 0 AND r.memory_id IN ({placeholders(ids)})",
                 list(ids),
             ).fetchall()

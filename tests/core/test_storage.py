@@ -60,7 +60,11 @@ def test_a_different_model_or_dimension_is_refused_by_name(db_path):
         Audrey(db_path, embedder=DeterministicEmbedder(128))
     with Audrey(db_path, embedder=DeterministicEmbedder(384)) as brain:  # nothing was damaged
         assert brain.recall("hash embedder")[0].content == "built with the hash embedder"
-        assert brain.storage.config() == {"embedding_model": "deterministic-hash", "embedding_dimensions": "384"}
+        assert brain.storage.config() == {
+            "embedding_model": "deterministic-hash",
+            "embedding_dimensions": "384",
+            "vector_table": "memory_vectors",
+        }
 
 
 def test_migrations_are_recorded_and_not_rerun(db_path, embedder):

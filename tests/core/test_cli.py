@@ -1,0 +1,186 @@
+"""The audrey command, through click's runner: every subcommand, its error paths, snapshots, backfill, reembed."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from audrey_core import Audrey
+from audrey_core.cli import cli
+from audrey_core.maintenance import reembed
+from audrey_core.storage import SQLiteStorage
+from audrey_core.testing import DeterministicEmbedder
+
+
+@pytest.fixture
+def run(tmp_path):
+    db = tmp_path / "cli" / "audrey.db"
+
+    def invoke(*args, db_path=db, input=None):
+        return CliRunner().invoke(cli, ["--db", str(db_path), "--embedder", "deterministic", *args], input=input)
+
+    invoke.db = db
+    return invoke
+
+
+def j(result):
+    assert result.exit_code == 0, result.output
+    return json.loads(result.output)
+
+
+def test_encode_recall_and_status(run):
+    first = j(run("--json", "encode", "Stripe returned 429 above 100 req/s", "--tag", "stripe", "--salience", "0.9"))
+    run("encode", "--source", "told-by-user", input="The user prefers French\n")
+    hits = j(run("--json", "recall", "stripe rate limit", "--limit", "1"))
+    assert [h["id"] for h in hits] == [first["id"]] and hits[0]["tags"] == ["stripe"]
+    human = run("recall", "French", "--type", "episodic")
+    assert "told-by-user" in human.output and "The user prefers French" in human.output
+    status = j(run("--json", "status"))
+    assert status["counts"]["episodic"] == 2 and status["vectors"] == {"with": 2, "without": 0}
+    assert status["embedding_model"] == "deterministic-hash" and status["embedding_dimensions"] == 384
+    assert "vectors: 2 memories with, 0 without" in run("status").output
+
+
+def test_consolidate_history_rollback_and_decay(run):
+    for source in ("direct-observation", "tool-result", "told-by-user"):
+        run("encode", "the nightly export job takes forty minutes", "--source", source)
+    consolidated = j(run("--json", "consolidate"))
+    assert consolidated["status"] == "completed" and len(consolidated["output_memory_ids"]) == 1
+    assert "completed" in run("history").output
+    assert j(run("--json", "rollback", consolidated["id"]))["status"] == "rolled_back"
+    again = run("rollback", consolidated["id"])
+    assert again.exit_code == 5 and "already rolled back" in again.output
+    missing = run("rollback", "no-such-run")
+    assert missing.exit_code == 4 and "no consolidation run" in missing.output
+    assert j(run("--json", "decay"))["examined"] == 3
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["recall", "x"],
+        ["consolidate"],
+        ["decay"],
+        ["rollback", "r"],
+        ["history"],
+        ["status"],
+        ["export"],
+        ["backfill"],
+        ["reembed", "--to", "deterministic"],
+    ],
+)
+def test_a_missing_database_says_what_to_do(tmp_path, command):
+    result = CliRunner().invoke(cli, ["--db", str(tmp_path / "none.db"), *command])
+    assert result.exit_code == 3 and "no Audrey database" in result.output and "--db" in result.output
+    assert "\n" not in result.output.strip()  # one line
+
+
+def test_bad_usage(run):
+    assert run("encode", "x", "--source", "rumour").exit_code == 2
+    run("encode", "seed memory")
+    assert run("recall", "x", "--limit", "0").exit_code == 2
+    empty = run("encode", "   ")
+    assert empty.exit_code == 2 and "empty" in empty.output
+
+
+def test_export_then_import_reproduces_everything(run, tmp_path):
+    for source in ("direct-observation", "tool-result", "told-by-user"):
+        run("encode", "the deploy window is Thursday at 10", "--source", source, "--tag", "deploy")
+    run("consolidate")
+    run("encode", "the deploy window is Thursday at 11")  # contradicts the principle: a contradiction record
+    snapshot = tmp_path / "snap.jsonl"
+    assert j(run("--json", "export", str(snapshot)))["records"] > 0
+    copy = tmp_path / "copy.db"
+    assert j(run("--json", "import", str(snapshot), db_path=copy))["records"] > 0
+    original = SQLiteStorage(run.db, model_name="deterministic-hash", dimensions=384)
+    restored = SQLiteStorage(copy, model_name="deterministic-hash", dimensions=384)
+    try:
+        assert list(original.export_records()) == list(restored.export_records())
+        counts = [dict(s.counts(None).__dict__) for s in (original, restored)]
+        assert counts[0] == counts[1] and counts[0]["contradictions"] and counts[0]["causal_links"] >= 0
+        ids = [r["id"] for t, r in original.export_records() if t == "episodes"]
+        assert original.get_memories(ids) == restored.get_memories(ids)
+        vector = DeterministicEmbedder().embed(["deploy window"])[0]
+        assert original.knn(vector, 5, restored_filter()) == restored.knn(vector, 5, restored_filter())
+    finally:
+        original.close()
+        restored.close()
+    refused = run("import", str(snapshot), db_path=copy)
+    assert refused.exit_code == 5 and "empty database" in refused.output
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"hello": 1}\n')
+    assert run("import", str(bad), db_path=tmp_path / "fresh.db").exit_code == 2
+
+
+def restored_filter():
+    from audrey_core.storage import VectorFilter
+
+    return VectorFilter(agent="default")
+
+
+def test_import_without_vectors_then_backfill(run, tmp_path):
+    run("encode", "first memory to backfill")
+    run("encode", "second memory to backfill")
+    snapshot = tmp_path / "snap.jsonl"
+    run("export", str(snapshot))
+    stripped = tmp_path / "novectors.jsonl"
+    stripped.write_text(
+        "".join(line for line in snapshot.read_text().splitlines(keepends=True) if '"table": "vector"' not in line)
+    )
+    target = tmp_path / "backfill.db"
+    run("import", str(stripped), db_path=target)
+    assert j(run("--json", "status", db_path=target))["vectors"] == {"with": 0, "without": 2}
+    assert j(run("recall", "first memory", "--json", db_path=target)) == []  # nothing to search yet
+    assert j(run("--json", "backfill", db_path=target))["embedded"] == 2
+    assert j(run("--json", "status", db_path=target))["vectors"] == {"with": 2, "without": 0}
+    assert j(run("--json", "recall", "first memory to backfill", db_path=target))[0]["content"].startswith("first")
+
+
+class FailingEmbedder(DeterministicEmbedder):
+    """Dies on its second call, as an interrupted re-embed would."""
+
+    def embed(self, texts):
+        if self.calls == 1:
+            self.calls += 1
+            raise RuntimeError("interrupted")
+        return super().embed(texts)
+
+
+def test_reembed_is_resumable_and_switches_only_when_complete(run):
+    for i in range(7):
+        run("encode", f"memory number {i} about caching")
+    storage = SQLiteStorage(run.db, model_name="deterministic-hash", dimensions=384)
+    with pytest.raises(Exception, match="interrupted"):
+        reembed(storage, FailingEmbedder(128), batch_size=3)
+    assert storage.reembed_progress() == (3, 7) and storage.model_name == "deterministic-hash"
+    storage.close()
+    assert j(run("--json", "status"))["reembed_in_progress"] == "deterministic-hash-128"
+    assert j(run("--json", "recall", "caching", "--limit", "2")) != []  # still served by the old vectors
+    mismatch = run("reembed", "--to", "local")
+    assert mismatch.exit_code == 5 and "in progress" in mismatch.output
+    finished = CliRunner().invoke(cli, ["--db", str(run.db), "--json", "reembed", "--to", "deterministic-hash-128"])
+    assert j(finished)["written"] == 4
+    after = CliRunner().invoke(cli, ["--db", str(run.db), "--json", "status"])
+    assert j(after)["embedding_model"] == "deterministic-hash-128" and j(after)["embedding_dimensions"] == 128
+    hits = CliRunner().invoke(cli, ["--db", str(run.db), "--json", "recall", "memory number 5 about caching"])
+    assert j(hits)[0]["content"] == "memory number 5 about caching"
+    with pytest.raises(Exception, match="deterministic-hash-128"):
+        Audrey(run.db, embedder=DeterministicEmbedder())
+
+
+@pytest.mark.slow
+def test_reembed_to_the_local_model(run):
+    for text in ["The user is allergic to peanuts", "Deploys happen on Thursdays", "The staging database is Postgres"]:
+        run("encode", text)
+    result = CliRunner().invoke(cli, ["--db", str(run.db), "--json", "reembed", "--to", "local", "--batch-size", "2"])
+    assert j(result)["model"] == "all-MiniLM-L6-v2"
+    hits = j(CliRunner().invoke(cli, ["--db", str(run.db), "--json", "recall", "food I must avoid", "--limit", "1"]))
+    assert hits[0]["content"] == "The user is allergic to peanuts"
+
+
+@pytest.mark.slow
+def test_demo_command():
+    result = CliRunner().invoke(cli, ["demo"])
+    assert result.exit_code == 0 and "recalled principle" in result.output and "contradiction" in result.output
