@@ -2,18 +2,16 @@
 
 from __future__ import annotations
 
-import hashlib
 import json
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
-import numpy as np
+from audrey_core.testing import DeterministicEmbedder
 
 
 def fake_vector(text: str, dimensions: int) -> list[float]:
-    seed = int.from_bytes(hashlib.sha256(text.encode()).digest()[:8], "little")
-    vector = np.random.default_rng(seed).standard_normal(dimensions)
-    return (vector / np.linalg.norm(vector)).tolist()
+    """Audrey's feature-hashing vector: texts sharing words come out similar, as from a real model."""
+    return DeterministicEmbedder(dimensions).embed([text])[0].tolist()
 
 
 class FakeOpenAIServer:

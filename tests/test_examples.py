@@ -83,3 +83,33 @@ def test_llamaindex_chat():
     shown = out.split("what the LLM was shown")[1]
     assert "[0.82, told-by-user] My sister Ines moved to Lisbon" in shown
     assert "recalled from the earlier session: True" in out
+
+
+def test_openai_provider_without_a_key_says_so():
+    env = {k: v for k, v in os.environ.items() if k != "OPENAI_API_KEY"}
+    result = subprocess.run(
+        [sys.executable, str(EXAMPLES / "openai_provider.py")], capture_output=True, text=True, timeout=120, env=env
+    )
+    assert result.returncode == 0 and "OPENAI_API_KEY is not set" in result.stdout
+
+
+def test_openai_provider_against_a_compatible_server():
+    import json
+
+    def chat(messages):
+        if messages[0]["content"].startswith("[audrey:principle_extraction]"):
+            return json.dumps({"principle": "Stripe throttles above 100 requests per second", "evidence_diverse": True})
+        return json.dumps(
+            {
+                "relation": "context_dependent",
+                "reason": "test mode differs",
+                "conditions_existing": "live mode",
+                "conditions_new": "test mode",
+            }
+        )
+
+    with FakeOpenAIServer(dimensions=1536, chat=chat) as server:
+        out = run_example("openai_provider.py", env={"OPENAI_API_KEY": "k", "OPENAI_BASE_URL": server.base_url})
+    assert "consolidation with gpt-4o-mini: 1 principle(s)" in out
+    assert "principle: Stripe throttles above 100 requests per second" in out
+    assert "contradiction (llm, context_dependent)" in out
