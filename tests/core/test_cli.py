@@ -184,3 +184,14 @@ def test_reembed_to_the_local_model(run):
 def test_demo_command():
     result = CliRunner().invoke(cli, ["demo"])
     assert result.exit_code == 0 and "recalled principle" in result.output and "contradiction" in result.output
+
+
+def test_the_installed_console_script_runs(tmp_path):
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    script = Path(sys.executable).parent / "audrey"
+    result = subprocess.run([str(script), "--db", str(tmp_path / "x.db"), "status"], capture_output=True, text=True)
+    assert result.returncode == 3 and result.stderr.startswith("error: no Audrey database")
+    assert subprocess.run([str(script), "--help"], capture_output=True, text=True).returncode == 0

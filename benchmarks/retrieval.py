@@ -1,0 +1,124 @@
+"""Retrieval quality on LoCoMo: recall@1/5/10 per category for Audrey and for plain dense cosine.
+
+    python -m benchmarks.retrieval --data ../shared/data/locomo_dev.json [--conversations 2]
+
+One Audrey store per conversation (in memory), every turn a memory ("speaker: text") dated by its session through
+the injectable clock; each question with evidence is asked of its own conversation only, at one day after the last
+session. A hit at k means an evidence turn is among the top k. The baseline ranks the same vectors by cosine alone.
+Categories 1-4 are reported one by one and together, category 5 (adversarial) apart. Prints a table, the time spent
+embedding and recalling, and a final JSON line.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from collections import defaultdict
+from datetime import timedelta
+from pathlib import Path
+
+import numpy as np
+
+from audrey_core import Audrey, AudreyConfig, SentenceTransformerEmbedder
+from audrey_core.config import ValidationConfig
+from audrey_core.embedding import embed_texts
+from audrey_core.testing import ManualClock
+
+from .locomo import Conversation, load
+
+KS = (1, 5, 10)
+CONFIG = AudreyConfig(validation=ValidationConfig(background=False))
+
+
+def evaluate(conversations: list[Conversation], embedder, recall_options: dict) -> dict:
+    hits: dict[str, dict[int, list[str]]] = {"audrey": defaultdict(list), "dense": defaultdict(list)}
+    categories: list[int] = []
+    timing = {"embed_turns_s": 0.0, "embed_questions_s": 0.0, "audrey_recall_s": 0.0, "dense_recall_s": 0.0}
+    for conv in conversations:
+        start = time.perf_counter()
+        turn_vectors = embed_texts(embedder, [t.text for t in conv.turns])
+        timing["embed_turns_s"] += time.perf_counter() - start
+        start = time.perf_counter()
+        question_vectors = embed_texts(embedder, [q.question for q in conv.questions])
+        timing["embed_questions_s"] += time.perf_counter() - start
+
+        clock = ManualClock(conv.turns[0].when)
+        with Audrey(":memory:", agent=conv.sample_id, embedder=embedder, clock=clock, config=CONFIG) as brain:
+            for when in sorted({t.when for t in conv.turns}):  # one batch per session, stored at its date
+                index = [i for i, t in enumerate(conv.turns) if t.when == when]
+                clock.advance(seconds=(when - clock()).total_seconds())
+                brain.encode_batch(
+                    [{"id": conv.turns[i].dia_id, "content": conv.turns[i].text} for i in index],
+                    vectors=turn_vectors[index],
+                )
+            clock.advance(seconds=(conv.turns[-1].when + timedelta(days=1) - clock()).total_seconds())
+            unit = turn_vectors / np.linalg.norm(turn_vectors, axis=1, keepdims=True)
+            ids = [t.dia_id for t in conv.turns]
+            for question, vector in zip(conv.questions, question_vectors):
+                start = time.perf_counter()
+                audrey_ids = [r.id for r in brain.recall_by_vector(vector, limit=max(KS), **recall_options)]
+                timing["audrey_recall_s"] += time.perf_counter() - start
+                start = time.perf_counter()
+                dense_ids = [ids[i] for i in np.argsort(-(unit @ (vector / np.linalg.norm(vector))))[: max(KS)]]
+                timing["dense_recall_s"] += time.perf_counter() - start
+                categories.append(question.category)
+                for name, ranked in (("audrey", audrey_ids), ("dense", dense_ids)):
+                    for k in KS:
+                        hits[name][k].append(bool(question.evidence & set(ranked[:k])))
+    return {"hits": hits, "categories": categories, "timing": timing}
+
+
+def summarise(result: dict) -> dict:
+    categories = np.array(result["categories"])
+    groups = {str(c): categories == c for c in (1, 2, 3, 4, 5)}
+    groups["1-4"] = categories <= 4
+    table = {}
+    for group, mask in groups.items():
+        row = {"n": int(mask.sum())}
+        for name in ("audrey", "dense"):
+            for k in KS:
+                values = np.array(result["hits"][name][k])[mask]
+                row[f"{name}@{k}"] = round(100 * float(values.mean()), 1) if len(values) else None
+        table[group] = row
+    return table
+
+
+def main(argv: list[str] | None = None) -> dict:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--data", required=True, help="a LoCoMo-format JSON file")
+    parser.add_argument("--conversations", type=int, default=None, help="only the first N conversations")
+    args = parser.parse_args(argv)
+    if not Path(args.data).is_file():
+        parser.error(f"no data file at {args.data}")
+    conversations = load(args.data)[: args.conversations]
+    embedder = SentenceTransformerEmbedder()
+    start = time.perf_counter()
+    result = evaluate(conversations, embedder, {})
+    total = time.perf_counter() - start
+    table = summarise(result)
+
+    print(
+        f"LoCoMo retrieval, {len(conversations)} conversations, {sum(len(c.turns) for c in conversations)} turns, "
+        f"model {embedder.model_name}"
+    )
+    header = ["category", "n"] + [f"{n}@{k}" for n in ("audrey", "dense") for k in KS]
+    print("  ".join(f"{h:>9}" for h in header))
+    for group in ("1", "2", "3", "4", "1-4", "5"):
+        row = table[group]
+        print("  ".join(f"{v:>9}" for v in [group, row["n"], *[row[h] for h in header[2:]]]))
+    timing = {k: round(v, 2) for k, v in result["timing"].items()}
+    print("time (s): " + ", ".join(f"{k} {v}" for k, v in timing.items()) + f", total {total:.1f}")
+    summary = {
+        "benchmark": "retrieval",
+        "data": str(args.data),
+        "model": embedder.model_name,
+        "table": table,
+        "timing": timing,
+    }
+    print(json.dumps(summary))
+    return summary
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,68 @@
+"""The benchmark harness's data handling and scoring (the figures themselves are never pass/fail)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from audrey_core.testing import DeterministicEmbedder
+from benchmarks.locomo import load, normalise_evidence
+from benchmarks.retrieval import evaluate, summarise
+
+SHARED_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "locomo_dev.json"
+
+
+def test_malformed_evidence_ids_are_split_normalised_and_checked():
+    known = {"D1:3", "D2:5", "D30:5"}
+    assert normalise_evidence(["D1:3; D2:5"], known) == {"D1:3", "D2:5"}
+    assert normalise_evidence(["D30:05", "D9:9", "D1:3 D2:5"], known) == {"D30:5", "D1:3", "D2:5"}
+    assert normalise_evidence([], known) == frozenset()
+
+
+def synthetic(tmp_path):
+    sample = {
+        "sample_id": "conv-x",
+        "conversation": {
+            "speaker_a": "Ann",
+            "speaker_b": "Bob",
+            "session_1_date_time": "1:56 pm on 8 May, 2023",
+            "session_1": [
+                {"speaker": "Ann", "dia_id": "D1:1", "text": "I adopted a grey cat named Pixel"},
+                {"speaker": "Bob", "dia_id": "D1:2", "text": "I started learning the violin"},
+            ],
+            "session_2_date_time": "10:00 am on 20 June, 2023",
+            "session_2": [{"speaker": "Ann", "dia_id": "D2:1", "text": "We moved to a flat near the river"}],
+            "session_3_date_time": "9:00 am on 1 July, 2023",
+        },
+        "qa": [
+            {"question": "What is the name of Ann's cat?", "answer": "Pixel", "evidence": ["D1:1"], "category": 4},
+            {"question": "Which instrument is Bob learning?", "answer": "violin", "evidence": ["D1:02"], "category": 1},
+            {"question": "Where did Ann move?", "answer": "river", "evidence": ["D2:1; D9:9"], "category": 2},
+            {"question": "What colour is Bob's car?", "adversarial_answer": "x", "evidence": [], "category": 5},
+        ],
+    }
+    path = tmp_path / "tiny.json"
+    path.write_text(json.dumps([sample]))
+    return path
+
+
+def test_harness_scores_a_synthetic_conversation(tmp_path):
+    conversations = load(synthetic(tmp_path))
+    (conv,) = conversations
+    assert len(conv.turns) == 3 and len(conv.questions) == 3  # the question without evidence is left out
+    assert conv.turns[2].when.month == 6 and conv.questions[1].evidence == {"D1:2"}
+    table = summarise(evaluate(conversations, DeterministicEmbedder(), {}))
+    assert table["1-4"]["n"] == 3 and table["5"]["n"] == 0
+    assert table["1-4"]["dense@10"] == 100.0 and table["1-4"]["audrey@10"] == 100.0  # only 3 turns: all found
+    assert 0 <= table["1-4"]["audrey@1"] <= 100
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not SHARED_DATA.is_file(), reason="../shared/data/locomo_dev.json is not present")
+def test_harness_runs_on_the_shared_data():
+    from benchmarks.retrieval import main
+
+    summary = main(["--data", str(SHARED_DATA), "--conversations", "1"])
+    assert summary["table"]["1-4"]["n"] > 0 and summary["table"]["1-4"]["dense@10"] is not None
