@@ -22,6 +22,7 @@ from .embedding import QueryCache, SentenceTransformerEmbedder, check_embedder, 
 from .errors import ClosedError, ConfigurationError, InvalidInputError
 from .events import EventBus, Handler
 from .introspect import introspect
+from .keywords import query_terms
 from .llm import as_llm
 from .models import (
     CausalLink,
@@ -40,8 +41,8 @@ from .worker import BatchWorker
 
 T = TypeVar("T")
 _END = object()
-RECALL_FILTERS = frozenset({"states", "filter", "scope", "scope_prefix", "scoped"})
-STREAM_OPTIONS = frozenset({"token_budget"})
+RECALL_FILTERS = frozenset({"states", "filter", "scope", "scope_prefix", "scoped", "mode"})
+STREAM_OPTIONS = frozenset({"token_budget", "query_vector"})
 
 
 class Audrey(AsyncTwins):
@@ -251,6 +252,7 @@ class Audrey(AsyncTwins):
         if not isinstance(query, str) or not query.strip():
             raise InvalidInputError("query must be a non-empty string")
         budget = _check_budget(filters.pop("token_budget", None))
+        given_vector = filters.pop("query_vector", None)
         unknown = set(filters) - RECALL_FILTERS
         if unknown:
             raise InvalidInputError(f"unknown recall options {sorted(unknown)}; filters are {sorted(RECALL_FILTERS)}")
@@ -266,7 +268,13 @@ class Audrey(AsyncTwins):
             **filters,
         )
         self._check_open()
-        return self._stream(self._queries.vector(query), options, budget)
+        if options.mode == "keyword":
+            vector = None
+        elif given_vector is not None:  # the caller embedded the query already
+            vector = to_matrix([given_vector], 1, self.embedder.dimensions, "query_vector")[0]
+        else:
+            vector = self._queries.vector(query)
+        return self._stream(vector, options, budget, query_terms(query))
 
     def recall_by_vector(
         self, vector: Sequence[float] | np.ndarray, limit: int = 10, **options: Any
@@ -276,10 +284,16 @@ class Audrey(AsyncTwins):
         matrix = to_matrix([vector], 1, self.embedder.dimensions, "query vector")
         budget = _check_budget(options.pop("token_budget", None))
         checked = recall_stage.check_options(agent=self.agent, limit=limit, **options)
+        if checked.mode == "keyword":
+            raise InvalidInputError("keyword recall needs a text query; use recall(query, mode='keyword')")
         return list(self._stream(matrix[0], checked, budget))
 
     def _stream(
-        self, vector: np.ndarray, options: recall_stage.RecallOptions, budget: int | None = None
+        self,
+        vector: np.ndarray | None,
+        options: recall_stage.RecallOptions,
+        budget: int | None = None,
+        terms: Sequence[str] = (),
     ) -> Iterator[RecallResult]:
         now = self.clock()
         ranked = recall_stage.rank(
@@ -289,6 +303,7 @@ class Audrey(AsyncTwins):
             now=now,
             confidence_cfg=self.config.confidence,
             recall_cfg=self.config.recall,
+            terms=terms,
         )
         return self._yield_ranked(ranked, options.include_provenance, now, budget)
 

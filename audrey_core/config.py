@@ -87,6 +87,13 @@ class RecallConfig:
     min_candidates: int = 20
     max_candidates: int = 4096  # sqlite-vec's largest k
     query_cache_size: int = 1024
+    # How much confidence weighs on relevance: score = relevance x (1 - w + w x confidence). 1 is the seed's
+    # plain product; lower values let a relevant but old or weakly-sourced memory still rank.
+    confidence_influence: float = 1.0
+    # Hybrid fusion: "convex" = vector_weight x (cosine / best cosine) + (1 - vector_weight) x (BM25 / best BM25)
+    # over the candidates; "rrf" = reciprocal-rank fusion. Measured with benchmarks/retrieval.py (see README).
+    fusion: str = "convex"
+    vector_weight: float = 0.7
 
     def __post_init__(self) -> None:
         if min(self.candidate_multiplier, self.filtered_candidate_multiplier, self.min_candidates) < 1:
@@ -95,6 +102,12 @@ class RecallConfig:
             raise ConfigurationError("max_candidates must lie in [1, 4096] (sqlite-vec's limit on k)")
         if self.query_cache_size < 0:
             raise ConfigurationError("query_cache_size must be >= 0")
+        if not 0.0 <= self.confidence_influence <= 1.0:
+            raise ConfigurationError("confidence_influence must lie in [0, 1]")
+        if self.fusion not in ("convex", "rrf"):
+            raise ConfigurationError(f"fusion must be 'convex' or 'rrf', got {self.fusion!r}")
+        if not 0.0 <= self.vector_weight <= 1.0:
+            raise ConfigurationError("vector_weight must lie in [0, 1]")
 
 
 @dataclass(frozen=True)

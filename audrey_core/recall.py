@@ -8,6 +8,7 @@ candidates and the store may hold more, the pool is widened and the query repeat
 from __future__ import annotations
 
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -19,11 +20,16 @@ from .config import MEMORY_TYPES, RECALLABLE_STATES, SOURCES, STATES, Confidence
 from .encode import check_scope, check_tags
 from .errors import InvalidInputError
 from .filters import parse_filter
+from .keywords import convex_fusion, reciprocal_rank_fusion
 from .models import Episode, Memory, Procedure, Provenance, RecallResult, Semantic
-from .storage import Storage, VectorFilter, VectorHit
+from .storage import KeywordHit, Storage, VectorFilter, VectorHit
 from .timeutil import days_between
 
 SELF_GENERATED_SOURCES = frozenset({"inference", "model-generated"})
+_POOL = ThreadPoolExecutor(max_workers=4, thread_name_prefix="audrey-recall")
+
+
+MODES = ("hybrid", "vector", "keyword")
 
 
 @dataclass(frozen=True)
@@ -34,6 +40,7 @@ class RecallOptions:
     min_confidence: float
     where: VectorFilter
     include_provenance: bool
+    mode: str = "hybrid"
 
 
 def check_options(
@@ -51,6 +58,7 @@ def check_options(
     scope: Any = None,
     scope_prefix: Any = None,
     scoped: Any = False,
+    mode: Any = "hybrid",
 ) -> RecallOptions:
     """Validate recall's arguments; raise :class:`InvalidInputError` saying what is wrong."""
     if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1:
@@ -75,7 +83,9 @@ def check_options(
         scope_prefix=check_scope(scope_prefix) or None if scope_prefix is not None else None,
         scoped=bool(scoped),
     )
-    return RecallOptions(int(limit), float(min_confidence), where, bool(include_provenance))
+    if mode not in MODES:
+        raise InvalidInputError(f"mode must be one of {', '.join(MODES)}, got {mode!r}")
+    return RecallOptions(int(limit), float(min_confidence), where, bool(include_provenance), mode)
 
 
 def _choice(name: str, values: Any, allowed: Sequence[str]) -> tuple[str, ...] | None:
@@ -110,16 +120,20 @@ def memory_confidence(memory: Memory, now: datetime, cfg: ConfidenceConfig) -> C
 
 @dataclass(frozen=True)
 class Ranked:
-    """A candidate after scoring."""
+    """A candidate after scoring. ``relevance`` is the fused keyword + vector relevance in hybrid and keyword modes
+    (``None`` in vector mode, where relevance is the cosine similarity)."""
 
     memory: Memory
     similarity: float
     breakdown: ConfidenceBreakdown
+    relevance: float | None = None
+    influence: float = 1.0  # RecallConfig.confidence_influence
 
     @property
     def score(self) -> float:
-        """similarity x confidence."""
-        return self.similarity * self.breakdown.value
+        """relevance (or similarity) x (1 - influence + influence x confidence)."""
+        base = self.similarity if self.relevance is None else self.relevance
+        return base * (1.0 - self.influence + self.influence * self.breakdown.value)
 
 
 def ranking_key(item: Ranked) -> tuple[float, float, str]:
@@ -136,18 +150,98 @@ def pool_size(options: RecallOptions, cfg: RecallConfig) -> int:
 
 def rank(
     storage: Storage,
-    vector: np.ndarray,
+    vector: np.ndarray | None,
     options: RecallOptions,
     *,
     now: datetime,
     confidence_cfg: ConfidenceConfig,
     recall_cfg: RecallConfig,
+    terms: Sequence[str] = (),
 ) -> list[Ranked]:
-    """The best ``options.limit`` memories for ``vector``, best first."""
+    """The best ``options.limit`` memories, best first: by vector, by keyword ``terms``, or both fused."""
+    if options.mode == "vector" or (options.mode == "hybrid" and not terms):
+        if vector is None:
+            raise InvalidInputError("vector recall needs a query vector")
+        return _rank_vector(storage, vector, options, now, confidence_cfg, recall_cfg)
+    k = pool_size(options, recall_cfg)
+    while True:
+        if options.mode == "hybrid" and vector is not None and storage.held_by_this_thread():
+            vector_hits = storage.knn(vector, k, options.where)  # inside a transaction: stay on this thread
+            keyword_hits = storage.keyword_search(terms, k, options.where)
+        elif options.mode == "hybrid" and vector is not None:
+            # The two searches are independent reads: run the vector scan beside the keyword search.
+            pending = _POOL.submit(storage.knn, vector, k, options.where)
+            keyword_hits = storage.keyword_search(terms, k, options.where)
+            vector_hits = pending.result()
+        else:
+            vector_hits, keyword_hits = [], storage.keyword_search(terms, k, options.where)
+        ranked = fuse_hits(
+            storage,
+            vector,
+            vector_hits,
+            keyword_hits,
+            options.min_confidence,
+            now,
+            confidence_cfg,
+            recall_cfg,
+        )
+        exhausted = (len(vector_hits) < k and len(keyword_hits) < k) or k >= recall_cfg.max_candidates
+        if len(ranked) >= options.limit or exhausted:
+            return ranked[: options.limit]
+        k = min(recall_cfg.max_candidates, k * 4)
+
+
+def fuse_hits(
+    storage: Storage,
+    vector: np.ndarray | None,
+    vector_hits: Sequence[VectorHit],
+    keyword_hits: Sequence[KeywordHit],
+    min_confidence: float,
+    now: datetime,
+    cfg: ConfidenceConfig,
+    recall_cfg: RecallConfig,
+) -> list[Ranked]:
+    """Fuse the two candidate lists (convex combination of normalised scores, or reciprocal rank), then weigh each
+    memory by its confidence."""
+    types = {h.memory_id: h.memory_type for h in (*vector_hits, *keyword_hits)}
+    memories = storage.get_memories(list(types), types)
+    similarity = {h.memory_id: h.similarity for h in vector_hits}
+    missing = [i for i in types if i not in similarity]
+    if missing and vector is not None:  # keyword-only finds get their cosine similarity too
+        query = vector / np.linalg.norm(vector)
+        for memory_id, stored in storage.get_vectors(missing).items():
+            similarity[memory_id] = float(stored @ query / np.linalg.norm(stored))
+    if recall_cfg.fusion == "rrf" or vector is None:
+        rankings = [[h.memory_id for h in vector_hits], [h.memory_id for h in keyword_hits]]
+        relevance = reciprocal_rank_fusion([r for r in rankings if r])
+    else:
+        relevance = convex_fusion(similarity, {h.memory_id: h.score for h in keyword_hits}, recall_cfg.vector_weight)
+    ranked = []
+    for memory_id, value in relevance.items():
+        memory = memories.get(memory_id)
+        if memory is None:
+            continue
+        breakdown = memory_confidence(memory, now, cfg)
+        if breakdown.value >= min_confidence:
+            ranked.append(
+                Ranked(memory, similarity.get(memory_id, 0.0), breakdown, value, recall_cfg.confidence_influence)
+            )
+    ranked.sort(key=ranking_key)
+    return ranked
+
+
+def _rank_vector(
+    storage: Storage,
+    vector: np.ndarray,
+    options: RecallOptions,
+    now: datetime,
+    confidence_cfg: ConfidenceConfig,
+    recall_cfg: RecallConfig,
+) -> list[Ranked]:
     k = pool_size(options, recall_cfg)
     while True:
         hits = storage.knn(vector, k, options.where)
-        ranked = score_hits(storage, hits, options.min_confidence, now, confidence_cfg)
+        ranked = score_hits(storage, hits, options.min_confidence, now, confidence_cfg, recall_cfg.confidence_influence)
         exhausted = len(hits) < k or k >= recall_cfg.max_candidates
         if len(ranked) >= options.limit or exhausted:
             return ranked[: options.limit]
@@ -155,7 +249,12 @@ def rank(
 
 
 def score_hits(
-    storage: Storage, hits: Sequence[VectorHit], min_confidence: float, now: datetime, cfg: ConfidenceConfig
+    storage: Storage,
+    hits: Sequence[VectorHit],
+    min_confidence: float,
+    now: datetime,
+    cfg: ConfidenceConfig,
+    influence: float = 1.0,
 ) -> list[Ranked]:
     """Fetch the hit memories, score them, drop those under the floor, and sort best first."""
     memories = storage.get_memories([h.memory_id for h in hits], {h.memory_id: h.memory_type for h in hits})
@@ -166,7 +265,7 @@ def score_hits(
             continue
         breakdown = memory_confidence(memory, now, cfg)
         if breakdown.value >= min_confidence:
-            ranked.append(Ranked(memory, hit.similarity, breakdown))
+            ranked.append(Ranked(memory, hit.similarity, breakdown, None, influence))
     ranked.sort(key=ranking_key)
     return ranked
 

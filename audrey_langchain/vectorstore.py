@@ -21,7 +21,7 @@ from .documents import audrey_fields, encode_item, to_document
 
 # Search keyword arguments passed on to Audrey's recall.
 RECALL_OPTIONS = frozenset(
-    {"min_confidence", "types", "tags", "sources", "include_dormant", "states", "scope", "scope_prefix"}
+    {"min_confidence", "types", "tags", "sources", "include_dormant", "states", "scope", "scope_prefix", "mode"}
 )
 
 

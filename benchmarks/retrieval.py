@@ -20,7 +20,7 @@ from pathlib import Path
 
 import numpy as np
 
-from audrey_core import Audrey, AudreyConfig, SentenceTransformerEmbedder
+from audrey_core import Audrey, AudreyConfig, RecallConfig, SentenceTransformerEmbedder
 from audrey_core.config import ValidationConfig
 from audrey_core.embedding import embed_texts
 from audrey_core.testing import ManualClock
@@ -28,10 +28,15 @@ from audrey_core.testing import ManualClock
 from .locomo import Conversation, load
 
 KS = (1, 5, 10)
-CONFIG = AudreyConfig(validation=ValidationConfig(background=False))
 
 
-def evaluate(conversations: list[Conversation], embedder, recall_options: dict) -> dict:
+def config(influence: float) -> AudreyConfig:
+    return AudreyConfig(
+        validation=ValidationConfig(background=False), recall=RecallConfig(confidence_influence=influence)
+    )
+
+
+def evaluate(conversations: list[Conversation], embedder, recall_options: dict, influence: float = 1.0) -> dict:
     hits: dict[str, dict[int, list[str]]] = {"audrey": defaultdict(list), "dense": defaultdict(list)}
     categories: list[int] = []
     timing = {"embed_turns_s": 0.0, "embed_questions_s": 0.0, "audrey_recall_s": 0.0, "dense_recall_s": 0.0}
@@ -44,7 +49,9 @@ def evaluate(conversations: list[Conversation], embedder, recall_options: dict) 
         timing["embed_questions_s"] += time.perf_counter() - start
 
         clock = ManualClock(conv.turns[0].when)
-        with Audrey(":memory:", agent=conv.sample_id, embedder=embedder, clock=clock, config=CONFIG) as brain:
+        with Audrey(
+            ":memory:", agent=conv.sample_id, embedder=embedder, clock=clock, config=config(influence)
+        ) as brain:
             for when in sorted({t.when for t in conv.turns}):  # one batch per session, stored at its date
                 index = [i for i, t in enumerate(conv.turns) if t.when == when]
                 clock.advance(seconds=(when - clock()).total_seconds())
@@ -57,7 +64,9 @@ def evaluate(conversations: list[Conversation], embedder, recall_options: dict) 
             ids = [t.dia_id for t in conv.turns]
             for question, vector in zip(conv.questions, question_vectors):
                 start = time.perf_counter()
-                audrey_ids = [r.id for r in brain.recall_by_vector(vector, limit=max(KS), **recall_options)]
+                audrey_ids = [
+                    r.id for r in brain.recall(question.question, limit=max(KS), query_vector=vector, **recall_options)
+                ]
                 timing["audrey_recall_s"] += time.perf_counter() - start
                 start = time.perf_counter()
                 dense_ids = [ids[i] for i in np.argsort(-(unit @ (vector / np.linalg.norm(vector))))[: max(KS)]]
@@ -88,19 +97,29 @@ def main(argv: list[str] | None = None) -> dict:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--data", required=True, help="a LoCoMo-format JSON file")
     parser.add_argument("--conversations", type=int, default=None, help="only the first N conversations")
+    parser.add_argument("--mode", choices=("hybrid", "vector", "keyword"), default="hybrid", help="Audrey's recall")
+    parser.add_argument(
+        "--confidence-influence",
+        type=float,
+        default=None,
+        help="RecallConfig.confidence_influence (default: the library's)",
+    )
     args = parser.parse_args(argv)
     if not Path(args.data).is_file():
         parser.error(f"no data file at {args.data}")
     conversations = load(args.data)[: args.conversations]
     embedder = SentenceTransformerEmbedder()
     start = time.perf_counter()
-    result = evaluate(conversations, embedder, {})
+    influence = (
+        args.confidence_influence if args.confidence_influence is not None else RecallConfig().confidence_influence
+    )
+    result = evaluate(conversations, embedder, {"mode": args.mode}, influence)
     total = time.perf_counter() - start
     table = summarise(result)
 
     print(
         f"LoCoMo retrieval, {len(conversations)} conversations, {sum(len(c.turns) for c in conversations)} turns, "
-        f"model {embedder.model_name}"
+        f"model {embedder.model_name}, Audrey recall mode {args.mode}"
     )
     header = ["category", "n"] + [f"{n}@{k}" for n in ("audrey", "dense") for k in KS]
     print("  ".join(f"{h:>9}" for h in header))
@@ -113,6 +132,8 @@ def main(argv: list[str] | None = None) -> dict:
         "benchmark": "retrieval",
         "data": str(args.data),
         "model": embedder.model_name,
+        "mode": args.mode,
+        "confidence_influence": influence,
         "table": table,
         "timing": timing,
     }

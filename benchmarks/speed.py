@@ -61,12 +61,21 @@ def encode_throughput(embedder, label: str, single: int, batch: int, folder: Pat
     return {"embedder": label, "single_per_s": single_rate, "batch_per_s": batch_rate}
 
 
+VOCABULARY = [f"w{i}" for i in range(5000)]  # Zipf-distributed words, so full-text postings look like real text
+
+
+def sentence(rng: np.random.Generator, words: int) -> str:
+    ranks = np.minimum(rng.zipf(1.3, size=words), len(VOCABULARY)) - 1
+    return " ".join(VOCABULARY[r] for r in ranks)
+
+
 def populate(brain: Audrey, count: int) -> None:
+    rng = np.random.default_rng(count)
     chunk = 2000
     for first in range(0, count, chunk):
         brain.encode_batch(
             [
-                {"content": f"memory {i}", "source": SOURCES[i % 5], "salience": (i % 10) / 10}
+                {"content": sentence(rng, 12), "source": SOURCES[i % 5], "salience": (i % 10) / 10}
                 for i in range(first, min(count, first + chunk))
             ]
         )
@@ -87,6 +96,12 @@ def recall_latency(size: int, queries: int, limit: int, folder: Path) -> dict:
             start = time.perf_counter()
             brain.recall_by_vector(v, limit=limit)
             timings.append((time.perf_counter() - start) * 1000)
+        queries = [sentence(rng, 4) for _ in vectors]
+        hybrid = []
+        for text, v in zip(queries, vectors):
+            start = time.perf_counter()
+            brain.recall(text, limit=limit, query_vector=v)
+            hybrid.append((time.perf_counter() - start) * 1000)
         # Where the time goes: the KNN query alone, then fetching + scoring its candidates.
         options = check_options(agent=brain.agent, limit=limit)
         k = pool_size(options, brain.config.recall)
@@ -103,6 +118,8 @@ def recall_latency(size: int, queries: int, limit: int, folder: Path) -> dict:
         "memories": size,
         "p50_ms": percentile(timings, 50),
         "p95_ms": percentile(timings, 95),
+        "hybrid_p50_ms": percentile(hybrid, 50),
+        "hybrid_p95_ms": percentile(hybrid, 95),
         "knn_p50_ms": statistics.median(knn_ms),
         "fetch_score_p50_ms": statistics.median(score_ms),
         "candidates": k,
@@ -133,13 +150,15 @@ def main(argv: list[str] | None = None) -> dict:
     print(f"{'embedder':<20}{'single':>10}{'batch':>10}")
     for row in encodes:
         print(f"{row['embedder']:<20}{row['single_per_s']:>10.0f}{row['batch_per_s']:>10.0f}")
-    print(f"\nRecall latency, limit {args.limit}, excluding the query embedding ({args.queries} queries each)")
+    print(f"\nRecall latency, limit {args.limit}, excluding the query embedding ({args.queries} queries each);")
+    print("p50 / p95 are vector recall, hybrid adds full-text search and fusion (4-word queries, 12-word memories)")
     header = f"{'memories':>10}{'p50 ms':>9}{'p95 ms':>9}{'knn p50':>9}{'fetch+score':>13}{'k':>5}"
-    print(header + f"{'populate s':>12}{'file MB':>9}")
+    print(header + f"{'populate s':>12}{'file MB':>9}{'hybrid p50':>12}{'hybrid p95':>12}")
     for row in recalls:
         print(
             f"{row['memories']:>10}{row['p50_ms']:>9.2f}{row['p95_ms']:>9.2f}{row['knn_p50_ms']:>9.2f}"
             f"{row['fetch_score_p50_ms']:>13.2f}{row['candidates']:>5}{row['populate_s']:>12.1f}{row['file_mb']:>9.1f}"
+            f"{row['hybrid_p50_ms']:>12.2f}{row['hybrid_p95_ms']:>12.2f}"
         )
     result = {"benchmark": "speed", "encode": encodes, "recall": recalls}
     print(json.dumps(result))

@@ -47,6 +47,15 @@ class VectorHit:
 
 
 @dataclass(frozen=True, slots=True)
+class KeywordHit:
+    """One keyword-search result: the memory and its BM25 score (higher is better)."""
+
+    memory_id: str
+    memory_type: str
+    score: float
+
+
+@dataclass(frozen=True, slots=True)
 class VectorFilter:
     """Restrictions applied inside the KNN query. ``None`` means no restriction on that field.
 
@@ -116,6 +125,10 @@ class Storage(ABC):
     @abstractmethod
     def knn(self, vector: np.ndarray, k: int, where: VectorFilter) -> list[VectorHit]:
         """The ``k`` nearest memories to ``vector`` that satisfy ``where``, nearest first, one hit per memory."""
+
+    @abstractmethod
+    def keyword_search(self, terms: Sequence[str], k: int, where: VectorFilter) -> list[KeywordHit]:
+        """The ``k`` memories best matching any of ``terms`` by full-text rank, with ``where`` applied."""
 
     @abstractmethod
     def get_memories(self, ids: Iterable[str], memory_types: Mapping[str, str] | None = None) -> dict[str, Memory]:
@@ -263,6 +276,10 @@ class Storage(ABC):
     @abstractmethod
     def close(self) -> None:
         """Release the backend's resources; later calls raise ``ClosedError``."""
+
+    def held_by_this_thread(self) -> bool:
+        """True while the calling thread holds the store (inside a transaction); work must then stay on it."""
+        return False
 
     def get_memory(self, memory_id: str) -> Memory | None:
         """One memory by id, or ``None``."""

@@ -188,8 +188,28 @@ def _initial_schema(connection: Any, dimensions: int) -> None:
         connection.execute(statement)
 
 
+FTS_TABLE = "memory_fts"
+
+
+def _full_text(connection: Any, dimensions: int) -> None:
+    # Keyword search over every memory's whole text. memory_text_rows gives each memory a stable integer rowid so
+    # its FTS row can be found and deleted without scanning.
+    connection.execute("CREATE TABLE memory_text_rows (rowid INTEGER PRIMARY KEY, memory_id TEXT NOT NULL UNIQUE)")
+    connection.execute(
+        f"CREATE VIRTUAL TABLE {FTS_TABLE} USING fts5(content, tokenize = 'porter unicode61 remove_diacritics 2')"
+    )
+    for table in ("episodes", "semantics", "procedures"):
+        connection.execute(f"INSERT INTO memory_text_rows (memory_id) SELECT id FROM {table} ORDER BY id")
+    connection.execute(
+        f"INSERT INTO {FTS_TABLE} (rowid, content) SELECT t.rowid, m.content FROM memory_text_rows t JOIN ("
+        "SELECT id, content FROM episodes UNION ALL SELECT id, content FROM semantics "
+        "UNION ALL SELECT id, content FROM procedures) m ON m.id = t.memory_id"
+    )
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "initial schema: seed 002 tables, vec0 vectors, tags", _initial_schema),
+    Migration(2, "full-text index over memory content (FTS5) for hybrid recall", _full_text),
 )
 LATEST_VERSION = MIGRATIONS[-1].version
 

@@ -32,7 +32,7 @@ from ..models import Episode, Memory
 from ..timeutil import to_iso
 from .base import MUTABLE_MEMORY_FIELDS, Storage
 from .connection import connect, placeholders, sqlite_module
-from .migrations import VECTOR_TABLE, migrate
+from .migrations import FTS_TABLE, VECTOR_TABLE, migrate
 from .rows import COLUMNS, TABLES, encode_value, memory_to_row
 from .sql_filters import encode_scope
 from .sqlite_maintenance import SQLiteMaintenance
@@ -53,6 +53,9 @@ class SQLiteStorage(SQLiteMaintenance, SQLiteReads, SQLiteRecords, Storage):
         self._db_error: type[BaseException] = module.Error
         self._conn: Any = connect(self.path, module=module)
         self._closed = False
+        self._holder: int | None = None  # the thread inside _read(), if any
+        self._side: Any = None  # a second connection for reads that may run beside the main one (file stores)
+        self._side_lock = threading.Lock()
         try:
             stored = self._stored_embedding()
             if stored is not None and stored != (model_name, int(dimensions)):
@@ -81,6 +84,8 @@ class SQLiteStorage(SQLiteMaintenance, SQLiteReads, SQLiteRecords, Storage):
             raise
         self.model_name = model_name
         self.dimensions = int(dimensions)
+        if self.path != ":memory:" and not self.path.startswith("file:"):
+            self._side = connect(self.path, module=module)
 
     # -- plumbing ---------------------------------------------------------------------------------------------
 
@@ -95,15 +100,38 @@ class SQLiteStorage(SQLiteMaintenance, SQLiteReads, SQLiteRecords, Storage):
             return None
         return values["embedding_model"], int(values["embedding_dimensions"])
 
+    def held_by_this_thread(self) -> bool:
+        """True while the calling thread is inside a read or write of this store (e.g. a transaction)."""
+        return self._holder == threading.get_ident()
+
     @contextmanager
     def _read(self) -> Iterator[Any]:
         with self._lock:
             if self._closed:
                 raise ClosedError("this Audrey store is closed; open a new Audrey instance")
+            outer, self._holder = self._holder, threading.get_ident()
             try:
                 yield self._conn
             except (StorageError, ClosedError):
                 raise
+            except self._db_error as exc:
+                raise StorageError(f"SQLite error on {self.path}: {exc}") from exc
+            finally:
+                self._holder = outer
+
+    @contextmanager
+    def _side_read(self) -> Iterator[Any]:
+        """The side connection when there is one (so a keyword search can run while the main connection scans
+        vectors), else the main connection. It sees committed data only."""
+        if self._side is None:
+            with self._read() as db:
+                yield db
+            return
+        with self._side_lock:
+            if self._closed:
+                raise ClosedError("this Audrey store is closed; open a new Audrey instance")
+            try:
+                yield self._side
             except self._db_error as exc:
                 raise StorageError(f"SQLite error on {self.path}: {exc}") from exc
 
@@ -136,6 +164,9 @@ class SQLiteStorage(SQLiteMaintenance, SQLiteReads, SQLiteRecords, Storage):
             if not self._closed:
                 self._closed = True
                 self._conn.close()
+                if self._side is not None:
+                    with self._side_lock:
+                        self._side.close()
 
     # -- writes -----------------------------------------------------------------------------------------------
 
@@ -159,11 +190,25 @@ class SQLiteStorage(SQLiteMaintenance, SQLiteReads, SQLiteRecords, Storage):
                 "INSERT INTO memory_tags (tag, memory_id) VALUES (?, ?)",
                 [(tag, m.id) for m in memories for tag in dict.fromkeys(m.tags)],
             )
+            self._write_text(db, memories)
             if vectors is not None:
                 self._write_vectors(db, memories, vectors)
             for memory in memories:
                 if isinstance(memory, Episode) and memory.supersedes:
                     self._mark_superseded(db, memory.supersedes, memory.id)
+
+    @staticmethod
+    def _write_text(db: Any, memories: Sequence[Memory]) -> None:
+        """Full-text rows for new memories (the whole text, however many vector chunks it has)."""
+        first = db.execute("SELECT COALESCE(MAX(rowid), 0) + 1 FROM memory_text_rows").fetchone()[0]
+        db.executemany(
+            "INSERT INTO memory_text_rows (rowid, memory_id) VALUES (?, ?)",
+            [(first + i, m.id) for i, m in enumerate(memories)],
+        )
+        db.executemany(
+            f"INSERT INTO {FTS_TABLE} (rowid, content) VALUES (?, ?)",
+            [(first + i, m.content) for i, m in enumerate(memories)],
+        )
 
     def _write_vectors(self, db: Any, memories: Sequence[Memory], vectors: np.ndarray) -> None:
         """Vector rows for memories that have none yet (chunk 0 each), in the active vector table."""
@@ -217,6 +262,11 @@ class SQLiteStorage(SQLiteMaintenance, SQLiteReads, SQLiteRecords, Storage):
         rowids = db.execute(f"SELECT rowid FROM memory_vector_rows WHERE memory_id IN ({marks})", existing).fetchall()
         db.executemany(f"DELETE FROM {self.vector_table} WHERE rowid = ?", rowids)  # one by one: see _sync_vector_state
         db.execute(f"DELETE FROM memory_vector_rows WHERE memory_id IN ({marks})", existing)
+        db.execute(
+            f"DELETE FROM {FTS_TABLE} WHERE rowid IN (SELECT rowid FROM memory_text_rows WHERE memory_id IN ({marks}))",
+            existing,
+        )
+        db.execute(f"DELETE FROM memory_text_rows WHERE memory_id IN ({marks})", existing)
         db.execute(f"DELETE FROM memory_tags WHERE memory_id IN ({marks})", existing)
         db.execute(f"DELETE FROM claim_support WHERE memory_id IN ({marks}) OR episode_id IN ({marks})", existing * 2)
         # An episode corrected by a deleted one is no longer superseded; one correcting a deleted one corrects nothing.

@@ -129,6 +129,10 @@ class SQLiteMaintenance:
                     raise StorageError(f"snapshot names an unknown table {table!r}")
                 if progress is not None:
                     progress(1)
+            imported = self.get_memories(  # type: ignore[attr-defined]
+                [r[0] for t in TABLES.values() for r in db.execute(f"SELECT id FROM {t}")]
+            )
+            self._write_text(db, list(imported.values()))  # type: ignore[attr-defined]
             self._restore_vectors(db, vectors)
         return count
 

@@ -9,10 +9,18 @@ import numpy as np
 
 from ..models import Episode, Memory
 from ..timeutil import from_iso
-from .base import StoreCounts, VectorFilter, VectorHit
+from .base import KeywordHit, StoreCounts, VectorFilter, VectorHit
 from .connection import placeholders
+from .migrations import FTS_TABLE
 from .rows import COLUMNS, TABLES, row_to_memory
 from .sql_filters import compile_filter, decode_scope, encode_scope
+
+COMMON_TERM_SHARE = 0.5  # a query term in more memories than this share is left out of keyword ranking
+COMMON_TERM_MIN_MEMORIES = 1000  # below this many memories ranking everything is cheap anyway
+
+
+def _quoted(term: str) -> str:
+    return '"' + term.replace('"', '""') + '"'
 
 
 class SQLiteReads:
@@ -131,6 +139,64 @@ class SQLiteReads:
             conditions.append(sql)
             params.extend(values)
         return conditions, params
+
+    def keyword_search(self, terms: Sequence[str], k: int, where: VectorFilter) -> list[KeywordHit]:
+        """Memories matching any of ``terms`` (BM25 over the whole text), best first, with ``where`` applied.
+
+        FTS5 ranks its matches first (ORDER BY rank with a limit, the fast path); the filters then join only those.
+        When filters leave fewer than ``k``, the FTS limit widens until every match has been seen."""
+        if not terms or k <= 0:
+            return []
+        match = " OR ".join(_quoted(term) for term in self._informative_terms(terms))
+        selects, params = [], []
+        for memory_type in where.memory_types or TABLES:
+            conditions, values = self._row_conditions(where, "m")
+            if where.consolidated is not None and memory_type == "episodic":
+                conditions.append("m.consolidated = ?")
+                values.append(int(where.consolidated))
+            selects.append(
+                f"SELECT t.memory_id, '{memory_type}', f.rank FROM found f "
+                f"JOIN memory_text_rows t ON t.rowid = f.rowid JOIN {TABLES[memory_type]} m ON m.id = t.memory_id "
+                f"WHERE {' AND '.join(conditions)}"
+            )
+            params.extend(values)
+        limit = max(4 * k, 50)
+        while True:
+            with self._side_read() as db:
+                rows = db.execute(
+                    f"WITH found AS (SELECT rowid, rank FROM {FTS_TABLE} WHERE {FTS_TABLE} MATCH ? ORDER BY rank "
+                    f"LIMIT ?) {' UNION ALL '.join(selects)} ORDER BY 3, 1 LIMIT ?",
+                    [match, limit, *params, int(k)],
+                ).fetchall()
+                if len(rows) >= k:
+                    break
+                matched = db.execute(f"SELECT COUNT(*) FROM {FTS_TABLE} WHERE {FTS_TABLE} MATCH ?", [match]).fetchone()
+            if matched[0] <= limit:
+                break
+            limit *= 4
+        return [KeywordHit(memory_id, memory_type, -float(rank)) for memory_id, memory_type, rank in rows]
+
+    def _informative_terms(self, terms: Sequence[str]) -> list[str]:
+        """Terms found in at most half of all memories (the rarest one if none is). A term in most memories has a
+        BM25 weight near zero yet forces the ranking of nearly every row. Counts are cached until the store's size
+        moves by more than 10%: they only steer which terms to skip."""
+        cache: dict[str, tuple[int, int]] = self.__dict__.setdefault("_term_counts", {})
+        with self._side_read() as db:
+            total = db.execute("SELECT COUNT(*) FROM memory_text_rows").fetchone()[0]
+            if total < COMMON_TERM_MIN_MEMORIES:
+                return list(terms)
+            counts = {}
+            for term in terms:
+                count, seen_at = cache.get(term, (0, -1))
+                if seen_at < 0 or abs(total - seen_at) > 0.1 * seen_at:
+                    query = f"SELECT COUNT(*) FROM {FTS_TABLE} WHERE {FTS_TABLE} MATCH ?"
+                    count = db.execute(query, [_quoted(term)]).fetchone()[0]
+                    cache[term] = (count, total)
+                counts[term] = count
+        if len(cache) > 100_000:
+            cache.clear()
+        kept = [t for t in terms if counts[t] <= COMMON_TERM_SHARE * total]
+        return kept or [min(terms, key=lambda t: counts[t])]
 
     def list_memories(
         self, where: VectorFilter, limit: int, offset: int = 0, newest_first: bool = True

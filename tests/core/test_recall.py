@@ -142,7 +142,7 @@ def test_recall_matches_a_brute_force_reference(random_brain, clock, query, limi
 
     where = check_options(agent=brain.agent, limit=limit, **filters).where
     expected = brute_force(brain, query, limit, where)
-    got = brain.recall(query, limit=limit, **filters)
+    got = brain.recall(query, limit=limit, mode="vector", **filters)
     assert [r.id for r in got] == expected
     assert len(got) == limit
     assert [r.score for r in got] == sorted((r.score for r in got), reverse=True)
@@ -185,7 +185,7 @@ def test_a_reliable_memory_outranks_a_slightly_more_similar_model_generated_one(
     with Audrey(db_path, embedder=TableEmbedder(table)) as brain:
         brain.encode("observed: the limit is 100 req/s", source="direct-observation")
         brain.encode("generated: the limit is 100 req/s", source="model-generated")
-        first, second = brain.recall("query")
+        first, second = brain.recall("query", mode="vector")
     assert second.similarity > first.similarity
     assert first.source == "direct-observation" and second.source == "model-generated"
     assert second.confidence == 0.6 and second.breakdown.capped
@@ -311,7 +311,7 @@ def test_provenance(brain):
 
 def test_recall_by_vector_matches_recall(brain, clock, embedder):
     populate(brain, clock, n=40)
-    by_text = [r.id for r in brain.recall("nightly export job", limit=5)]
+    by_text = [r.id for r in brain.recall("nightly export job", limit=5, mode="vector")]
     assert [r.id for r in brain.recall_by_vector(embedder.embed(["nightly export job"])[0], limit=5)] == by_text
     with pytest.raises(Exception, match="dimensional"):
         brain.recall_by_vector([0.1, 0.2], limit=5)

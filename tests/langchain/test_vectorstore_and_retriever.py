@@ -56,7 +56,7 @@ def test_scores_relevance_and_filters(lc_brain):
 def test_mmr_prefers_diverse_results(lc_brain):
     store = AudreyVectorStore(audrey=lc_brain)
     store.add_texts(["deploy on friday", "deploy on friday afternoon", "deploy on friday evening", "rollback plan"])
-    plain = [d.page_content for d in store.similarity_search("deploy friday rollback", k=2)]
+    plain = [d.page_content for d in store.similarity_search("deploy friday rollback", k=2, mode="vector")]
     diverse = [
         d.page_content
         for d in store.max_marginal_relevance_search("deploy friday rollback", k=2, fetch_k=4, lambda_mult=0.3)

@@ -55,7 +55,9 @@ def test_index_round_trip_keeps_nodes_and_adds_audreys_fields(index):
     assert node.get_content() == DOCS[0].text and node.ref_doc_id == "d-stripe"
     assert node.metadata["team"] == "payments" and node.metadata["memory_type"] == "episodic"
     assert 0 < node.metadata["confidence"] <= 1 and node.metadata["state"] == "active"
-    assert nodes[0].score == pytest.approx(brain.recall("how fast can we call Stripe?", limit=1)[0].score)
+    assert nodes[0].score == pytest.approx(
+        brain.recall("how fast can we call Stripe?", limit=1, mode="vector")[0].score
+    )
     # the index's query engine answers from the stored text (MockLLM echoes its prompt)
     answer = idx.as_query_engine(llm=MockLLM(), similarity_top_k=1).query("rack of the build server")
     assert "rack 4" in str(answer)

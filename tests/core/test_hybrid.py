@@ -1,0 +1,131 @@
+"""Hybrid recall: keyword search in step with writes, fusion, modes, and the migration that added full text."""
+
+from __future__ import annotations
+
+import pytest
+
+from audrey_core import Audrey, RecallConfig
+from audrey_core.config import AudreyConfig, ValidationConfig
+from audrey_core.errors import ConfigurationError, InvalidInputError
+from audrey_core.keywords import convex_fusion, query_terms, reciprocal_rank_fusion
+from audrey_core.storage import SQLiteStorage
+from audrey_core.storage.connection import connect
+from audrey_core.storage.migrations import LATEST_VERSION, MIGRATIONS, migrate
+
+from .vectors import PlacedEmbedder
+
+
+def test_query_terms_drop_question_words_and_repeat():
+    assert query_terms("When did Caroline go to the LGBTQ support group? Caroline!") == [
+        "caroline",
+        "go",
+        "lgbtq",
+        "support",
+        "group",
+    ]
+    assert query_terms("what is it?") == []
+
+
+def test_fusion_functions():
+    assert reciprocal_rank_fusion([["a", "b"], ["b", "c"]]) == pytest.approx(
+        {"a": (1 / 61) / (2 / 61), "b": (1 / 62 + 1 / 61) / (2 / 61), "c": (1 / 62) / (2 / 61)}
+    )
+    fused = convex_fusion({"a": 0.8, "b": 0.4, "c": -0.2}, {"b": 10.0, "d": 5.0}, vector_weight=0.7)
+    assert fused == pytest.approx({"a": 0.7, "b": 0.7 * 0.5 + 0.3, "c": 0.0, "d": 0.15})
+
+
+@pytest.fixture
+def placed_brain(tmp_path, clock):
+    embedder = PlacedEmbedder(dimensions=64)
+    with Audrey(
+        tmp_path / "h.db",
+        embedder=embedder,
+        clock=clock,
+        config=AudreyConfig(validation=ValidationConfig(background=False)),
+    ) as brain:
+        yield brain, embedder
+
+
+def test_a_keyword_only_match_is_found_by_hybrid_but_missed_by_vector(placed_brain):
+    brain, embedder = placed_brain
+    target = brain.encode(embedder.place("the invoice reference for the vendor is ZX4411", 0.0))
+    for i in range(12):  # semantically closer distractors (spread out, as in a real space) without the reference
+        brain.encode(embedder.place(f"billing notes number {i} about vendors", 0.9 - i * 0.07))
+    query = embedder.anchor("ZX4411")
+    assert target not in [r.id for r in brain.recall(query, limit=10, mode="vector")]
+    # Convex fusion: 0.3 for the only keyword match beats vector-only hits under ~43% of the best similarity.
+    assert target in [r.id for r in brain.recall(query, limit=10)]  # hybrid is the default
+    keyword = brain.recall(query, limit=5, mode="keyword")
+    assert [r.id for r in keyword] == [target] and keyword[0].similarity == pytest.approx(0.0, abs=1e-6)
+
+
+def test_full_text_follows_replace_and_forget(brain):
+    brain.encode("the kiln reaches 1200 degrees", id="k1")
+    assert [r.id for r in brain.recall("kiln", mode="keyword")] == ["k1"]
+    brain.encode_batch([{"content": "the oven reaches 250 degrees", "id": "k1"}], replace=True)
+    assert brain.recall("kiln", mode="keyword") == [] and [r.id for r in brain.recall("oven", mode="keyword")] == ["k1"]
+    brain.forget(["k1"])
+    assert brain.recall("oven", mode="keyword") == []
+
+
+def test_stemming_and_filters_apply_to_keyword_search(brain):
+    painted = brain.encode("Melanie painted a sunrise last week", tags=["art"])
+    brain.encode("Melanie paints every weekend", tags=["hobby"])
+    assert {r.id for r in brain.recall("painting", mode="keyword")} >= {painted}
+    assert [r.id for r in brain.recall("painting", mode="keyword", tags=["art"])] == [painted]
+
+
+def test_mode_and_fusion_checks(brain):
+    with pytest.raises(InvalidInputError, match="mode"):
+        brain.recall("x", mode="fuzzy")
+    with pytest.raises(InvalidInputError, match="keyword recall needs a text query"):
+        brain.recall_by_vector(brain.embed_query("x"), mode="keyword")
+    with pytest.raises(ConfigurationError, match="fusion"):
+        RecallConfig(fusion="max")
+    with pytest.raises(ConfigurationError, match="vector_weight"):
+        RecallConfig(vector_weight=1.5)
+
+
+def test_rrf_fusion_is_available(tmp_path, embedder):
+    config = AudreyConfig(recall=RecallConfig(fusion="rrf"), validation=ValidationConfig(background=False))
+    with Audrey(tmp_path / "r.db", embedder=embedder, config=config) as brain:
+        mid = brain.encode("the backup job runs at midnight")
+        assert brain.recall("backup job midnight")[0].id == mid
+
+
+def test_a_version_1_file_gains_full_text_for_its_existing_memories(tmp_path):
+    path = tmp_path / "v1.db"
+    db = connect(str(path))
+    migrate(db, 384, MIGRATIONS[:1])  # a file written before migration 2 existed
+    db.executemany(
+        "INSERT INTO audrey_config (key, value) VALUES (?, ?)",
+        [
+            ("embedding_model", "deterministic-hash"),
+            ("embedding_dimensions", "384"),
+            ("vector_table", "memory_vectors"),
+        ],
+    )
+    db.execute(
+        "INSERT INTO episodes (id, agent, content, source, source_reliability, created_at) "
+        "VALUES ('e1', 'default', 'the greenhouse door sticks in winter', 'told-by-user', 0.9, "
+        "'2026-01-01T00:00:00.000000+00:00')"
+    )
+    db.close()
+    storage = SQLiteStorage(path, model_name="deterministic-hash", dimensions=384)
+    try:
+        versions = [r[0] for r in storage._conn.execute("SELECT version FROM schema_migrations ORDER BY version")]
+        assert versions == list(range(1, LATEST_VERSION + 1))
+        from audrey_core.storage import VectorFilter
+
+        hits = storage.keyword_search(["greenhouse"], 5, VectorFilter(agent="default"))
+        assert [h.memory_id for h in hits] == ["e1"]
+    finally:
+        storage.close()
+
+
+def test_hybrid_recall_inside_a_transaction_does_not_deadlock(brain):
+    mid = brain.encode("the staging cluster restarts every Sunday")
+    with brain.storage.transaction():
+        assert brain.storage.held_by_this_thread()
+        assert [r.id for r in brain.recall("staging cluster Sunday")] == [mid]
+    assert not brain.storage.held_by_this_thread()
