@@ -221,7 +221,7 @@ class Audrey(AsyncTwins):
         include_provenance: bool = False,
         **filters: Any,
     ) -> list[RecallResult]:
-        """Memories relevant to ``query``, best first by similarity x confidence.
+        """Memories relevant to ``query``, best first by relevance x confidence.
 
         Filters run inside the vector search: ``types`` (episodic / semantic / procedural), ``tags`` (any of),
         ``sources``, ``states`` (default active, disputed, context_dependent; ``include_dormant`` adds dormant),

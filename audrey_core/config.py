@@ -79,7 +79,7 @@ class ConfidenceConfig:
 
 @dataclass(frozen=True)
 class RecallConfig:
-    """How recall gathers candidates before re-ranking them by similarity x confidence (seed 000 §3)."""
+    """How recall gathers and fuses candidates before re-ranking them by relevance x confidence (seed 000 §3)."""
 
     candidate_multiplier: int = 3
     # With filters or a confidence floor more candidates are dropped after scoring, so start from a wider pool.

@@ -179,7 +179,9 @@ class Provenance:
 
 @dataclass(frozen=True)
 class RecallResult:
-    """One recalled memory: ``score = similarity * confidence``, with the confidence's parts in ``breakdown``."""
+    """One recalled memory: ``score = relevance x confidence`` (with ``RecallConfig.confidence_influence`` below 1,
+    ``relevance x (1 - w + w x confidence)``). ``relevance`` is the fused keyword + vector relevance in hybrid
+    recall and the cosine ``similarity`` in vector recall; the confidence's parts are in ``breakdown``."""
 
     id: str
     content: str
@@ -198,6 +200,7 @@ class RecallResult:
     provenance: Provenance | None = None
     scope: tuple[str, ...] = ()
     key: str | None = None
+    relevance: float | None = None
 
 
 @dataclass(frozen=True)

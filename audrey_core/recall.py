@@ -1,4 +1,5 @@
-"""RECALL: KNN candidates from the store, re-ranked by similarity x confidence (seed 002 §4, seed 000 §3).
+"""RECALL: keyword and KNN candidates from the store, fused and re-ranked by relevance x confidence (seed 002 §4,
+seed 000 §3, seed 001 hybrid search).
 
 The store returns a candidate pool (``candidate_multiplier`` x limit, wider with filters) with every filter applied
 inside the KNN query; confidence is computed here on that small pool. When the confidence floor drops too many
@@ -305,6 +306,7 @@ def to_result(item: Ranked, prov: Provenance | None) -> RecallResult:
         provenance=prov,
         scope=m.scope,
         key=m.key,
+        relevance=item.similarity if item.relevance is None else item.relevance,
     )
 
 

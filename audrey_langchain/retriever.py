@@ -17,7 +17,7 @@ from .documents import result_fields, to_document
 class AudreyRetriever(BaseRetriever):
     """``AudreyRetriever(audrey=brain, k=4, min_confidence=0.0, types=None, include_provenance=False)``.
 
-    Documents come best first by similarity x confidence and carry ``confidence``, ``score``, ``similarity``,
+    Documents come best first by relevance x confidence and carry ``confidence``, ``score``, ``similarity``,
     ``state``, ``memory_type``, ``source``, ``created_at`` and ``tags`` in their metadata (and ``provenance`` when
     asked). ``invoke(query, k=...)`` overrides ``k`` for one call; ``filter``, ``tags``, ``sources``, ``scope`` and
     ``scope_prefix`` narrow the search.

@@ -3,7 +3,7 @@
 Each item is a memory: its namespace is an Audrey scope (a prefix matches whole labels; no character is a wildcard),
 its value is the memory's metadata (so filters apply to value keys), and the text embedded is taken from the value's
 indexed fields (LangGraph's ``index={"fields": [...]}``; the whole value as JSON by default). Putting a key again
-replaces the item; putting ``None`` forgets it. Search ranks by Audrey's score (similarity x confidence).
+replaces the item; putting ``None`` forgets it. Search ranks by Audrey's score (relevance x confidence).
 """
 
 from __future__ import annotations

@@ -119,11 +119,11 @@ class AudreyVectorStore(VectorStore):
         return [self._document(m) for m in memories]
 
     def similarity_search(self, query: str, k: int = 4, **kwargs: Any) -> list[Document]:
-        """The ``k`` best documents by similarity x confidence (``filter=`` and Audrey's recall options apply)."""
+        """The ``k`` best documents by relevance x confidence (``filter=`` and Audrey's recall options apply)."""
         return [doc for doc, _ in self.similarity_search_with_score(query, k, **kwargs)]
 
     def similarity_search_with_score(self, query: str, k: int = 4, **kwargs: Any) -> list[tuple[Document, float]]:
-        """Documents with Audrey's score (similarity x confidence; higher is better)."""
+        """Documents with Audrey's score (relevance x confidence; higher is better)."""
         return self._scored(self.audrey.recall(query, limit=k, **_recall_options(kwargs)))
 
     def similarity_search_by_vector(self, embedding: list[float], k: int = 4, **kwargs: Any) -> list[Document]:
@@ -137,7 +137,7 @@ class AudreyVectorStore(VectorStore):
         return self._scored(self.audrey.recall_by_vector(embedding, limit=k, **_recall_options(kwargs)))
 
     def _select_relevance_score_fn(self) -> Callable[[float], float]:
-        # Audrey's score is cosine similarity x confidence, in [-1, 1]; relevance is its non-negative part.
+        # Audrey's score is relevance x confidence, in [-1, 1]; LangChain's relevance is its non-negative part.
         return lambda score: max(0.0, min(1.0, score))
 
     def max_marginal_relevance_search(

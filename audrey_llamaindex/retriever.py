@@ -12,7 +12,7 @@ from audrey_core import Audrey, RecallResult
 
 class AudreyRetriever(BaseRetriever):
     """``AudreyRetriever(audrey=brain, similarity_top_k=5)``: ``NodeWithScore`` ranked by Audrey's score
-    (similarity x confidence). Node metadata carries ``confidence``, ``similarity``, ``state``, ``memory_type``,
+    (relevance x confidence). Node metadata carries ``confidence``, ``similarity``, ``state``, ``memory_type``,
     ``source`` and ``created_at``; ``recall_options`` (``min_confidence``, ``types``, ``filter``, ``scope``, ...)
     narrow the search."""
 

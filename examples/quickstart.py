@@ -16,7 +16,7 @@ def show(title: str, results: list) -> None:
     print(f"\n{title}")
     for r in results:
         print(
-            f"  score {r.score:.3f} = similarity {r.similarity:.3f} x confidence {r.confidence:.3f}  "
+            f"  score {r.score:.3f} = relevance {r.relevance:.3f} x confidence {r.confidence:.3f}  "
             f"[{r.source}, {r.memory_type}, {r.state}] {r.content}"
         )
 
@@ -57,7 +57,7 @@ def main() -> int:
         print(f"embedding model: {stats.embedding_model} ({stats.embedding_dimensions} dimensions)")
 
     with Audrey(path=path, agent="quickstart") as reopened:
-        hits = reopened.recall("Stripe 429 rate limit", limit=1, include_provenance=True)
+        hits = reopened.recall("Stripe 429 requests per second", limit=1, include_provenance=True)
         top = hits[0]
         print(f"\nreopened {path}: top memory is still there -> {top.content!r}")
         print(
