@@ -198,7 +198,7 @@ def cli(ctx: click.Context, db: str, agent: str, as_json: bool, embedder: str | 
 @click.pass_obj
 def encode(s: Settings, text: str | None, source: str, tags: tuple[str, ...], salience: float) -> None:
     """Store TEXT (or standard input) as an episode; creates the database if needed."""
-    content = text if text is not None else click.get_text_stream("stdin").read()
+    content = text if text is not None else sys.stdin.read()
     with s.audrey(create=True) as brain:
         memory_id = brain.encode(content.strip("\n"), source=source, salience=salience, tags=list(tags) or None)
     s.emit({"id": memory_id}, lambda: memory_id)
