@@ -268,7 +268,9 @@ class Audrey(AsyncTwins):
             **filters,
         )
         self._check_open()
-        if options.mode == "keyword":
+        if options.mode == "keyword" or (
+            options.mode == "hybrid" and self.storage.vector_search_error() is not None
+        ):  # no query vector needed
             vector = None
         elif given_vector is not None:  # the caller embedded the query already
             vector = to_matrix([given_vector], 1, self.embedder.dimensions, "query_vector")[0]

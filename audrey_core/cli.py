@@ -311,6 +311,8 @@ def status(s: Settings) -> None:
         ]
         if pending:
             lines.append(f"re-embed to {pending[0]} in progress: run `audrey reembed --to {pending[0]}` to finish")
+        if stats.vector_search_error:
+            lines.append(f"vector search unavailable (keyword recall only): {stats.vector_search_error}")
         return "\n".join(lines)
 
     s.emit(data, human)

@@ -22,4 +22,5 @@ def introspect(storage: Storage, agent: str | None) -> Introspection:
         embedding_model=storage.model_name,
         embedding_dimensions=storage.dimensions,
         agent=agent,
+        vector_search_error=storage.vector_search_error(),
     )

@@ -217,6 +217,7 @@ class Introspection:
     embedding_model: str
     embedding_dimensions: int
     agent: str | None
+    vector_search_error: str | None = None  # why vector search is unavailable, if it is
 
     @property
     def total(self) -> int:

@@ -19,7 +19,7 @@ import numpy as np
 from .confidence import ConfidenceBreakdown, confidence
 from .config import MEMORY_TYPES, RECALLABLE_STATES, SOURCES, STATES, ConfidenceConfig, RecallConfig
 from .encode import check_scope, check_tags
-from .errors import InvalidInputError
+from .errors import InvalidInputError, StorageError
 from .filters import parse_filter
 from .keywords import convex_fusion, reciprocal_rank_fusion
 from .models import Episode, Memory, Procedure, Provenance, RecallResult, Semantic
@@ -159,7 +159,14 @@ def rank(
     recall_cfg: RecallConfig,
     terms: Sequence[str] = (),
 ) -> list[Ranked]:
-    """The best ``options.limit`` memories, best first: by vector, by keyword ``terms``, or both fused."""
+    """The best ``options.limit`` memories, best first: by vector, by keyword ``terms``, or both fused.
+
+    Without vector search (sqlite-vec unavailable) hybrid recall is keyword recall and vector recall an error."""
+    unavailable = storage.vector_search_error()
+    if unavailable is not None:
+        if options.mode == "vector":
+            raise StorageError(f"vector recall is unavailable: {unavailable}; use mode='hybrid' or 'keyword'")
+        vector = None
     if options.mode == "vector" or (options.mode == "hybrid" and not terms):
         if vector is None:
             raise InvalidInputError("vector recall needs a query vector")

@@ -277,6 +277,10 @@ class Storage(ABC):
     def close(self) -> None:
         """Release the backend's resources; later calls raise ``ClosedError``."""
 
+    def vector_search_error(self) -> str | None:
+        """Why vector search is unavailable (sqlite-vec could not be loaded), or None when it works."""
+        return None
+
     def held_by_this_thread(self) -> bool:
         """True while the calling thread holds the store (inside a transaction); work must then stay on it."""
         return False

@@ -78,15 +78,17 @@ def load_sqlite_vec(connection: Any) -> None:
         raise StorageError(f"could not load the sqlite-vec extension ({exc}). Fix: {INSTALL_HINT}") from exc
 
 
-def connect(path: str, *, module: ModuleType | None = None, busy_timeout_ms: int = 5000) -> Any:
-    """Open ``path`` in autocommit mode (we issue BEGIN/COMMIT ourselves) with sqlite-vec, WAL and foreign keys."""
+def connect(path: str, *, module: ModuleType | None = None, busy_timeout_ms: int = 5000, vectors: bool = True) -> Any:
+    """Open ``path`` in autocommit mode (we issue BEGIN/COMMIT ourselves) with WAL, foreign keys and, when
+    ``vectors``, sqlite-vec (a failure to load it raises)."""
     mod = module or sqlite_module()
     try:
         connection = mod.connect(path, isolation_level=None, check_same_thread=False, timeout=busy_timeout_ms / 1000)
     except Exception as exc:
         raise StorageError(f"cannot open SQLite database {path!r}: {exc}") from exc
     try:
-        load_sqlite_vec(connection)
+        if vectors:
+            load_sqlite_vec(connection)
         connection.execute(f"PRAGMA busy_timeout = {int(busy_timeout_ms)}")
         connection.execute("PRAGMA foreign_keys = ON")
         if path != ":memory:" and not path.startswith("file::memory:"):

@@ -173,16 +173,6 @@ def _initial_schema(connection: Any, dimensions: int) -> None:
             chunk_index INTEGER NOT NULL DEFAULT 0,
             UNIQUE (memory_id, chunk_index)
         )""",
-        f"""CREATE VIRTUAL TABLE {VECTOR_TABLE} USING vec0(
-            agent TEXT PARTITION KEY,
-            memory_type TEXT PARTITION KEY,
-            embedding float[{int(dimensions)}] distance_metric=cosine,
-            state TEXT,
-            source TEXT,
-            consolidated INTEGER,
-            scope TEXT,
-            +memory_id TEXT
-        )""",
     ]
     for statement in statements:
         connection.execute(statement)
@@ -204,6 +194,16 @@ def _full_text(connection: Any, dimensions: int) -> None:
         f"INSERT INTO {FTS_TABLE} (rowid, content) SELECT t.rowid, m.content FROM memory_text_rows t JOIN ("
         "SELECT id, content FROM episodes UNION ALL SELECT id, content FROM semantics "
         "UNION ALL SELECT id, content FROM procedures) m ON m.id = t.memory_id"
+    )
+
+
+def vector_table_sql(table: str, dimensions: int) -> str:
+    """The vec0 table holding every vector: agent and memory type partition it; state, source, consolidated flag and
+    scope are metadata filtered inside the KNN scan. Created when sqlite-vec is available (see SQLiteStorage)."""
+    return (
+        f"CREATE VIRTUAL TABLE IF NOT EXISTS {table} USING vec0(agent TEXT PARTITION KEY, memory_type TEXT PARTITION "
+        f"KEY, embedding float[{int(dimensions)}] distance_metric=cosine, state TEXT, source TEXT, consolidated "
+        "INTEGER, scope TEXT, +memory_id TEXT)"
     )
 
 

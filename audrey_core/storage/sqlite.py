@@ -19,6 +19,7 @@ vec0 shadow tables are ordinary SQLite tables, so a memory row and its vector co
 from __future__ import annotations
 
 import threading
+import warnings
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from datetime import datetime
@@ -31,8 +32,8 @@ from ..errors import ClosedError, EmbeddingMismatchError, StorageError
 from ..models import Episode, Memory
 from ..timeutil import to_iso
 from .base import MUTABLE_MEMORY_FIELDS, Storage
-from .connection import connect, placeholders, sqlite_module
-from .migrations import FTS_TABLE, VECTOR_TABLE, migrate
+from .connection import connect, load_sqlite_vec, placeholders, sqlite_module
+from .migrations import FTS_TABLE, VECTOR_TABLE, migrate, vector_table_sql
 from .rows import COLUMNS, TABLES, encode_value, memory_to_row
 from .sql_filters import encode_scope
 from .sqlite_maintenance import SQLiteMaintenance
@@ -51,7 +52,18 @@ class SQLiteStorage(SQLiteMaintenance, SQLiteReads, SQLiteRecords, Storage):
         self._depth = 0  # nesting of write transactions on the thread holding the lock
         module = sqlite_module()
         self._db_error: type[BaseException] = module.Error
-        self._conn: Any = connect(self.path, module=module)
+        self._conn: Any = connect(self.path, module=module, vectors=False)
+        self.vector_error: str | None = None  # why vector search is unavailable, if it is
+        try:
+            load_sqlite_vec(self._conn)
+        except StorageError as exc:
+            self.vector_error = str(exc)
+            warnings.warn(
+                f"Audrey is running without vector search: {exc}. It recalls by keyword only and stores memories "
+                "without vectors; once sqlite-vec loads, run `audrey backfill` to embed them.",
+                RuntimeWarning,
+                stacklevel=2,
+            )
         self._closed = False
         self._holder: int | None = None  # the thread inside _read(), if any
         self._side: Any = None  # a second connection for reads that may run beside the main one (file stores)
@@ -78,6 +90,9 @@ class SQLiteStorage(SQLiteMaintenance, SQLiteReads, SQLiteRecords, Storage):
             self.vector_table = self._conn.execute(
                 "SELECT value FROM audrey_config WHERE key = 'vector_table'"
             ).fetchone()[0]
+            if self.vector_error is None:
+                with self._write() as db:
+                    db.execute(vector_table_sql(self.vector_table, int(dimensions)))
         except BaseException:
             self._conn.close()
             self._closed = True
@@ -85,7 +100,7 @@ class SQLiteStorage(SQLiteMaintenance, SQLiteReads, SQLiteRecords, Storage):
         self.model_name = model_name
         self.dimensions = int(dimensions)
         if self.path != ":memory:" and not self.path.startswith("file:"):
-            self._side = connect(self.path, module=module)
+            self._side = connect(self.path, module=module, vectors=self.vector_error is None)
 
     # -- plumbing ---------------------------------------------------------------------------------------------
 
@@ -210,8 +225,18 @@ class SQLiteStorage(SQLiteMaintenance, SQLiteReads, SQLiteRecords, Storage):
             [(first + i, m.content) for i, m in enumerate(memories)],
         )
 
+    def vector_search_error(self) -> str | None:
+        return self.vector_error
+
+    def _require_vectors(self) -> None:
+        if self.vector_error is not None:
+            raise StorageError(f"vector search is unavailable: {self.vector_error}")
+
     def _write_vectors(self, db: Any, memories: Sequence[Memory], vectors: np.ndarray) -> None:
-        """Vector rows for memories that have none yet (chunk 0 each), in the active vector table."""
+        """Vector rows for memories that have none yet (chunk 0 each), in the active vector table; without
+        sqlite-vec the memories stay vector-less (a later backfill embeds them)."""
+        if self.vector_error is not None:
+            return
         matrix = np.ascontiguousarray(vectors, dtype=np.float32)
         first_rowid = db.execute("SELECT COALESCE(MAX(rowid), 0) + 1 FROM memory_vector_rows").fetchone()[0]
         rowids = range(first_rowid, first_rowid + len(memories))
@@ -260,7 +285,10 @@ class SQLiteStorage(SQLiteMaintenance, SQLiteReads, SQLiteRecords, Storage):
             return []
         marks = placeholders(existing)
         rowids = db.execute(f"SELECT rowid FROM memory_vector_rows WHERE memory_id IN ({marks})", existing).fetchall()
-        db.executemany(f"DELETE FROM {self.vector_table} WHERE rowid = ?", rowids)  # one by one: see _sync_vector_state
+        if self.vector_error is None:
+            db.executemany(
+                f"DELETE FROM {self.vector_table} WHERE rowid = ?", rowids
+            )  # one by one: see _sync_vector_state
         db.execute(f"DELETE FROM memory_vector_rows WHERE memory_id IN ({marks})", existing)
         db.execute(
             f"DELETE FROM {FTS_TABLE} WHERE rowid IN (SELECT rowid FROM memory_text_rows WHERE memory_id IN ({marks}))",
@@ -299,7 +327,8 @@ class SQLiteStorage(SQLiteMaintenance, SQLiteReads, SQLiteRecords, Storage):
         rowids = db.execute(
             f"SELECT rowid FROM memory_vector_rows WHERE memory_id IN ({placeholders(ids)})", list(ids)
         ).fetchall()
-        db.executemany(f"UPDATE {self.vector_table} SET state = ? WHERE rowid = ?", [(state, r[0]) for r in rowids])
+        if self.vector_error is None:
+            db.executemany(f"UPDATE {self.vector_table} SET state = ? WHERE rowid = ?", [(state, r[0]) for r in rowids])
 
     def update_memories(self, changes: Mapping[str, Mapping[str, Any]]) -> None:
         if not changes:
@@ -332,7 +361,7 @@ class SQLiteStorage(SQLiteMaintenance, SQLiteReads, SQLiteRecords, Storage):
                     (*(encode_value(name, v) for name, v in values.items()), memory_id),
                 )
                 vector_fields = {k: v for k, v in values.items() if k in ("state", "consolidated")}
-                if vector_fields:
+                if vector_fields and self.vector_error is None:
                     rowids = db.execute(
                         "SELECT rowid FROM memory_vector_rows WHERE memory_id = ?", (memory_id,)
                     ).fetchall()

@@ -16,7 +16,7 @@ import numpy as np
 from ..errors import StorageError
 from ..models import Memory
 from .connection import placeholders
-from .migrations import LATEST_VERSION
+from .migrations import LATEST_VERSION, vector_table_sql
 from .rows import COLUMNS, TABLES, row_to_memory
 
 # Tables a snapshot carries, in the order they must be restored.
@@ -93,6 +93,8 @@ class SQLiteMaintenance:
                 names = [d[0] for d in cursor.description]
                 for row in cursor:
                     yield table, dict(zip(names, row))
+            if self.vector_error is not None:  # type: ignore[attr-defined]
+                return  # no vectors can be read; the snapshot holds the memories and a backfill restores vectors
             cursor = db.execute(
                 f"SELECT r.memory_id, r.chunk_index, v.embedding FROM memory_vector_rows r "
                 f"JOIN {self.vector_table} v ON v.rowid = r.rowid ORDER BY r.rowid"  # type: ignore[attr-defined]
@@ -139,6 +141,7 @@ class SQLiteMaintenance:
     def _restore_vectors(self, db: Any, vectors: list[tuple[str, int, np.ndarray]]) -> None:
         if not vectors:
             return
+        self._require_vectors()  # type: ignore[attr-defined]
         memories = self.get_memories([v[0] for v in vectors])  # type: ignore[attr-defined]
         missing = sorted({v[0] for v in vectors} - set(memories))
         if missing:
@@ -173,6 +176,7 @@ class SQLiteMaintenance:
                 f"a re-embed to {current[0]!r} ({current[1]} dimensions) is in progress; finish it with that model "
                 "or cancel it first"
             )
+        self._require_vectors()  # type: ignore[attr-defined]
         if (model_name, int(dimensions)) == (self.model_name, self.dimensions):  # type: ignore[attr-defined]
             raise StorageError(f"the store already uses {model_name!r} ({dimensions} dimensions)")
         with self._write() as db:  # type: ignore[attr-defined]
@@ -187,11 +191,7 @@ class SQLiteMaintenance:
                 or [1]
             )
             table = f"memory_vectors_{number}"
-            db.execute(
-                f"CREATE VIRTUAL TABLE {table} USING vec0(agent TEXT PARTITION KEY, memory_type TEXT PARTITION KEY, "
-                f"embedding float[{int(dimensions)}] distance_metric=cosine, state TEXT, source TEXT, "
-                "consolidated INTEGER, scope TEXT, +memory_id TEXT)"
-            )
+            db.execute(vector_table_sql(table, dimensions))
             db.executemany(
                 "INSERT OR REPLACE INTO audrey_config (key, value) VALUES (?, ?)",
                 [("reembed_model", model_name), ("reembed_dimensions", str(int(dimensions))), ("reembed_table", table)],

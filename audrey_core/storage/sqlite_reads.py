@@ -56,8 +56,8 @@ class SQLiteReads:
         return [row_to_memory("episodic", row) for row in rows]  # type: ignore[misc]
 
     def knn(self, vector: np.ndarray, k: int, where: VectorFilter) -> list[VectorHit]:
-        if k <= 0:
-            return []
+        if k <= 0 or self.vector_error is not None:
+            return []  # without sqlite-vec nothing has a vector to be near
         query = np.ascontiguousarray(vector, dtype=np.float32).tobytes()
         sql = [f"SELECT memory_id, memory_type, distance FROM {self.vector_table} WHERE embedding MATCH ? AND k = ?"]
         params: list[Any] = [query, int(k)]
@@ -253,7 +253,7 @@ class SQLiteReads:
         return found
 
     def get_vectors(self, ids: Sequence[str]) -> dict[str, np.ndarray]:
-        if not ids:
+        if not ids or self.vector_error is not None:
             return {}
         with self._read() as db:
             rows = db.execute(

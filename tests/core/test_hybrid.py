@@ -129,3 +129,33 @@ def test_hybrid_recall_inside_a_transaction_does_not_deadlock(brain):
         assert brain.storage.held_by_this_thread()
         assert [r.id for r in brain.recall("staging cluster Sunday")] == [mid]
     assert not brain.storage.held_by_this_thread()
+
+
+def test_without_sqlite_vec_audrey_opens_recalls_by_keyword_and_says_why(tmp_path, embedder, monkeypatch):
+    import audrey_core.storage.sqlite as sqlite_storage
+    from audrey_core.errors import StorageError
+
+    path = tmp_path / "novec.db"
+
+    def unavailable(connection):
+        raise StorageError("could not load the sqlite-vec extension (simulated)")
+
+    monkeypatch.setattr(sqlite_storage, "load_sqlite_vec", unavailable)
+    config = AudreyConfig(validation=ValidationConfig(background=False))
+    with pytest.warns(RuntimeWarning, match="without vector search") as warned:
+        brain = Audrey(path, embedder=embedder, config=config)
+    assert len(warned) == 1
+    with brain:
+        mid = brain.encode("the printer on floor 3 jams on glossy paper")
+        assert [r.id for r in brain.recall("printer jams")] == [mid]  # hybrid falls back to keywords
+        with pytest.raises(StorageError, match=r"vector recall is unavailable.*simulated"):
+            brain.recall("printer", mode="vector")
+        stats = brain.introspect()
+        assert "simulated" in stats.vector_search_error and brain.storage.vector_coverage() == (0, 1)
+    monkeypatch.undo()  # sqlite-vec is back: the vector table is created and a backfill embeds the memory
+    from audrey_core.maintenance import backfill
+
+    with Audrey(path, embedder=embedder, config=config) as brain:
+        assert brain.introspect().vector_search_error is None
+        assert backfill(brain.storage, embedder) == 1
+        assert [r.id for r in brain.recall("printer jams", mode="vector")] == [mid]
