@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Iterator, Sequence
+from datetime import datetime
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -41,7 +42,7 @@ from .worker import BatchWorker
 
 T = TypeVar("T")
 _END = object()
-RECALL_FILTERS = frozenset({"states", "filter", "scope", "scope_prefix", "scoped", "mode"})
+RECALL_FILTERS = frozenset({"states", "filter", "scope", "scope_prefix", "scoped", "mode", "time_range"})
 STREAM_OPTIONS = frozenset({"token_budget", "query_vector"})
 
 
@@ -154,16 +155,18 @@ class Audrey(AsyncTwins):
         id: str | None = None,
         scope: Sequence[str] | None = None,
         key: str | None = None,
+        event_time: datetime | None = None,
     ) -> str:
         """Store one observation as an immutable episode and return its id (a ULID unless ``id`` is given).
 
         ``supersedes`` names an episode this one corrects (it is marked superseded, never edited).
         ``derived_from`` names memories this one was drawn from (an inference from recalled memories): its lineage,
         so that it can never count as independent evidence for them. ``scope`` places it on a path inside the
-        agent's memory (e.g. ``("user", "alice")``); ``key`` is the caller's name for it there.
+        agent's memory (e.g. ``("user", "alice")``); ``key`` is the caller's name for it there. ``event_time`` is when
+        it happened, if not now (recall's ``time_range`` filters on it).
         """
         request = encode_stage.check_request(
-            content, source, salience, tags, causal, supersedes, metadata, derived_from, id, scope, key
+            content, source, salience, tags, causal, supersedes, metadata, derived_from, id, scope, key, event_time
         )
         return self._encode([request])[0]
 

@@ -17,7 +17,20 @@ from .models import Episode
 from .storage import Storage
 
 ENCODE_FIELDS = frozenset(
-    {"content", "source", "salience", "tags", "causal", "supersedes", "metadata", "derived_from", "id", "scope", "key"}
+    {
+        "content",
+        "source",
+        "salience",
+        "tags",
+        "causal",
+        "supersedes",
+        "metadata",
+        "derived_from",
+        "id",
+        "scope",
+        "key",
+        "event_time",
+    }
 )
 MAX_ID_LENGTH = 512
 
@@ -38,6 +51,7 @@ class EncodeRequest:
     id: str | None = None
     scope: tuple[str, ...] = ()
     key: str | None = None
+    event_time: datetime | None = None
 
 
 def check_request(
@@ -52,6 +66,7 @@ def check_request(
     id: Any = None,
     scope: Any = None,
     key: Any = None,
+    event_time: Any = None,
 ) -> EncodeRequest:
     """Validate one encode's arguments; raise :class:`InvalidInputError` saying what is wrong."""
     if not isinstance(content, str):
@@ -77,6 +92,7 @@ def check_request(
         id=_check_name("id", id),
         scope=check_scope(scope),
         key=_check_name("key", key),
+        event_time=_check_event_time(event_time),
     )
 
 
@@ -119,6 +135,14 @@ def _causal_part(causal: Any, key: str) -> str | None:
     value = causal.get(key)
     if value is not None and (not isinstance(value, str) or not value.strip()):
         raise InvalidInputError(f"causal {key} must be a non-empty string, got {value!r}")
+    return value
+
+
+def _check_event_time(value: Any) -> datetime | None:
+    if value is None:
+        return None
+    if not isinstance(value, datetime) or value.tzinfo is None:
+        raise InvalidInputError(f"event_time must be a timezone-aware datetime, got {value!r}")
     return value
 
 
@@ -250,6 +274,7 @@ def encode_episodes(
             causal_consequence=r.causal_consequence,
             supersedes=r.supersedes,
             derived_from=r.derived_from,
+            event_time=r.event_time,
             embedding_model=embedder.model_name,
         )
         for r in requests

@@ -39,6 +39,7 @@ class Memory:
     last_retrieved_at: datetime | None = None
     embedding_model: str | None = None
     embedding_version: str | None = None
+    event_time: datetime | None = None  # when it happened, if that differs from created_at (when it was stored)
 
 
 @dataclass(kw_only=True)
@@ -201,6 +202,7 @@ class RecallResult:
     scope: tuple[str, ...] = ()
     key: str | None = None
     relevance: float | None = None
+    event_time: datetime | None = None
 
 
 @dataclass(frozen=True)

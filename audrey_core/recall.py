@@ -60,6 +60,7 @@ def check_options(
     scope_prefix: Any = None,
     scoped: Any = False,
     mode: Any = "hybrid",
+    time_range: Any = None,
 ) -> RecallOptions:
     """Validate recall's arguments; raise :class:`InvalidInputError` saying what is wrong."""
     if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1:
@@ -83,10 +84,25 @@ def check_options(
         scope=check_scope(scope) if scope is not None else None,
         scope_prefix=check_scope(scope_prefix) or None if scope_prefix is not None else None,
         scoped=bool(scoped),
+        time_range=_check_time_range(time_range),
     )
     if mode not in MODES:
         raise InvalidInputError(f"mode must be one of {', '.join(MODES)}, got {mode!r}")
     return RecallOptions(int(limit), float(min_confidence), where, bool(include_provenance), mode)
+
+
+def _check_time_range(value: Any) -> tuple[datetime | None, datetime | None] | None:
+    if value is None:
+        return None
+    if not isinstance(value, (tuple, list)) or len(value) != 2 or value == (None, None):
+        raise InvalidInputError("time_range must be (start, end) with aware datetimes; either may be None")
+    for moment in value:
+        if moment is not None and (not isinstance(moment, datetime) or moment.tzinfo is None):
+            raise InvalidInputError(f"time_range bounds must be timezone-aware datetimes, got {moment!r}")
+    start, end = value
+    if start is not None and end is not None and start > end:
+        raise InvalidInputError("time_range starts after it ends")
+    return (start, end)
 
 
 def _choice(name: str, values: Any, allowed: Sequence[str]) -> tuple[str, ...] | None:
@@ -314,6 +330,7 @@ def to_result(item: Ranked, prov: Provenance | None) -> RecallResult:
         scope=m.scope,
         key=m.key,
         relevance=item.similarity if item.relevance is None else item.relevance,
+        event_time=m.event_time,
     )
 
 

@@ -73,11 +73,15 @@ class VectorFilter:
     scope_prefix: tuple[str, ...] | None = None
     metadata: Filter | None = None
     scoped: bool = False  # only memories below the root scope
+    time_range: tuple[datetime | None, datetime | None] | None = None  # on event_time, else created_at
 
     @property
     def is_narrowed(self) -> bool:
         """True when anything beyond the agent and default states restricts the search."""
-        narrowing = (self.memory_types, self.sources, self.tags, self.consolidated, self.scope_prefix, self.metadata)
+        narrowing = (
+            self.memory_types, self.sources, self.tags, self.consolidated, self.scope_prefix, self.metadata,
+            self.time_range,
+        )  # fmt: skip
         return self.scoped or any(x is not None for x in narrowing)
 
 

@@ -36,6 +36,7 @@ COMMON_COLUMNS: tuple[str, ...] = (
     "last_retrieved_at",
     "embedding_model",
     "embedding_version",
+    "event_time",
 )
 DERIVED_COLUMNS = ("evidence_episode_ids", "consolidation_run_id", "consolidation_model", "consolidation_prompt_hash")
 COLUMNS: dict[str, tuple[str, ...]] = {
@@ -98,7 +99,7 @@ RUN_COLUMNS = (
     "plan",
 )
 
-_TIME = frozenset(
+_TIME = frozenset({"event_time"}) | frozenset(
     {
         "created_at",
         "last_reinforced_at",

@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 
 from ..models import Episode, Memory
-from ..timeutil import from_iso
+from ..timeutil import from_iso, to_iso
 from .base import KeywordHit, StoreCounts, VectorFilter, VectorHit
 from .connection import placeholders
 from .migrations import FTS_TABLE
@@ -87,7 +87,7 @@ class SQLiteReads:
                 f"WHERE t.tag IN ({placeholders(where.tags)}))"
             )
             params.extend(where.tags)
-        if where.scope_prefix is not None or where.metadata is not None:
+        if where.scope_prefix is not None or where.metadata is not None or where.time_range is not None:
             selects, sub_params = [], []
             for memory_type in where.memory_types or TABLES:
                 conditions, values = self._row_conditions(where, "m", vector_side=True)
@@ -138,6 +138,15 @@ class SQLiteReads:
             sql, values = compile_filter(where.metadata, f"{alias}.metadata")
             conditions.append(sql)
             params.extend(values)
+        if where.time_range is not None:
+            start, end = where.time_range
+            moment = f"COALESCE({alias}.event_time, {alias}.created_at)"  # fixed-width UTC text compares as time
+            if start is not None:
+                conditions.append(f"{moment} >= ?")
+                params.append(to_iso(start))
+            if end is not None:
+                conditions.append(f"{moment} <= ?")
+                params.append(to_iso(end))
         return conditions, params
 
     def keyword_search(self, terms: Sequence[str], k: int, where: VectorFilter) -> list[KeywordHit]:
