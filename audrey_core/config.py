@@ -94,6 +94,14 @@ class RecallConfig:
     # over the candidates; "rrf" = reciprocal-rank fusion. Measured with benchmarks/retrieval.py (see README).
     fusion: str = "convex"
     vector_weight: float = 0.7
+    # Per memory type (seed 004): a multiplier on the score (e.g. favour semantic principles), and a floor on cosine
+    # similarity below which a candidate found only by the vector search is not returned.
+    type_weights: Mapping[str, float] = field(
+        default_factory=lambda: _frozen({"episodic": 1.0, "semantic": 1.0, "procedural": 1.0})
+    )
+    similarity_floors: Mapping[str, float] = field(
+        default_factory=lambda: _frozen({"episodic": -1.0, "semantic": -1.0, "procedural": -1.0})  # no floor
+    )
 
     def __post_init__(self) -> None:
         if min(self.candidate_multiplier, self.filtered_candidate_multiplier, self.min_candidates) < 1:
@@ -108,6 +116,12 @@ class RecallConfig:
             raise ConfigurationError(f"fusion must be 'convex' or 'rrf', got {self.fusion!r}")
         if not 0.0 <= self.vector_weight <= 1.0:
             raise ConfigurationError("vector_weight must lie in [0, 1]")
+        for name, mapping, low, high in (
+            ("type_weights", self.type_weights, 0.0, 10.0),
+            ("similarity_floors", self.similarity_floors, -1.0, 1.0),
+        ):
+            if set(mapping) != set(MEMORY_TYPES) or any(not low <= v <= high for v in mapping.values()):
+                raise ConfigurationError(f"{name} needs a value in [{low}, {high}] for each of {MEMORY_TYPES}")
 
 
 @dataclass(frozen=True)

@@ -145,12 +145,21 @@ class Ranked:
     breakdown: ConfidenceBreakdown
     relevance: float | None = None
     influence: float = 1.0  # RecallConfig.confidence_influence
+    type_weight: float = 1.0  # RecallConfig.type_weights[memory type]
 
     @property
     def score(self) -> float:
-        """relevance (or similarity) x (1 - influence + influence x confidence)."""
+        """relevance (or similarity) x (1 - influence + influence x confidence) x type weight."""
         base = self.similarity if self.relevance is None else self.relevance
-        return base * (1.0 - self.influence + self.influence * self.breakdown.value)
+        return base * (1.0 - self.influence + self.influence * self.breakdown.value) * self.type_weight
+
+
+def _ranked(
+    memory: Memory, similarity: float, breakdown: ConfidenceBreakdown, relevance: float | None, cfg: RecallConfig
+) -> Ranked:
+    return Ranked(
+        memory, similarity, breakdown, relevance, cfg.confidence_influence, cfg.type_weights[memory.memory_type]
+    )
 
 
 def ranking_key(item: Ranked) -> tuple[float, float, str]:
@@ -240,16 +249,18 @@ def fuse_hits(
         relevance = reciprocal_rank_fusion([r for r in rankings if r])
     else:
         relevance = convex_fusion(similarity, {h.memory_id: h.score for h in keyword_hits}, recall_cfg.vector_weight)
+    matched_words = {h.memory_id for h in keyword_hits}
     ranked = []
     for memory_id, value in relevance.items():
         memory = memories.get(memory_id)
         if memory is None:
             continue
+        cosine = similarity.get(memory_id, 0.0)
+        if memory_id not in matched_words and cosine < recall_cfg.similarity_floors[memory.memory_type]:
+            continue
         breakdown = memory_confidence(memory, now, cfg)
         if breakdown.value >= min_confidence:
-            ranked.append(
-                Ranked(memory, similarity.get(memory_id, 0.0), breakdown, value, recall_cfg.confidence_influence)
-            )
+            ranked.append(_ranked(memory, cosine, breakdown, value, recall_cfg))
     ranked.sort(key=ranking_key)
     return ranked
 
@@ -265,7 +276,7 @@ def _rank_vector(
     k = pool_size(options, recall_cfg)
     while True:
         hits = storage.knn(vector, k, options.where)
-        ranked = score_hits(storage, hits, options.min_confidence, now, confidence_cfg, recall_cfg.confidence_influence)
+        ranked = score_hits(storage, hits, options.min_confidence, now, confidence_cfg, recall_cfg)
         exhausted = len(hits) < k or k >= recall_cfg.max_candidates
         if len(ranked) >= options.limit or exhausted:
             return ranked[: options.limit]
@@ -278,18 +289,21 @@ def score_hits(
     min_confidence: float,
     now: datetime,
     cfg: ConfidenceConfig,
-    influence: float = 1.0,
+    recall_cfg: RecallConfig | None = None,
 ) -> list[Ranked]:
-    """Fetch the hit memories, score them, drop those under the floor, and sort best first."""
+    """Fetch the hit memories, score them, drop those under the confidence or similarity floor, sort best first."""
+    recall_cfg = recall_cfg or RecallConfig()
     memories = storage.get_memories([h.memory_id for h in hits], {h.memory_id: h.memory_type for h in hits})
     ranked = []
     for hit in hits:
         memory = memories.get(hit.memory_id)
         if memory is None:  # removed between the KNN and the fetch
             continue
+        if hit.similarity < recall_cfg.similarity_floors[memory.memory_type]:
+            continue
         breakdown = memory_confidence(memory, now, cfg)
         if breakdown.value >= min_confidence:
-            ranked.append(Ranked(memory, hit.similarity, breakdown, None, influence))
+            ranked.append(_ranked(memory, hit.similarity, breakdown, None, recall_cfg))
     ranked.sort(key=ranking_key)
     return ranked
 

@@ -159,3 +159,33 @@ def test_without_sqlite_vec_audrey_opens_recalls_by_keyword_and_says_why(tmp_pat
         assert brain.introspect().vector_search_error is None
         assert backfill(brain.storage, embedder) == 1
         assert [r.id for r in brain.recall("printer jams", mode="vector")] == [mid]
+
+
+def test_type_weights_and_similarity_floors(tmp_path, clock):
+    from types import MappingProxyType
+
+    embedder = PlacedEmbedder(dimensions=64)
+    base = AudreyConfig(validation=ValidationConfig(background=False))
+    with Audrey(tmp_path / "w.db", embedder=embedder, clock=clock, config=base) as brain:
+        episode = brain.encode(embedder.place("deploys happen on Thursday", 0.95))
+        from .helpers import add_derived
+
+        principle = add_derived(brain, embedder.place("deploys are weekly", 0.80))
+        weak = brain.encode(embedder.place("the office plant needs water", 0.30))
+        query = embedder.anchor("when do we deploy?")
+        assert [r.id for r in brain.recall(query, mode="vector")][:2] == [episode, principle]
+    favour = RecallConfig(
+        type_weights=MappingProxyType({"episodic": 1.0, "semantic": 1.5, "procedural": 1.0}),
+        similarity_floors=MappingProxyType({"episodic": 0.5, "semantic": -1.0, "procedural": -1.0}),
+    )
+    with Audrey(
+        tmp_path / "w.db",
+        embedder=embedder,
+        clock=clock,
+        config=AudreyConfig(validation=ValidationConfig(background=False), recall=favour),
+    ) as brain:
+        ranked = [r.id for r in brain.recall(query, mode="vector")]
+        assert ranked[0] == principle and weak not in ranked  # weighted up; floored out
+        assert weak not in [r.id for r in brain.recall(query)]  # hybrid: no keyword match, so the floor applies
+    with pytest.raises(ConfigurationError, match="type_weights"):
+        RecallConfig(type_weights=MappingProxyType({"episodic": 1.0}))
