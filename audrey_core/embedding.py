@@ -7,6 +7,7 @@ float lists or a 2-D numpy array, one row per text). ``max_batch_size`` (optiona
 from __future__ import annotations
 
 import os
+import re
 import threading
 from collections import OrderedDict
 from collections.abc import Sequence
@@ -98,6 +99,39 @@ def _has_loaded_tokenizer(embedder: Any) -> bool:
     if isinstance(embedder, SentenceTransformerEmbedder):
         return (embedder.model_name, embedder.device) in _loaded_models
     return hasattr(embedder, "tokenizer")
+
+
+_WHITESPACE_TOKEN = re.compile(r"\S+")
+
+
+def chunk_spans(embedder: Any, text: str, overlap_share: float = 0.125) -> list[tuple[int, int]]:
+    """Character spans of the overlapping chunks ``text`` must be split into to fit the embedder's window
+    (``max_tokens``), counted with its own tokenizer (whitespace tokens when it has none). One span covering the whole
+    text when it fits or the embedder declares no window. Overlap: an eighth of the window (seed 003 uses 128/1024)."""
+    window = getattr(embedder, "max_tokens", None)
+    if not window or len(text) <= window:  # a token is at least one character: it fits
+        return [(0, len(text))]
+    tokenizer = getattr(embedder, "tokenizer", None)
+    if tokenizer is not None and callable(tokenizer):
+        offsets = [
+            tuple(o)
+            for o in tokenizer(text, add_special_tokens=False, return_offsets_mapping=True, verbose=False)[
+                "offset_mapping"
+            ]
+            if o[1] > o[0]
+        ]
+    else:
+        offsets = [(m.start(), m.end()) for m in _WHITESPACE_TOKEN.finditer(text)]
+    if len(offsets) <= window:
+        return [(0, len(text))]
+    step = max(1, window - max(1, int(window * overlap_share)))
+    spans = []
+    for first in range(0, len(offsets), step):
+        last = min(first + window, len(offsets)) - 1
+        spans.append((offsets[first][0], offsets[last][1]))
+        if last == len(offsets) - 1:
+            break
+    return spans
 
 
 class QueryCache:
@@ -227,6 +261,11 @@ class SentenceTransformerEmbedder:
         """The model's tokenizer (for counting tokens and chunking)."""
         return self.model.tokenizer
 
+    @property
+    def max_tokens(self) -> int:
+        """The model's window in tokens, less its two special tokens (longer texts are chunked)."""
+        return int(self.model.max_seq_length) - 2
+
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         """Normalized float32 embeddings, one row per text."""
         return self.model.encode(
@@ -259,6 +298,9 @@ class OpenAIEmbedder:
     """
 
     max_batch_size = 2048
+    # OpenAI's embedding models take about 8k tokens; with no local tokenizer (tiktoken would download its tables),
+    # long texts are chunked by whitespace words, and 5,000 words stays under 8k tokens for ordinary text.
+    max_tokens = 5000
 
     def __init__(
         self,

@@ -10,7 +10,7 @@ from datetime import datetime
 from typing import Any
 
 from .config import SOURCES, ConfidenceConfig
-from .embedding import embed_texts, to_matrix
+from .embedding import chunk_spans, embed_texts, to_matrix
 from .errors import InvalidInputError, NotFoundError
 from .ids import new_ulid
 from .models import Episode
@@ -254,8 +254,10 @@ def encode_episodes(
     check_references(storage, requests, agent)
     check_ids(storage, requests, replace)
     if vectors is None:
-        vectors = embed_texts(embedder, [r.content for r in requests])
+        spans = [chunk_spans(embedder, r.content) for r in requests]  # long texts: one vector per chunk
+        vectors = embed_texts(embedder, [r.content[a:b] for r, s in zip(requests, spans) for a, b in s])
     else:
+        spans = [[(0, len(r.content))] for r in requests]
         vectors = to_matrix(vectors, len(requests), embedder.dimensions, f"vectors given for {embedder.model_name}")
     episodes = [
         Episode(
@@ -279,7 +281,7 @@ def encode_episodes(
         )
         for r in requests
     ]
-    storage.insert_memories(episodes, vectors, replace=replace)
+    storage.insert_memories(episodes, vectors, replace=replace, chunks=spans)
     return episodes
 
 

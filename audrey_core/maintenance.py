@@ -7,7 +7,7 @@ import json
 from collections.abc import Callable, Iterator
 from typing import IO, Any
 
-from .embedding import embed_texts
+from .embedding import chunk_spans, embed_texts
 from .errors import AudreyError, InvalidInputError
 from .storage import Storage
 from .storage.sqlite_maintenance import snapshot_header
@@ -23,7 +23,9 @@ def backfill(storage: Storage, embedder: Any, batch_size: int = 256, progress: P
         memories = storage.missing_vectors(batch_size)
         if not memories:
             return done
-        storage.add_vectors(memories, embed_texts(embedder, [m.content for m in memories]))
+        spans = [chunk_spans(embedder, m.content) for m in memories]
+        texts = [m.content[a:b] for m, s in zip(memories, spans) for a, b in s]
+        storage.add_vectors(memories, embed_texts(embedder, texts), spans)
         done += len(memories)
         if progress is not None:
             progress(len(memories))
@@ -40,7 +42,9 @@ def reembed(storage: Storage, embedder: Any, batch_size: int = 256, progress: Pr
         rows = storage.reembed_pending(batch_size)
         if not rows:
             break
-        storage.write_reembedded(rows, embed_texts(embedder, [memory.content for _, memory in rows]))
+        spans = storage.chunk_spans([rowid for rowid, _ in rows])  # a chunk is re-embedded from its own text
+        texts = [memory.content[slice(*spans[rowid])] if rowid in spans else memory.content for rowid, memory in rows]
+        storage.write_reembedded(rows, embed_texts(embedder, texts))
         written += len(rows)
         if progress is not None:
             progress(len(rows))

@@ -203,6 +203,7 @@ class RecallResult:
     key: str | None = None
     relevance: float | None = None
     event_time: datetime | None = None
+    chunk: str | None = None  # for a long memory, the part of its text that matched best
 
 
 @dataclass(frozen=True)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
 
@@ -146,6 +146,8 @@ class Ranked:
     relevance: float | None = None
     influence: float = 1.0  # RecallConfig.confidence_influence
     type_weight: float = 1.0  # RecallConfig.type_weights[memory type]
+    vector_row: int | None = None  # the memory's nearest vector (chunk), when the vector search found it
+    chunk: str | None = None  # that chunk's text, when the memory is long enough to have several
 
     @property
     def score(self) -> float:
@@ -155,11 +157,30 @@ class Ranked:
 
 
 def _ranked(
-    memory: Memory, similarity: float, breakdown: ConfidenceBreakdown, relevance: float | None, cfg: RecallConfig
+    memory: Memory,
+    similarity: float,
+    breakdown: ConfidenceBreakdown,
+    relevance: float | None,
+    cfg: RecallConfig,
+    vector_row: int | None = None,
 ) -> Ranked:
     return Ranked(
-        memory, similarity, breakdown, relevance, cfg.confidence_influence, cfg.type_weights[memory.memory_type]
+        memory,
+        similarity,
+        breakdown,
+        relevance,
+        cfg.confidence_influence,
+        cfg.type_weights[memory.memory_type],
+        vector_row,
     )
+
+
+def with_chunks(storage: Storage, ranked: list[Ranked]) -> list[Ranked]:
+    """Attach the text of each result's best chunk, for memories long enough to have been split."""
+    spans = storage.chunk_spans([r.vector_row for r in ranked if r.vector_row is not None])
+    return [
+        replace(r, chunk=r.memory.content[slice(*spans[r.vector_row])]) if r.vector_row in spans else r for r in ranked
+    ]
 
 
 def ranking_key(item: Ranked) -> tuple[float, float, str]:
@@ -220,7 +241,7 @@ def rank(
         )
         exhausted = (len(vector_hits) < k and len(keyword_hits) < k) or k >= recall_cfg.max_candidates
         if len(ranked) >= options.limit or exhausted:
-            return ranked[: options.limit]
+            return with_chunks(storage, ranked[: options.limit])
         k = min(recall_cfg.max_candidates, k * 4)
 
 
@@ -250,6 +271,7 @@ def fuse_hits(
     else:
         relevance = convex_fusion(similarity, {h.memory_id: h.score for h in keyword_hits}, recall_cfg.vector_weight)
     matched_words = {h.memory_id for h in keyword_hits}
+    rows = {h.memory_id: h.vector_row for h in vector_hits}
     ranked = []
     for memory_id, value in relevance.items():
         memory = memories.get(memory_id)
@@ -260,7 +282,7 @@ def fuse_hits(
             continue
         breakdown = memory_confidence(memory, now, cfg)
         if breakdown.value >= min_confidence:
-            ranked.append(_ranked(memory, cosine, breakdown, value, recall_cfg))
+            ranked.append(_ranked(memory, cosine, breakdown, value, recall_cfg, rows.get(memory_id)))
     ranked.sort(key=ranking_key)
     return ranked
 
@@ -279,7 +301,7 @@ def _rank_vector(
         ranked = score_hits(storage, hits, options.min_confidence, now, confidence_cfg, recall_cfg)
         exhausted = len(hits) < k or k >= recall_cfg.max_candidates
         if len(ranked) >= options.limit or exhausted:
-            return ranked[: options.limit]
+            return with_chunks(storage, ranked[: options.limit])
         k = min(recall_cfg.max_candidates, k * 4)
 
 
@@ -303,7 +325,7 @@ def score_hits(
             continue
         breakdown = memory_confidence(memory, now, cfg)
         if breakdown.value >= min_confidence:
-            ranked.append(_ranked(memory, hit.similarity, breakdown, None, recall_cfg))
+            ranked.append(_ranked(memory, hit.similarity, breakdown, None, recall_cfg, hit.vector_row))
     ranked.sort(key=ranking_key)
     return ranked
 
@@ -345,6 +367,7 @@ def to_result(item: Ranked, prov: Provenance | None) -> RecallResult:
         key=m.key,
         relevance=item.similarity if item.relevance is None else item.relevance,
         event_time=m.event_time,
+        chunk=item.chunk,
     )
 
 

@@ -25,10 +25,11 @@ class DeterministicEmbedder:
     ranking and filtering; not a language model.
     """
 
-    def __init__(self, dimensions: int = 384, model_name: str = "deterministic-hash") -> None:
+    def __init__(self, dimensions: int = 384, model_name: str = "deterministic-hash", max_tokens: int | None = None):
         if dimensions <= 0:
             raise ValueError("dimensions must be positive")
         self.dimensions = dimensions
+        self.max_tokens = max_tokens  # a window in whitespace tokens, to exercise chunking (None: no window)
         self.model_name = model_name if dimensions == 384 else f"{model_name}-{dimensions}"
         self.calls = 0  # number of embed() calls, so tests can check batching
 

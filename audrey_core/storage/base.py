@@ -39,6 +39,7 @@ class VectorHit:
     memory_id: str
     memory_type: str
     distance: float
+    vector_row: int | None = None  # which of the memory's vectors (chunks) was nearest
 
     @property
     def similarity(self) -> float:
@@ -103,8 +104,15 @@ class Storage(ABC):
     dimensions: int
 
     @abstractmethod
-    def insert_memories(self, memories: Sequence[Memory], vectors: np.ndarray, replace: bool = False) -> None:
-        """Store memories with their vectors (row i of ``vectors`` belongs to ``memories[i]``) in one transaction.
+    def insert_memories(
+        self,
+        memories: Sequence[Memory],
+        vectors: np.ndarray | None,
+        replace: bool = False,
+        chunks: Sequence[Sequence[tuple[int, int]]] | None = None,
+    ) -> None:
+        """Store memories with their vectors in one transaction. Without ``chunks`` row i of ``vectors`` belongs to
+        ``memories[i]``; with them, memory i owns one vector per (start, end) span, rows in order.
 
         An episode whose ``supersedes`` names another episode marks that one ``superseded`` in the same transaction.
         With ``replace``, a stored memory with the same id is deleted first (in the same transaction).
@@ -137,6 +145,10 @@ class Storage(ABC):
     @abstractmethod
     def get_memories(self, ids: Iterable[str], memory_types: Mapping[str, str] | None = None) -> dict[str, Memory]:
         """The memories with these ids (missing ids are absent from the result). ``memory_types`` is a hint."""
+
+    @abstractmethod
+    def chunk_spans(self, vector_rows: Sequence[int]) -> dict[int, tuple[int, int]]:
+        """The (start, end) span of each vector row that covers part of its memory's text (whole-text rows omitted)."""
 
     @abstractmethod
     def get_vectors(self, ids: Sequence[str]) -> dict[str, np.ndarray]:
@@ -230,8 +242,10 @@ class Storage(ABC):
         """Memories that have no vector yet."""
 
     @abstractmethod
-    def add_vectors(self, memories: Sequence[Memory], vectors: np.ndarray) -> None:
-        """Give vector-less memories their vectors."""
+    def add_vectors(
+        self, memories: Sequence[Memory], vectors: np.ndarray, chunks: Sequence[Sequence[tuple[int, int]]] | None = None
+    ) -> None:
+        """Give vector-less memories their vectors (one per chunk span when ``chunks`` is given)."""
 
     @abstractmethod
     def export_records(self) -> Iterator[tuple[str, dict[str, Any]]]:

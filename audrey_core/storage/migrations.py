@@ -190,6 +190,9 @@ def _full_text(connection: Any, dimensions: int) -> None:
     )
     for table in ("episodes", "semantics", "procedures"):
         connection.execute(f"INSERT INTO memory_text_rows (memory_id) SELECT id FROM {table} ORDER BY id")
+    # A long text has several vectors, one per overlapping chunk; a chunk is content[chunk_start:chunk_end].
+    connection.execute("ALTER TABLE memory_vector_rows ADD COLUMN chunk_start INTEGER")
+    connection.execute("ALTER TABLE memory_vector_rows ADD COLUMN chunk_end INTEGER")
     for table in ("episodes", "semantics", "procedures"):  # when it happened, as opposed to when it was stored
         connection.execute(f"ALTER TABLE {table} ADD COLUMN event_time TEXT")
         connection.execute(f"CREATE INDEX {table}_by_time ON {table}(agent, event_time)")
@@ -212,7 +215,7 @@ def vector_table_sql(table: str, dimensions: int) -> str:
 
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "initial schema: seed 002 tables, vec0 vectors, tags", _initial_schema),
-    Migration(2, "full-text index over memory content (FTS5) for hybrid recall; event times", _full_text),
+    Migration(2, "full-text index (FTS5) for hybrid recall; event times; chunk spans", _full_text),
 )
 LATEST_VERSION = MIGRATIONS[-1].version
 

@@ -185,9 +185,16 @@ class SQLiteStorage(SQLiteMaintenance, SQLiteReads, SQLiteRecords, Storage):
 
     # -- writes -----------------------------------------------------------------------------------------------
 
-    def insert_memories(self, memories: Sequence[Memory], vectors: np.ndarray | None, replace: bool = False) -> None:
-        if vectors is not None and len(memories) != len(vectors):
-            raise StorageError(f"{len(memories)} memories but {len(vectors)} vectors")
+    def insert_memories(
+        self,
+        memories: Sequence[Memory],
+        vectors: np.ndarray | None,
+        replace: bool = False,
+        chunks: Sequence[Sequence[tuple[int, int]]] | None = None,
+    ) -> None:
+        expected = len(memories) if chunks is None else sum(len(c) for c in chunks)
+        if vectors is not None and expected != len(vectors):
+            raise StorageError(f"{expected} vectors expected for {len(memories)} memories, got {len(vectors)}")
         if not memories:
             return
         with self._write() as db:
@@ -207,7 +214,7 @@ class SQLiteStorage(SQLiteMaintenance, SQLiteReads, SQLiteRecords, Storage):
             )
             self._write_text(db, memories)
             if vectors is not None:
-                self._write_vectors(db, memories, vectors)
+                self._write_vectors(db, memories, vectors, chunks)
             for memory in memories:
                 if isinstance(memory, Episode) and memory.supersedes:
                     self._mark_superseded(db, memory.supersedes, memory.id)
@@ -232,19 +239,35 @@ class SQLiteStorage(SQLiteMaintenance, SQLiteReads, SQLiteRecords, Storage):
         if self.vector_error is not None:
             raise StorageError(f"vector search is unavailable: {self.vector_error}")
 
-    def _write_vectors(self, db: Any, memories: Sequence[Memory], vectors: np.ndarray) -> None:
-        """Vector rows for memories that have none yet (chunk 0 each), in the active vector table; without
-        sqlite-vec the memories stay vector-less (a later backfill embeds them)."""
+    def _write_vectors(
+        self,
+        db: Any,
+        memories: Sequence[Memory],
+        vectors: np.ndarray,
+        chunks: Sequence[Sequence[tuple[int, int]]] | None = None,
+    ) -> None:
+        """Vector rows for memories that have none yet (one per chunk span, or one each), in the active vector
+        table; without sqlite-vec the memories stay vector-less (a later backfill embeds them)."""
         if self.vector_error is not None:
             return
         matrix = np.ascontiguousarray(vectors, dtype=np.float32)
-        first_rowid = db.execute("SELECT COALESCE(MAX(rowid), 0) + 1 FROM memory_vector_rows").fetchone()[0]
-        rowids = range(first_rowid, first_rowid + len(memories))
+        spans = chunks if chunks is not None else [[(0, len(m.content))] for m in memories]
+        rowid = db.execute("SELECT COALESCE(MAX(rowid), 0) + 1 FROM memory_vector_rows").fetchone()[0]
+        rows, owned = [], []
+        for memory, memory_spans in zip(memories, spans):
+            whole = len(memory_spans) == 1
+            for index, (start, end) in enumerate(memory_spans):
+                rows.append(
+                    (rowid, memory.id, memory.memory_type, index, None if whole else start, None if whole else end)
+                )
+                owned.append((rowid, memory))
+                rowid += 1
         db.executemany(
-            "INSERT INTO memory_vector_rows (rowid, memory_id, memory_type, chunk_index) VALUES (?, ?, ?, 0)",
-            [(rowid, m.id, m.memory_type) for rowid, m in zip(rowids, memories)],
+            "INSERT INTO memory_vector_rows (rowid, memory_id, memory_type, chunk_index, chunk_start, chunk_end) "
+            "VALUES (?, ?, ?, ?, ?, ?)",
+            rows,
         )
-        self._insert_vector_rows(db, self.vector_table, list(zip(rowids, memories)), matrix)
+        self._insert_vector_rows(db, self.vector_table, owned, matrix)
 
     @staticmethod
     def _insert_vector_rows(db: Any, table: str, rows: Sequence[tuple[int, Memory]], matrix: np.ndarray) -> None:

@@ -78,10 +78,13 @@ class SQLiteMaintenance:
                     break
         return found
 
-    def add_vectors(self, memories: Sequence[Memory], vectors: np.ndarray) -> None:
+    def add_vectors(
+        self, memories: Sequence[Memory], vectors: np.ndarray, chunks: Sequence[Sequence[tuple[int, int]]] | None = None
+    ) -> None:
         """Give vector-less memories their vectors (backfill), in one transaction."""
+        self._require_vectors()  # type: ignore[attr-defined]
         with self._write() as db:  # type: ignore[attr-defined]
-            self._write_vectors(db, memories, vectors)  # type: ignore[attr-defined]
+            self._write_vectors(db, memories, vectors, chunks)  # type: ignore[attr-defined]
 
     # -- export / import ----------------------------------------------------------------------------------------
 
@@ -96,12 +99,21 @@ class SQLiteMaintenance:
             if self.vector_error is not None:  # type: ignore[attr-defined]
                 return  # no vectors can be read; the snapshot holds the memories and a backfill restores vectors
             cursor = db.execute(
-                f"SELECT r.memory_id, r.chunk_index, v.embedding FROM memory_vector_rows r "
+                f"SELECT r.memory_id, r.chunk_index, v.embedding, r.chunk_start, r.chunk_end FROM memory_vector_rows r "
                 f"JOIN {self.vector_table} v ON v.rowid = r.rowid ORDER BY r.rowid"  # type: ignore[attr-defined]
             )
-            for memory_id, chunk, blob in cursor:
+            for memory_id, chunk, blob, start, end in cursor:
                 vector = np.frombuffer(blob, dtype=np.float32)
-                yield "vector", {"memory_id": memory_id, "chunk_index": chunk, "vector": encode_vector(vector)}
+                yield (
+                    "vector",
+                    {
+                        "memory_id": memory_id,
+                        "chunk_index": chunk,
+                        "vector": encode_vector(vector),
+                        "chunk_start": start,
+                        "chunk_end": end,
+                    },
+                )
 
     def is_empty(self) -> bool:
         """True when no table holds a row."""
@@ -113,13 +125,21 @@ class SQLiteMaintenance:
         if not self.is_empty():
             raise StorageError("this database already holds memories; import only into an empty database")
         count = 0
-        vectors: list[tuple[str, int, np.ndarray]] = []
+        vectors: list[tuple[str, int, np.ndarray, int | None, int | None]] = []
         with self._write() as db:  # type: ignore[attr-defined]
             known = {t: {c[1] for c in db.execute(f"PRAGMA table_info({t})")} for t in EXPORTED_TABLES}
             for table, row in records:
                 count += 1
                 if table == "vector":
-                    vectors.append((row["memory_id"], int(row.get("chunk_index", 0)), decode_vector(row["vector"])))
+                    vectors.append(
+                        (
+                            row["memory_id"],
+                            int(row.get("chunk_index", 0)),
+                            decode_vector(row["vector"]),
+                            row.get("chunk_start"),
+                            row.get("chunk_end"),
+                        )
+                    )
                 elif table in known:
                     unknown = set(row) - known[table]
                     if unknown:
@@ -138,7 +158,7 @@ class SQLiteMaintenance:
             self._restore_vectors(db, vectors)
         return count
 
-    def _restore_vectors(self, db: Any, vectors: list[tuple[str, int, np.ndarray]]) -> None:
+    def _restore_vectors(self, db: Any, vectors: list[tuple[str, int, np.ndarray, int | None, int | None]]) -> None:
         if not vectors:
             return
         self._require_vectors()  # type: ignore[attr-defined]
@@ -150,10 +170,14 @@ class SQLiteMaintenance:
         if dims != {self.dimensions}:  # type: ignore[attr-defined]
             raise StorageError(f"snapshot vectors have {sorted(dims)} dimensions; this store has {self.dimensions}")  # type: ignore[attr-defined]
         first = db.execute("SELECT COALESCE(MAX(rowid), 0) + 1 FROM memory_vector_rows").fetchone()[0]
-        rows = [(first + i, memories[memory_id]) for i, (memory_id, _, _) in enumerate(vectors)]
+        rows = [(first + i, memories[memory_id]) for i, (memory_id, *_) in enumerate(vectors)]
         db.executemany(
-            "INSERT INTO memory_vector_rows (rowid, memory_id, memory_type, chunk_index) VALUES (?, ?, ?, ?)",
-            [(rowid, m.id, m.memory_type, vectors[i][1]) for i, (rowid, m) in enumerate(rows)],
+            "INSERT INTO memory_vector_rows (rowid, memory_id, memory_type, chunk_index, chunk_start, chunk_end) "
+            "VALUES (?, ?, ?, ?, ?, ?)",
+            [
+                (rowid, m.id, m.memory_type, vectors[i][1], vectors[i][3], vectors[i][4])
+                for i, (rowid, m) in enumerate(rows)
+            ],
         )
         self._insert_vector_rows(db, self.vector_table, rows, np.vstack([v[2] for v in vectors]))  # type: ignore[attr-defined]
 

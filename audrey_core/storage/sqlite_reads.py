@@ -59,7 +59,9 @@ class SQLiteReads:
         if k <= 0 or self.vector_error is not None:
             return []  # without sqlite-vec nothing has a vector to be near
         query = np.ascontiguousarray(vector, dtype=np.float32).tobytes()
-        sql = [f"SELECT memory_id, memory_type, distance FROM {self.vector_table} WHERE embedding MATCH ? AND k = ?"]
+        sql = [
+            f"SELECT memory_id, memory_type, distance, rowid FROM {self.vector_table} WHERE embedding MATCH ? AND k = ?"
+        ]
         params: list[Any] = [query, int(k)]
         if where.agent is not None:
             sql.append("AND agent = ?")
@@ -102,10 +104,21 @@ class SQLiteReads:
             rows = db.execute(" ".join(sql), params).fetchall()
         rows.sort(key=lambda row: row[2])  # several partitions each return their own k nearest
         hits: dict[str, VectorHit] = {}
-        for memory_id, memory_type, distance in rows:  # nearest first; keep a memory's best chunk
+        for memory_id, memory_type, distance, rowid in rows:  # nearest first; keep a memory's best chunk
             if memory_id not in hits:
-                hits[memory_id] = VectorHit(memory_id, memory_type, float(distance))
+                hits[memory_id] = VectorHit(memory_id, memory_type, float(distance), int(rowid))
         return list(hits.values())[:k]
+
+    def chunk_spans(self, vector_rows: Sequence[int]) -> dict[int, tuple[int, int]]:
+        if not vector_rows:
+            return {}
+        with self._read() as db:
+            rows = db.execute(
+                "SELECT rowid, chunk_start, chunk_end FROM memory_vector_rows "
+                f"WHERE chunk_start IS NOT NULL AND rowid IN ({placeholders(vector_rows)})",
+                list(vector_rows),
+            ).fetchall()
+        return {rowid: (start, end) for rowid, start, end in rows}
 
     @staticmethod
     def _row_conditions(where: VectorFilter, alias: str, vector_side: bool = False) -> tuple[list[str], list[Any]]:
