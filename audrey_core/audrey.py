@@ -66,12 +66,16 @@ class Audrey(AsyncTwins):
         config: AudreyConfig | None = None,
         *,
         clock: Clock | None = None,
+        scope: Sequence[str] | None = None,
     ) -> None:
         if not isinstance(agent, str) or not agent.strip():
             raise InvalidInputError(f"agent must be a non-empty string, got {agent!r}")
         if config is not None and not isinstance(config, AudreyConfig):
             raise ConfigurationError(f"config must be an AudreyConfig, got {type(config).__name__}")
         self.agent = agent
+        # The part of the agent's memory this instance works in (e.g. one user's): new memories go there, and recall
+        # searches it and the scopes below it unless told otherwise (scope=, scope_prefix=, scoped=).
+        self.scope: tuple[str, ...] = encode_stage.check_scope(scope)
         self.config = config or AudreyConfig()
         self.embedder = embedder if embedder is not None else SentenceTransformerEmbedder()
         check_embedder(self.embedder)
@@ -166,7 +170,18 @@ class Audrey(AsyncTwins):
         it happened, if not now (recall's ``time_range`` filters on it).
         """
         request = encode_stage.check_request(
-            content, source, salience, tags, causal, supersedes, metadata, derived_from, id, scope, key, event_time
+            content,
+            source,
+            salience,
+            tags,
+            causal,
+            supersedes,
+            metadata,
+            derived_from,
+            id,
+            self.scope if scope is None else scope,
+            key,
+            event_time,
         )
         return self._encode([request])[0]
 
@@ -181,8 +196,24 @@ class Audrey(AsyncTwins):
         """
         if isinstance(items, (str, bytes)) or not isinstance(items, Sequence):
             raise InvalidInputError("encode_batch takes a list of dicts (or strings)")
-        requests = [encode_stage.request_from_item(item, i) for i, item in enumerate(items)]
+        requests = [encode_stage.request_from_item(self._in_scope(item), i) for i, item in enumerate(items)]
         return self._encode(requests, replace=replace, vectors=vectors) if requests else []
+
+    def _in_scope(self, item: Any) -> Any:
+        """An encode_batch item placed in the instance's scope unless it names its own."""
+        if not self.scope:
+            return item
+        if isinstance(item, str):
+            return {"content": item, "scope": self.scope}
+        if isinstance(item, dict) and "scope" not in item:
+            return {**item, "scope": self.scope}
+        return item
+
+    def _scoped(self, filters: dict[str, Any]) -> dict[str, Any]:
+        """Recall and listing filters, limited to the instance's scope unless they name a scope themselves."""
+        if self.scope and not ({"scope", "scope_prefix", "scoped"} & set(filters)):
+            return {**filters, "scope_prefix": self.scope}
+        return filters
 
     def _encode(
         self, requests: Sequence[encode_stage.EncodeRequest], replace: bool = False, vectors: Any = None
@@ -268,7 +299,7 @@ class Audrey(AsyncTwins):
             sources=sources,
             include_dormant=include_dormant,
             include_provenance=include_provenance,
-            **filters,
+            **self._scoped(filters),
         )
         self._check_open()
         if options.mode == "keyword" or (
@@ -288,7 +319,7 @@ class Audrey(AsyncTwins):
         self._check_open()
         matrix = to_matrix([vector], 1, self.embedder.dimensions, "query vector")
         budget = _check_budget(options.pop("token_budget", None))
-        checked = recall_stage.check_options(agent=self.agent, limit=limit, **options)
+        checked = recall_stage.check_options(agent=self.agent, limit=limit, **self._scoped(options))
         if checked.mode == "keyword":
             raise InvalidInputError("keyword recall needs a text query; use recall(query, mode='keyword')")
         return list(self._stream(matrix[0], checked, budget))
@@ -431,7 +462,7 @@ class Audrey(AsyncTwins):
         if unknown:
             raise InvalidInputError(f"unknown options {sorted(unknown)}")
         options = recall_stage.check_options(
-            agent=self.agent, limit=limit, types=types, include_dormant=include_dormant, **filters
+            agent=self.agent, limit=limit, types=types, include_dormant=include_dormant, **self._scoped(filters)
         )
         return self.storage.list_memories(options.where, options.limit, offset)
 
@@ -463,7 +494,8 @@ class Audrey(AsyncTwins):
 
     def __repr__(self) -> str:
         path = getattr(self.storage, "path", "?")
-        return f"Audrey(path={path!r}, agent={self.agent!r}, embedder={self.embedder!r})"
+        scope = f", scope={self.scope!r}" if self.scope else ""
+        return f"Audrey(path={path!r}, agent={self.agent!r}{scope}, embedder={self.embedder!r})"
 
 
 def _check_budget(budget: Any) -> int | None:

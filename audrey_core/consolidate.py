@@ -70,13 +70,19 @@ def cluster_ids(ctx: StageContext, episodes: Sequence[Episode], vectors: dict[st
     cfg = ctx.config.consolidation
     ids = [e.id for e in episodes if e.id in vectors]
     members = set(ids)
+    scope_of = {e.id: e.scope for e in episodes}
     sets = UnionFind(ids)
     where = VectorFilter(agent=ctx.agent, memory_types=("episodic",), states=EPISODE_STATES, consolidated=False)
     for episode_id in ids:
         for hit in ctx.storage.knn(vectors[episode_id], cfg.max_neighbors, where):
             if hit.similarity < cfg.cluster_similarity:
                 break  # hits come nearest first
-            if hit.memory_id in members and hit.memory_id != episode_id:
+            # Never across scopes: one user's episodes must not become a principle with another's.
+            if (
+                hit.memory_id in members
+                and hit.memory_id != episode_id
+                and scope_of[hit.memory_id] == scope_of[episode_id]
+            ):
                 sets.union(episode_id, hit.memory_id)
     return sets.groups()
 
@@ -246,7 +252,7 @@ def _promote_cluster(ctx: StageContext, run_id: str, ids: list[str]) -> None:
     vector = (
         vectors[extraction.medoid_id] if extraction.medoid_id else embed_texts(ctx.embedder, [extraction.content])[0]
     )
-    neighbour = nearest(ctx, vector, CLAIM_STATES)
+    neighbour = nearest(ctx, vector, CLAIM_STATES, members[0].scope)
     verdict = judge_safely(ctx, neighbour[0].content, extraction.content, neighbour[1]) if neighbour else None
     if verdict is not None and verdict.relation == "supports":
         _fold_into(ctx, run_id, neighbour[0], members, backing)
@@ -336,6 +342,7 @@ def _principle(
     common: dict[str, Any] = {
         "id": output_id,
         "agent": ctx.agent,
+        "scope": members[0].scope,
         "content": extraction.content,
         "source": source,
         "source_reliability": float(np.mean([reliability[e.source] for e in backing])),

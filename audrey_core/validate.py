@@ -113,9 +113,13 @@ def resolve(relation: str, existing_confidence: float, incoming_confidence: floa
     return Resolution("open", "active", "active", delta, True)
 
 
-def nearest(ctx: StageContext, vector: np.ndarray, states: Sequence[str]) -> tuple[Memory, float] | None:
-    """The closest semantic memory of this agent in ``states`` and its similarity."""
-    hits = ctx.storage.knn(vector, 1, VectorFilter(agent=ctx.agent, memory_types=("semantic",), states=tuple(states)))
+def nearest(
+    ctx: StageContext, vector: np.ndarray, states: Sequence[str], scope: tuple[str, ...]
+) -> tuple[Memory, float] | None:
+    """The closest semantic memory of this agent in ``states`` within ``scope`` (knowledge never crosses scopes:
+    one user's observations must not reinforce or dispute another's), and its similarity."""
+    where = VectorFilter(agent=ctx.agent, memory_types=("semantic",), states=tuple(states), scope=tuple(scope))
+    hits = ctx.storage.knn(vector, 1, where)
     if not hits:
         return None
     memory = ctx.storage.get_memory(hits[0].memory_id)
@@ -143,7 +147,7 @@ def validate_episode(ctx: StageContext, episode: Episode, vector: np.ndarray) ->
     Returns what happened: reinforced, self-citation, contradiction, unrelated or nothing.
     """
     outcome = "nothing"
-    found = nearest(ctx, vector, CLAIM_STATES)
+    found = nearest(ctx, vector, CLAIM_STATES, episode.scope)
     if found is not None:
         claim, similarity = found
         verdict = judge_safely(ctx, claim.content, episode.content, similarity)
@@ -254,7 +258,7 @@ def support_disputed_claim(ctx: StageContext, episode: Episode, vector: np.ndarr
     """Record the episode as support for a disputed / superseded claim it repeats; reopen the claim's dispute when
     ``reopen_min_sources`` independent episodes (distinct source types, no shared ancestor) back it."""
     cfg = ctx.config.validation
-    found = nearest(ctx, vector, REOPENABLE_STATES)
+    found = nearest(ctx, vector, REOPENABLE_STATES, episode.scope)
     if found is None:
         return False
     claim, similarity = found
