@@ -68,6 +68,7 @@ class SQLiteStorage(SQLiteMaintenance, SQLiteReads, SQLiteRecords, Storage):
         self._holder: int | None = None  # the thread inside _read(), if any
         self._side: Any = None  # a second connection for reads that may run beside the main one (file stores)
         self._side_lock = threading.Lock()
+        self._term_counts: dict[str, tuple[int, int]] = {}  # term -> (memories containing it, store size then)
         try:
             stored = self._stored_embedding()
             if stored is not None and stored != (model_name, int(dimensions)):

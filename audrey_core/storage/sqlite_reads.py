@@ -121,9 +121,15 @@ class SQLiteReads:
         return {rowid: (start, end) for rowid, start, end in rows}
 
     @staticmethod
-    def _row_conditions(where: VectorFilter, alias: str, vector_side: bool = False) -> tuple[list[str], list[Any]]:
-        """SQL conditions on a memory table for ``where``. ``vector_side``: only those vec0 cannot apply itself."""
+    def _row_conditions(
+        where: VectorFilter, alias: str, vector_side: bool = False, memory_type: str | None = None
+    ) -> tuple[list[str], list[Any]]:
+        """SQL conditions on a memory table for ``where``. ``vector_side``: only those vec0 cannot apply itself.
+        ``memory_type`` names the table, for the episode-only consolidated flag."""
         conditions, params = ["1"], []
+        if not vector_side and where.consolidated is not None and memory_type == "episodic":
+            conditions.append(f"{alias}.consolidated = ?")
+            params.append(int(where.consolidated))
         if not vector_side:
             for column, values in (("state", where.states), ("source", where.sources)):
                 if values is not None:
@@ -172,10 +178,7 @@ class SQLiteReads:
         match = " OR ".join(_quoted(term) for term in self._informative_terms(terms))
         selects, params = [], []
         for memory_type in where.memory_types or TABLES:
-            conditions, values = self._row_conditions(where, "m")
-            if where.consolidated is not None and memory_type == "episodic":
-                conditions.append("m.consolidated = ?")
-                values.append(int(where.consolidated))
+            conditions, values = self._row_conditions(where, "m", memory_type=memory_type)
             selects.append(
                 f"SELECT t.memory_id, '{memory_type}', f.rank FROM found f "
                 f"JOIN memory_text_rows t ON t.rowid = f.rowid JOIN {TABLES[memory_type]} m ON m.id = t.memory_id "
@@ -202,7 +205,7 @@ class SQLiteReads:
         """Terms found in at most half of all memories (the rarest one if none is). A term in most memories has a
         BM25 weight near zero yet forces the ranking of nearly every row. Counts are cached until the store's size
         moves by more than 10%: they only steer which terms to skip."""
-        cache: dict[str, tuple[int, int]] = self.__dict__.setdefault("_term_counts", {})
+        cache = self._term_counts
         with self._side_read() as db:
             total = db.execute("SELECT COUNT(*) FROM memory_text_rows").fetchone()[0]
             if total < COMMON_TERM_MIN_MEMORIES:
@@ -225,10 +228,7 @@ class SQLiteReads:
     ) -> list[Memory]:
         selects, params = [], []
         for memory_type in where.memory_types or TABLES:
-            conditions, values = self._row_conditions(where, "m")
-            if where.consolidated is not None and memory_type == "episodic":
-                conditions.append("m.consolidated = ?")
-                values.append(int(where.consolidated))
+            conditions, values = self._row_conditions(where, "m", memory_type=memory_type)
             selects.append(
                 f"SELECT m.id, '{memory_type}', m.created_at FROM {TABLES[memory_type]} m "
                 f"WHERE {' AND '.join(conditions)}"
