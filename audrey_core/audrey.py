@@ -43,7 +43,6 @@ from .worker import BatchWorker
 T = TypeVar("T")
 _END = object()
 RECALL_FILTERS = frozenset({"states", "filter", "scope", "scope_prefix", "scoped", "mode", "time_range"})
-STREAM_OPTIONS = frozenset({"token_budget", "query_vector"})
 
 
 class Audrey(AsyncTwins):

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -90,15 +90,12 @@ class SQLiteReads:
             )
             params.extend(where.tags)
         if where.scope_prefix is not None or where.metadata is not None or where.time_range is not None:
-            selects, sub_params = [], []
-            for memory_type in where.memory_types or TABLES:
-                conditions, values = self._row_conditions(where, "m", vector_side=True)
-                selects.append(
-                    f"SELECT r.rowid FROM memory_vector_rows r JOIN {TABLES[memory_type]} m ON m.id = r.memory_id "
-                    f"WHERE {' AND '.join(conditions)}"
-                )
-                sub_params.extend(values)
-            sql.append(f"AND rowid IN ({' UNION ALL '.join(selects)})")
+            union, sub_params = self._over_tables(
+                where,
+                lambda t, table: f"SELECT r.rowid FROM memory_vector_rows r JOIN {table} m ON m.id = r.memory_id",
+                vector_side=True,
+            )
+            sql.append(f"AND rowid IN ({union})")
             params.extend(sub_params)
         with self._read() as db:
             rows = db.execute(" ".join(sql), params).fetchall()
@@ -168,6 +165,18 @@ class SQLiteReads:
                 params.append(to_iso(end))
         return conditions, params
 
+    def _over_tables(
+        self, where: VectorFilter, head: Callable[[str, str], str], vector_side: bool = False
+    ) -> tuple[str, list[Any]]:
+        """``head(memory_type, table)`` (a SELECT whose memory table is aliased m) over each memory table ``where``
+        allows, each with ``where``'s conditions, joined by UNION ALL; and the parameters."""
+        selects, params = [], []
+        for memory_type in where.memory_types or TABLES:
+            conditions, values = self._row_conditions(where, "m", vector_side=vector_side, memory_type=memory_type)
+            selects.append(f"{head(memory_type, TABLES[memory_type])} WHERE {' AND '.join(conditions)}")
+            params.extend(values)
+        return " UNION ALL ".join(selects), params
+
     def keyword_search(self, terms: Sequence[str], k: int, where: VectorFilter) -> list[KeywordHit]:
         """Memories matching any of ``terms`` (BM25 over the whole text), best first, with ``where`` applied.
 
@@ -176,21 +185,19 @@ class SQLiteReads:
         if not terms or k <= 0:
             return []
         match = " OR ".join(_quoted(term) for term in self._informative_terms(terms))
-        selects, params = [], []
-        for memory_type in where.memory_types or TABLES:
-            conditions, values = self._row_conditions(where, "m", memory_type=memory_type)
-            selects.append(
-                f"SELECT t.memory_id, '{memory_type}', f.rank FROM found f "
-                f"JOIN memory_text_rows t ON t.rowid = f.rowid JOIN {TABLES[memory_type]} m ON m.id = t.memory_id "
-                f"WHERE {' AND '.join(conditions)}"
-            )
-            params.extend(values)
+        union, params = self._over_tables(
+            where,
+            lambda t, table: (
+                f"SELECT t.memory_id, '{t}', f.rank FROM found f JOIN memory_text_rows t "
+                f"ON t.rowid = f.rowid JOIN {table} m ON m.id = t.memory_id"
+            ),
+        )
         limit = max(4 * k, 50)
         while True:
             with self._side_read() as db:
                 rows = db.execute(
                     f"WITH found AS (SELECT rowid, rank FROM {FTS_TABLE} WHERE {FTS_TABLE} MATCH ? ORDER BY rank "
-                    f"LIMIT ?) {' UNION ALL '.join(selects)} ORDER BY 3, 1 LIMIT ?",
+                    f"LIMIT ?) {union} ORDER BY 3, 1 LIMIT ?",
                     [match, limit, *params, int(k)],
                 ).fetchall()
                 if len(rows) >= k:
@@ -226,18 +233,11 @@ class SQLiteReads:
     def list_memories(
         self, where: VectorFilter, limit: int, offset: int = 0, newest_first: bool = True
     ) -> list[Memory]:
-        selects, params = [], []
-        for memory_type in where.memory_types or TABLES:
-            conditions, values = self._row_conditions(where, "m", memory_type=memory_type)
-            selects.append(
-                f"SELECT m.id, '{memory_type}', m.created_at FROM {TABLES[memory_type]} m "
-                f"WHERE {' AND '.join(conditions)}"
-            )
-            params.extend(values)
+        union, params = self._over_tables(where, lambda t, table: f"SELECT m.id, '{t}', m.created_at FROM {table} m")
         order = "DESC" if newest_first else "ASC"
         with self._read() as db:
             rows = db.execute(
-                f"{' UNION ALL '.join(selects)} ORDER BY 3 {order}, 1 {order} LIMIT ? OFFSET ?",
+                f"{union} ORDER BY 3 {order}, 1 {order} LIMIT ? OFFSET ?",
                 [*params, int(limit), int(offset)],
             ).fetchall()
         found = self.get_memories([r[0] for r in rows], {r[0]: r[1] for r in rows})
