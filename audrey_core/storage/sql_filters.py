@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Sequence
 from typing import Any
 
@@ -21,6 +22,35 @@ def encode_scope(scope: Sequence[str]) -> str:
 def decode_scope(text: str) -> tuple[str, ...]:
     """The inverse of :func:`encode_scope`."""
     return tuple(text.split(SCOPE_SEPARATOR)[:-1]) if text else ()
+
+
+def scope_upper_bound(encoded_prefix: str) -> str:
+    """The smallest string above every scope under a non-empty encoded prefix: scopes under it are exactly those
+    in [prefix, bound), so a prefix is an indexable range, never a pattern."""
+    return encoded_prefix[:-1] + chr(ord(SCOPE_SEPARATOR) + 1)
+
+
+def _scope_token(kind: str, encoded: str) -> str:
+    return kind + hashlib.blake2b(encoded.encode("utf-8"), digest_size=10).hexdigest()
+
+
+def scope_tokens(scope: Sequence[str]) -> str:
+    """The words a memory's full-text row carries for its scope: one for the scope itself and one for each scope
+    above it (the root excepted), so a scoped keyword search intersects with a short list instead of filtering every
+    match afterwards. Hashes: labels may hold any character, and a token never matches a different scope."""
+    words = [_scope_token("sx", encode_scope(scope))]
+    words += [_scope_token("sp", encode_scope(scope[:depth])) for depth in range(1, len(scope) + 1)]
+    return " ".join(words)
+
+
+def scope_match(scope: Sequence[str] | None, scope_prefix: Sequence[str] | None) -> list[str]:
+    """Full-text query words restricting a search to ``scope`` exactly and / or to scopes under ``scope_prefix``."""
+    words = []
+    if scope is not None:
+        words.append(_scope_token("sx", encode_scope(scope)))
+    if scope_prefix:
+        words.append(_scope_token("sp", encode_scope(scope_prefix)))
+    return words
 
 
 def json_path(key: str) -> str:

@@ -1,15 +1,16 @@
 """The SQLite + sqlite-vec backend: one file (or ``:memory:``), one connection, every write one transaction.
 
-Why one vector table: all vectors live in a single vec0 table, ``memory_vectors``, with the memory type as a
-discriminator (seed 003) and metadata columns for state, source and consolidated flag (seed 000 §2), and the agent
-as a vec0 partition key. So:
+Why one vector table: all vectors live in a single vec0 table (named in ``audrey_config.vector_table``) with the
+memory type as a discriminator (seed 003), metadata columns for type, state, source and consolidated flag (seed 000
+§2), and agent and scope as vec0 partition keys. So:
 
 * recall across episodic, semantic and procedural memories is one KNN scan, not three merged by hand;
-* state, source and consolidated filters run inside the KNN scan (k counts only matching rows), tags through a
+* type, state, source and consolidated filters run inside the KNN scan (k counts only matching rows), tags through a
   ``rowid IN (subquery)`` constraint that sqlite-vec also applies during the scan;
-* agent and memory type are partition keys: a query scans only its agent's vectors of the types it asks for, so
-  another agent's volume costs it nothing and validation's search among semantic memories never scans episodes
-  (sqlite-vec answers ``IN`` on a partition key with k rows per partition; :meth:`knn` merges them);
+* agent and scope are partition keys: a query scans only its agent's vectors, and a scoped query only its scope's
+  (a scope prefix is a range over the partition key, exact by construction of the encoding), so another tenant's
+  volume costs it nothing (sqlite-vec answers a partition constraint matching several partitions with k rows per
+  partition; :meth:`knn` merges them);
 * a memory may own several vector rows (chunks of a long text) through ``memory_vector_rows``, which also indexes
   memory id -> vec0 rowid for state updates.
 
@@ -35,7 +36,7 @@ from .base import MUTABLE_MEMORY_FIELDS, Storage
 from .connection import connect, load_sqlite_vec, placeholders, sqlite_module
 from .migrations import FTS_TABLE, VECTOR_TABLE, migrate, vector_table_sql
 from .rows import COLUMNS, TABLES, encode_value, memory_to_row
-from .sql_filters import encode_scope
+from .sql_filters import encode_scope, scope_tokens
 from .sqlite_maintenance import SQLiteMaintenance
 from .sqlite_reads import SQLiteReads
 from .sqlite_records import SQLiteRecords
@@ -94,6 +95,7 @@ class SQLiteStorage(SQLiteMaintenance, SQLiteReads, SQLiteRecords, Storage):
             if self.vector_error is None:
                 with self._write() as db:
                     db.execute(vector_table_sql(self.vector_table, int(dimensions)))
+                self.upgrade_vector_layout()
         except BaseException:
             self._conn.close()
             self._closed = True
@@ -229,8 +231,8 @@ class SQLiteStorage(SQLiteMaintenance, SQLiteReads, SQLiteRecords, Storage):
             [(first + i, m.id) for i, m in enumerate(memories)],
         )
         db.executemany(
-            f"INSERT INTO {FTS_TABLE} (rowid, content) VALUES (?, ?)",
-            [(first + i, m.content) for i, m in enumerate(memories)],
+            f"INSERT INTO {FTS_TABLE} (rowid, content, scopes) VALUES (?, ?, ?)",
+            [(first + i, m.content, scope_tokens(m.scope)) for i, m in enumerate(memories)],
         )
 
     def vector_search_error(self) -> str | None:

@@ -8,6 +8,7 @@ Progress lives in the new table itself, so an interrupted re-embed resumes where
 from __future__ import annotations
 
 import base64
+import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
 
@@ -16,7 +17,7 @@ import numpy as np
 from ..errors import StorageError
 from ..models import Memory
 from .connection import placeholders
-from .migrations import LATEST_VERSION, vector_table_sql
+from .migrations import LATEST_VERSION, has_scope_partitions, vector_table_sql
 from .rows import COLUMNS, TABLES, row_to_memory
 
 # Tables a snapshot carries, in the order they must be restored.
@@ -204,17 +205,7 @@ class SQLiteMaintenance:
         if (model_name, int(dimensions)) == (self.model_name, self.dimensions):  # type: ignore[attr-defined]
             raise StorageError(f"the store already uses {model_name!r} ({dimensions} dimensions)")
         with self._write() as db:  # type: ignore[attr-defined]
-            number = 1 + max(
-                [
-                    int(n[len("memory_vectors_") :])
-                    for (n,) in db.execute(
-                        "SELECT name FROM sqlite_master WHERE name GLOB 'memory_vectors_[0-9]*' AND type = 'table'"
-                    )
-                    if n[len("memory_vectors_") :].isdigit()
-                ]
-                or [1]
-            )
-            table = f"memory_vectors_{number}"
+            table = next_vector_table(db)
             db.execute(vector_table_sql(table, dimensions))
             db.executemany(
                 "INSERT OR REPLACE INTO audrey_config (key, value) VALUES (?, ?)",
@@ -282,6 +273,45 @@ class SQLiteMaintenance:
                 "DELETE FROM audrey_config WHERE key IN ('reembed_model', 'reembed_dimensions', 'reembed_table')"
             )
         self.vector_table, self.model_name, self.dimensions = table, model, dimensions
+
+    def upgrade_vector_layout(self) -> None:
+        """Rebuild vector tables made before scopes became vec0 partitions (one transaction per table; rowids and
+        every column kept), so a scoped recall scans only its scope in old stores too."""
+        with self._write() as db:  # type: ignore[attr-defined]
+            for key in ("vector_table", "reembed_table"):
+                row = db.execute("SELECT value FROM audrey_config WHERE key = ?", (key,)).fetchone()
+                if row is None:
+                    continue
+                create = db.execute("SELECT sql FROM sqlite_master WHERE name = ?", (row[0],)).fetchone()
+                if create is None or has_scope_partitions(create[0]):
+                    continue
+                dimensions = int(re.search(r"float\[(\d+)\]", create[0]).group(1))  # type: ignore[union-attr]
+                table = next_vector_table(db)
+                db.execute(vector_table_sql(table, dimensions))
+                db.execute(
+                    f"INSERT INTO {table} (rowid, agent, scope, embedding, memory_type, state, source, consolidated, "
+                    "memory_id) SELECT rowid, agent, scope, embedding, memory_type, state, source, consolidated, "
+                    f"memory_id FROM {row[0]}"
+                )
+                db.execute(f"DROP TABLE {row[0]}")
+                db.execute("UPDATE audrey_config SET value = ? WHERE key = ?", (table, key))
+                if key == "vector_table":
+                    self.vector_table = table
+
+
+def next_vector_table(db: Any) -> str:
+    """A fresh vector table name: memory_vectors_<n>, one past the highest in use."""
+    number = 1 + max(
+        [
+            int(n[len("memory_vectors_") :])
+            for (n,) in db.execute(
+                "SELECT name FROM sqlite_master WHERE name GLOB 'memory_vectors_[0-9]*' AND type = 'table'"
+            )
+            if n[len("memory_vectors_") :].isdigit()
+        ]
+        or [1]
+    )
+    return f"memory_vectors_{number}"
 
 
 def snapshot_header(storage: Any) -> dict[str, Any]:

@@ -13,7 +13,7 @@ from .base import KeywordHit, StoreCounts, VectorFilter, VectorHit
 from .connection import placeholders
 from .migrations import FTS_TABLE
 from .rows import COLUMNS, TABLES, row_to_memory
-from .sql_filters import compile_filter, decode_scope, encode_scope
+from .sql_filters import compile_filter, decode_scope, encode_scope, scope_match, scope_upper_bound
 
 COMMON_TERM_SHARE = 0.5  # a query term in more memories than this share is left out of keyword ranking
 COMMON_TERM_MIN_MEMORIES = 1000  # below this many memories ranking everything is cheap anyway
@@ -80,6 +80,10 @@ class SQLiteReads:
             params.append(encode_scope(where.scope))
         if where.scoped:
             sql.append("AND scope != ''")
+        if where.scope_prefix:
+            low = encode_scope(where.scope_prefix)  # a range over the partition key: only that subtree is scanned
+            sql.append("AND scope >= ? AND scope < ?")
+            params.extend([low, scope_upper_bound(low)])
         if where.tags is not None:
             if not where.tags:
                 return []
@@ -89,7 +93,7 @@ class SQLiteReads:
                 f"WHERE t.tag IN ({placeholders(where.tags)}))"
             )
             params.extend(where.tags)
-        if where.scope_prefix is not None or where.metadata is not None or where.time_range is not None:
+        if where.metadata is not None or where.time_range is not None:
             union, sub_params = self._over_tables(
                 where,
                 lambda t, table: f"SELECT r.rowid FROM memory_vector_rows r JOIN {table} m ON m.id = r.memory_id",
@@ -146,10 +150,10 @@ class SQLiteReads:
                     f"AND t.tag IN ({placeholders(where.tags)}))"
                 )
                 params.extend(where.tags)
-        if where.scope_prefix is not None:
-            prefix = encode_scope(where.scope_prefix)
-            conditions.append(f"substr({alias}.scope, 1, ?) = ?")  # exact prefix: no wildcard characters
-            params.extend([len(prefix), prefix])
+        if where.scope_prefix and not vector_side:
+            low = encode_scope(where.scope_prefix)  # an indexable range, exact by construction; never a pattern
+            conditions.append(f"{alias}.scope >= ? AND {alias}.scope < ?")
+            params.extend([low, scope_upper_bound(low)])
         if where.metadata is not None:
             sql, values = compile_filter(where.metadata, f"{alias}.metadata")
             conditions.append(sql)
@@ -184,7 +188,10 @@ class SQLiteReads:
         When filters leave fewer than ``k``, the FTS limit widens until every match has been seen."""
         if not terms or k <= 0:
             return []
-        match = " OR ".join(_quoted(term) for term in self._informative_terms(terms))
+        words = " OR ".join(_quoted(term) for term in self._informative_terms(terms))
+        match = " AND ".join(
+            [*(f"scopes : {w}" for w in scope_match(where.scope, where.scope_prefix)), f"content : ({words})"]
+        )
         union, params = self._over_tables(
             where,
             lambda t, table: (

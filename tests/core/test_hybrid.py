@@ -106,8 +106,8 @@ def test_a_version_1_file_gains_full_text_for_its_existing_memories(tmp_path):
         ],
     )
     db.execute(
-        "INSERT INTO episodes (id, agent, content, source, source_reliability, created_at) "
-        "VALUES ('e1', 'default', 'the greenhouse door sticks in winter', 'told-by-user', 0.9, "
+        "INSERT INTO episodes (id, agent, scope, content, source, source_reliability, created_at) "
+        "VALUES ('e1', 'default', 'user\x1fann\x1f', 'the greenhouse door sticks in winter', 'told-by-user', 0.9, "
         "'2026-01-01T00:00:00.000000+00:00')"
     )
     db.close()
@@ -119,6 +119,9 @@ def test_a_version_1_file_gains_full_text_for_its_existing_memories(tmp_path):
 
         hits = storage.keyword_search(["greenhouse"], 5, VectorFilter(agent="default"))
         assert [h.memory_id for h in hits] == ["e1"]
+        for scoped in ({"scope": ("user", "ann")}, {"scope_prefix": ("user",)}):  # migration 3's scope words
+            assert [h.memory_id for h in storage.keyword_search(["greenhouse"], 5, VectorFilter(**scoped))] == ["e1"]
+        assert storage.keyword_search(["greenhouse"], 5, VectorFilter(scope=("user",))) == []
     finally:
         storage.close()
 

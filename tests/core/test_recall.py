@@ -13,6 +13,7 @@ from audrey_core.recall import Ranked, is_self_citation, memory_confidence, pool
 from audrey_core.storage import VectorFilter
 
 from .helpers import add_derived
+from .vectors import RandomVectorEmbedder
 
 WORDS = [
     "stripe",
@@ -44,25 +45,6 @@ WORDS = [
     "result",
     "error",
 ]
-
-
-class RandomVectorEmbedder:
-    """Each text gets its own seeded Gaussian vector: similarities are continuous, so no ties at the top-k edge."""
-
-    model_name = "random-vectors"
-    dimensions = 384
-
-    def embed(self, texts):
-        import hashlib
-
-        return np.vstack(
-            [
-                np.random.default_rng(int.from_bytes(hashlib.sha256(t.encode()).digest()[:8], "little"))
-                .standard_normal(self.dimensions)
-                .astype(np.float32)
-                for t in texts
-            ]
-        )
 
 
 @pytest.fixture

@@ -58,3 +58,24 @@ class PlacedEmbedder:
                 vector[self._axis()] = 1.0
                 self.vectors[text] = vector
         return np.vstack([self.vectors[t] for t in texts])
+
+
+class RandomVectorEmbedder:
+    """Each text gets its own seeded Gaussian vector: similarities are continuous, so no ties at the top-k edge."""
+
+    model_name = "random-vectors"
+
+    def __init__(self, dimensions: int = 384) -> None:
+        self.dimensions = dimensions
+
+    def embed(self, texts):
+        import hashlib
+
+        return np.vstack(
+            [
+                np.random.default_rng(int.from_bytes(hashlib.sha256(t.encode()).digest()[:8], "little"))
+                .standard_normal(self.dimensions)
+                .astype(np.float32)
+                for t in texts
+            ]
+        )
