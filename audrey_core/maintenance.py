@@ -10,7 +10,7 @@ from typing import IO, Any
 from .embedding import chunk_spans, embed_texts
 from .errors import AudreyError, InvalidInputError
 from .storage import Storage
-from .storage.sqlite_maintenance import snapshot_header
+from .storage.sql_maintenance import snapshot_header
 
 Progress = Callable[[int], None]
 

@@ -1,19 +1,18 @@
-"""SQLite storage reads: KNN with every filter inside the scan, fetching, listing, counting."""
+"""SQLite storage reads: KNN with every filter inside the vec0 scan, FTS5 keyword search, vectors, lineage."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
-from ..models import Episode, Memory
-from ..timeutil import from_iso, to_iso
-from .base import KeywordHit, StoreCounts, VectorFilter, VectorHit
+from ..filters import Filter
+from .base import KeywordHit, VectorFilter, VectorHit
 from .connection import placeholders
 from .migrations import FTS_TABLE
-from .rows import COLUMNS, TABLES, row_to_memory
-from .sql_filters import compile_filter, decode_scope, encode_scope, scope_match, scope_upper_bound
+from .sql_filters import compile_filter, encode_scope, scope_match, scope_upper_bound
+from .sql_reads import SQLReads
 
 COMMON_TERM_SHARE = 0.5  # a query term in more memories than this share is left out of keyword ranking
 COMMON_TERM_MIN_MEMORIES = 1000  # below this many memories ranking everything is cheap anyway
@@ -23,37 +22,11 @@ def _quoted(term: str) -> str:
     return '"' + term.replace('"', '""') + '"'
 
 
-class SQLiteReads:
+class SQLiteReads(SQLReads):
     """Mixed into :class:`SQLiteStorage`; uses its ``_read`` context."""
 
-    def iter_memories(
-        self, agent: str | None, states: Sequence[str], memory_types: Sequence[str] | None = None
-    ) -> Iterator[Memory]:
-        for memory_type in memory_types or TABLES:
-            columns = COLUMNS[memory_type]
-            sql = f"SELECT {', '.join(columns)} FROM {TABLES[memory_type]} WHERE state IN ({placeholders(states)})"
-            params: list[Any] = list(states)
-            if agent is not None:
-                sql += " AND agent = ?"
-                params.append(agent)
-            with self._read() as db:
-                rows = db.execute(sql + " ORDER BY id", params).fetchall()
-            for row in rows:
-                yield row_to_memory(memory_type, row)
-
-    def unconsolidated_episodes(self, agent: str, states: Sequence[str], up_to: str | None = None) -> list[Episode]:
-        columns = COLUMNS["episodic"]
-        sql = (
-            f"SELECT {', '.join(columns)} FROM episodes WHERE agent = ? AND consolidated = 0 "
-            f"AND state IN ({placeholders(states)})"
-        )
-        params: list[Any] = [agent, *states]
-        if up_to is not None:
-            sql += " AND id <= ?"
-            params.append(up_to)
-        with self._read() as db:
-            rows = db.execute(sql + " ORDER BY id", params).fetchall()
-        return [row_to_memory("episodic", row) for row in rows]  # type: ignore[misc]
+    def _metadata_sql(self, flt: Filter, column: str) -> tuple[str, list[Any]]:
+        return compile_filter(flt, column)
 
     def knn(self, vector: np.ndarray, k: int, where: VectorFilter) -> list[VectorHit]:
         if k <= 0 or self.vector_error is not None:
@@ -109,77 +82,6 @@ class SQLiteReads:
             if memory_id not in hits:
                 hits[memory_id] = VectorHit(memory_id, memory_type, float(distance), int(rowid))
         return list(hits.values())[:k]
-
-    def chunk_spans(self, vector_rows: Sequence[int]) -> dict[int, tuple[int, int]]:
-        if not vector_rows:
-            return {}
-        with self._read() as db:
-            rows = db.execute(
-                "SELECT rowid, chunk_start, chunk_end FROM memory_vector_rows "
-                f"WHERE chunk_start IS NOT NULL AND rowid IN ({placeholders(vector_rows)})",
-                list(vector_rows),
-            ).fetchall()
-        return {rowid: (start, end) for rowid, start, end in rows}
-
-    @staticmethod
-    def _row_conditions(
-        where: VectorFilter, alias: str, vector_side: bool = False, memory_type: str | None = None
-    ) -> tuple[list[str], list[Any]]:
-        """SQL conditions on a memory table for ``where``. ``vector_side``: only those vec0 cannot apply itself.
-        ``memory_type`` names the table, for the episode-only consolidated flag."""
-        conditions, params = ["1"], []
-        if not vector_side and where.consolidated is not None and memory_type == "episodic":
-            conditions.append(f"{alias}.consolidated = ?")
-            params.append(int(where.consolidated))
-        if not vector_side:
-            for column, values in (("state", where.states), ("source", where.sources)):
-                if values is not None:
-                    conditions.append(f"{alias}.{column} IN ({placeholders(values)})")
-                    params.extend(values)
-            if where.agent is not None:
-                conditions.append(f"{alias}.agent = ?")
-                params.append(where.agent)
-            if where.scope is not None:
-                conditions.append(f"{alias}.scope = ?")
-                params.append(encode_scope(where.scope))
-            if where.scoped:
-                conditions.append(f"{alias}.scope != ''")
-            if where.tags is not None:
-                conditions.append(
-                    f"EXISTS (SELECT 1 FROM memory_tags t WHERE t.memory_id = {alias}.id "
-                    f"AND t.tag IN ({placeholders(where.tags)}))"
-                )
-                params.extend(where.tags)
-        if where.scope_prefix and not vector_side:
-            low = encode_scope(where.scope_prefix)  # an indexable range, exact by construction; never a pattern
-            conditions.append(f"{alias}.scope >= ? AND {alias}.scope < ?")
-            params.extend([low, scope_upper_bound(low)])
-        if where.metadata is not None:
-            sql, values = compile_filter(where.metadata, f"{alias}.metadata")
-            conditions.append(sql)
-            params.extend(values)
-        if where.time_range is not None:
-            start, end = where.time_range
-            moment = f"COALESCE({alias}.event_time, {alias}.created_at)"  # fixed-width UTC text compares as time
-            if start is not None:
-                conditions.append(f"{moment} >= ?")
-                params.append(to_iso(start))
-            if end is not None:
-                conditions.append(f"{moment} <= ?")
-                params.append(to_iso(end))
-        return conditions, params
-
-    def _over_tables(
-        self, where: VectorFilter, head: Callable[[str, str], str], vector_side: bool = False
-    ) -> tuple[str, list[Any]]:
-        """``head(memory_type, table)`` (a SELECT whose memory table is aliased m) over each memory table ``where``
-        allows, each with ``where``'s conditions, joined by UNION ALL; and the parameters."""
-        selects, params = [], []
-        for memory_type in where.memory_types or TABLES:
-            conditions, values = self._row_conditions(where, "m", vector_side=vector_side, memory_type=memory_type)
-            selects.append(f"{head(memory_type, TABLES[memory_type])} WHERE {' AND '.join(conditions)}")
-            params.extend(values)
-        return " UNION ALL ".join(selects), params
 
     def keyword_search(self, terms: Sequence[str], k: int, where: VectorFilter) -> list[KeywordHit]:
         """Memories matching any of ``terms`` (BM25 over the whole text), best first, with ``where`` applied.
@@ -237,50 +139,6 @@ class SQLiteReads:
         kept = [t for t in terms if counts[t] <= COMMON_TERM_SHARE * total]
         return kept or [min(terms, key=lambda t: counts[t])]
 
-    def list_memories(
-        self, where: VectorFilter, limit: int, offset: int = 0, newest_first: bool = True
-    ) -> list[Memory]:
-        union, params = self._over_tables(where, lambda t, table: f"SELECT m.id, '{t}', m.created_at FROM {table} m")
-        order = "DESC" if newest_first else "ASC"
-        with self._read() as db:
-            rows = db.execute(
-                f"{union} ORDER BY 3 {order}, 1 {order} LIMIT ? OFFSET ?",
-                [*params, int(limit), int(offset)],
-            ).fetchall()
-        found = self.get_memories([r[0] for r in rows], {r[0]: r[1] for r in rows})
-        return [found[r[0]] for r in rows if r[0] in found]
-
-    def scopes(self, agent: str | None) -> list[tuple[str, ...]]:
-        scope_sql = " UNION ".join(
-            f"SELECT scope FROM {table}" + (" WHERE agent = ?" if agent is not None else "")
-            for table in TABLES.values()
-        )
-        with self._read() as db:
-            rows = db.execute(scope_sql, [agent] * len(TABLES) if agent is not None else []).fetchall()
-        return sorted(decode_scope(r[0]) for r in rows)
-
-    def get_memories(self, ids: Iterable[str], memory_types: Mapping[str, str] | None = None) -> dict[str, Memory]:
-        wanted = list(dict.fromkeys(ids))
-        if not wanted:
-            return {}
-        groups: dict[str, list[str]] = {}
-        if memory_types is not None and all(i in memory_types for i in wanted):
-            for memory_id in wanted:
-                groups.setdefault(memory_types[memory_id], []).append(memory_id)
-        else:
-            groups = {memory_type: wanted for memory_type in TABLES}
-        found: dict[str, Memory] = {}
-        with self._read() as db:
-            for memory_type, group in groups.items():
-                columns = COLUMNS[memory_type]
-                rows = db.execute(
-                    f"SELECT {', '.join(columns)} FROM {TABLES[memory_type]} WHERE id IN ({placeholders(group)})",
-                    group,
-                ).fetchall()
-                for row in rows:
-                    found[row[0]] = row_to_memory(memory_type, row)
-        return found
-
     def get_vectors(self, ids: Sequence[str]) -> dict[str, np.ndarray]:
         if not ids or self.vector_error is not None:
             return {}
@@ -292,21 +150,6 @@ class SQLiteReads:
                 list(ids),
             ).fetchall()
         return {memory_id: np.frombuffer(blob, dtype=np.float32).copy() for memory_id, blob in rows}
-
-    def supersedes_chain(self, episode_id: str) -> list[Episode]:
-        columns = COLUMNS["episodic"]
-        with self._read() as db:
-            rows = db.execute(
-                f"""WITH RECURSIVE chain(id, depth) AS (
-                        SELECT supersedes, 1 FROM episodes WHERE id = ? AND supersedes IS NOT NULL
-                        UNION ALL
-                        SELECT e.supersedes, c.depth + 1 FROM episodes e JOIN chain c ON e.id = c.id
-                        WHERE e.supersedes IS NOT NULL AND c.depth < 1000)
-                    SELECT {", ".join("e." + c for c in columns)} FROM chain c JOIN episodes e ON e.id = c.id
-                    ORDER BY c.depth""",
-                (episode_id,),
-            ).fetchall()
-        return [row_to_memory("episodic", row) for row in rows]  # type: ignore[misc]
 
     def evidence_origins(self, memory_ids: Sequence[str]) -> dict[str, list[tuple[str, str]]]:
         origins: dict[str, list[tuple[str, str]]] = {memory_id: [] for memory_id in memory_ids}
@@ -322,30 +165,3 @@ class SQLiteReads:
                 for memory_id, source, agent in rows:
                     origins[memory_id].append((source, agent))
         return origins
-
-    def counts(self, agent: str | None) -> StoreCounts:
-        scope, params = ("WHERE agent = ?", [agent]) if agent is not None else ("", [])
-        with self._read() as db:
-            states = {
-                memory_type: dict(db.execute(f"SELECT state, COUNT(*) FROM {table} {scope} GROUP BY state", params))
-                for memory_type, table in TABLES.items()
-            }
-            contradictions = dict(
-                db.execute(f"SELECT state, COUNT(*) FROM contradictions {scope} GROUP BY state", params)
-            )
-            links = db.execute(f"SELECT COUNT(*) FROM causal_links {scope}", params).fetchone()[0]
-            completed = "WHERE status = 'completed'" + (" AND agent = ?" if agent is not None else "")
-            last = db.execute(f"SELECT MAX(completed_at) FROM consolidation_runs {completed}", params).fetchone()[0]
-            sources = dict(db.execute(f"SELECT source, COUNT(*) FROM episodes {scope} GROUP BY source", params))
-        return StoreCounts(
-            states=states,
-            contradictions=contradictions,
-            causal_links=int(links),
-            last_consolidation=from_iso(last) if last else None,
-            episode_sources=sources,
-        )
-
-    def config(self) -> dict[str, str]:
-        """Every key in the store's ``audrey_config`` table."""
-        with self._read() as db:
-            return dict(db.execute("SELECT key, value FROM audrey_config").fetchall())

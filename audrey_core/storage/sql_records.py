@@ -1,4 +1,4 @@
-"""SQLite storage of the pipeline's records: contradictions, causal links, consolidation runs, support, audit."""
+"""SQL storage of the pipeline's records: contradictions, causal links, consolidation runs, support, audit."""
 
 from __future__ import annotations
 
@@ -14,8 +14,8 @@ from .connection import placeholders
 from .rows import RECORDS, encode_value, from_row, to_row
 
 
-class SQLiteRecords:
-    """Mixed into :class:`SQLiteStorage`; uses its ``_read`` / ``_write`` transactions."""
+class SQLRecords:
+    """Mixed into an SQL storage backend; uses its ``_read`` / ``_write`` transactions. Portable SQL only."""
 
     def _table(self, kind: type) -> tuple[str, tuple[str, ...]]:
         try:
@@ -30,7 +30,8 @@ class SQLiteRecords:
             for record in records:
                 table, columns = self._table(type(record))
                 db.execute(
-                    f"INSERT OR IGNORE INTO {table} ({', '.join(columns)}) VALUES ({placeholders(columns)})",
+                    f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({placeholders(columns)}) "
+                    "ON CONFLICT DO NOTHING",
                     to_row(record, columns),
                 )
 
@@ -90,7 +91,7 @@ class SQLiteRecords:
     def add_claim_support(self, memory_id: str, episode_id: str, at: datetime) -> None:
         with self._write() as db:  # type: ignore[attr-defined]
             db.execute(
-                "INSERT OR IGNORE INTO claim_support (memory_id, episode_id, created_at) VALUES (?, ?, ?)",
+                "INSERT INTO claim_support (memory_id, episode_id, created_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING",
                 (memory_id, episode_id, to_iso(at)),
             )
 
