@@ -187,8 +187,8 @@ class SQLMaintenance:
         dims = {len(v[2]) for v in vectors}
         if dims != {self.dimensions}:  # type: ignore[attr-defined]
             raise StorageError(f"snapshot vectors have {sorted(dims)} dimensions; this store has {self.dimensions}")  # type: ignore[attr-defined]
-        first = self._next_rowids(db, "memory_vector_rows", len(vectors))  # type: ignore[attr-defined]
-        rows = [(first + i, memories[memory_id]) for i, (memory_id, *_) in enumerate(vectors)]
+        rowids = self._next_rowids(db, "memory_vector_rows", len(vectors))  # type: ignore[attr-defined]
+        rows = [(rowid, memories[memory_id]) for rowid, (memory_id, *_) in zip(rowids, vectors)]
         db.executemany(
             "INSERT INTO memory_vector_rows (rowid, memory_id, memory_type, chunk_index, chunk_start, chunk_end) "
             "VALUES (?, ?, ?, ?, ?, ?)",

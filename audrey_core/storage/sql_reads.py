@@ -9,7 +9,7 @@ from typing import Any
 from ..filters import Filter
 from ..models import Episode, Memory
 from ..timeutil import from_iso, to_iso
-from .base import StoreCounts, VectorFilter
+from .base import StoreCounts, VectorFilter, VectorHit
 from .connection import placeholders
 from .rows import COLUMNS, TABLES, row_to_memory
 from .sql_filters import decode_scope, encode_scope, scope_upper_bound
@@ -61,6 +61,59 @@ class SQLReads:
                 list(vector_rows),
             ).fetchall()
         return {rowid: (start, end) for rowid, start, end in rows}
+
+    def _vector_conditions(self, where: VectorFilter) -> tuple[list[str], list[Any]] | None:
+        """Conditions on the vector table's own columns for ``where`` (rowid subqueries for tags, metadata and time);
+        None when ``where`` can match nothing."""
+        sql: list[str] = []
+        params: list[Any] = []
+        if where.agent is not None:
+            sql.append("agent = ?")
+            params.append(where.agent)
+        for column, values in (("memory_type", where.memory_types), ("state", where.states), ("source", where.sources)):
+            if values is not None:
+                if not values:
+                    return None
+                sql.append(f"{column} IN ({placeholders(values)})")
+                params.extend(values)
+        if where.consolidated is not None:
+            sql.append("consolidated = ?")
+            params.append(int(where.consolidated))
+        if where.scope is not None:
+            sql.append("scope = ?")
+            params.append(encode_scope(where.scope))
+        if where.scoped:
+            sql.append("scope != ''")
+        if where.scope_prefix:
+            low = encode_scope(where.scope_prefix)  # a range over the scope column: only that subtree is scanned
+            sql.append("scope >= ? AND scope < ?")
+            params.extend([low, scope_upper_bound(low)])
+        if where.tags is not None:
+            if not where.tags:
+                return None
+            sql.append(
+                "rowid IN (SELECT r.rowid FROM memory_tags t JOIN memory_vector_rows r ON r.memory_id = t.memory_id "
+                f"WHERE t.tag IN ({placeholders(where.tags)}))"
+            )
+            params.extend(where.tags)
+        if where.metadata is not None or where.time_range is not None:
+            union, sub_params = self._over_tables(
+                where,
+                lambda t, table: f"SELECT r.rowid FROM memory_vector_rows r JOIN {table} m ON m.id = r.memory_id",
+                vector_side=True,
+            )
+            sql.append(f"rowid IN ({union})")
+            params.extend(sub_params)
+        return sql, params
+
+    @staticmethod
+    def _best_chunk_per_memory(rows: Sequence[Sequence[Any]], k: int) -> list[VectorHit]:
+        """(memory_id, memory_type, distance, rowid) rows, nearest first once sorted, one hit per memory."""
+        hits: dict[str, VectorHit] = {}
+        for memory_id, memory_type, distance, rowid in sorted(rows, key=lambda row: row[2]):
+            if memory_id not in hits:
+                hits[memory_id] = VectorHit(memory_id, memory_type, float(distance), int(rowid))
+        return list(hits.values())[:k]
 
     def _row_conditions(
         self, where: VectorFilter, alias: str, vector_side: bool = False, memory_type: str | None = None

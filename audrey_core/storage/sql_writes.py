@@ -25,14 +25,14 @@ class SQLWrites:
     vector_error: str | None
     vector_table: str
 
-    def _next_rowids(self, db: Any, table: str, count: int) -> int:
-        """The first of ``count`` fresh row ids for ``table`` (SQLite: writers are serialised, so max + 1)."""
-        return int(db.execute(f"SELECT COALESCE(MAX(rowid), 0) + 1 FROM {table}").fetchone()[0])
+    def _next_rowids(self, db: Any, table: str, count: int) -> list[int]:
+        """``count`` fresh row ids for ``table`` (here max + 1 onwards: right when writers are serialised)."""
+        first = int(db.execute(f"SELECT COALESCE(MAX(rowid), 0) + 1 FROM {table}").fetchone()[0])
+        return list(range(first, first + count))
 
     def _write_text(self, db: Any, memories: Sequence[Memory]) -> None:
         """Full-text rows for new memories (the whole text, however many vector chunks it has)."""
-        first = self._next_rowids(db, "memory_text_rows", len(memories))
-        rows = [(first + i, m) for i, m in enumerate(memories)]
+        rows = list(zip(self._next_rowids(db, "memory_text_rows", len(memories)), memories))
         db.executemany("INSERT INTO memory_text_rows (rowid, memory_id) VALUES (?, ?)", [(r, m.id) for r, m in rows])
         self._index_text(db, rows)
 
@@ -90,16 +90,16 @@ class SQLWrites:
             return
         matrix = np.ascontiguousarray(vectors, dtype=np.float32)
         spans = chunks if chunks is not None else [[(0, len(m.content))] for m in memories]
-        rowid = self._next_rowids(db, "memory_vector_rows", sum(len(s) for s in spans))
+        fresh = iter(self._next_rowids(db, "memory_vector_rows", sum(len(s) for s in spans)))
         rows, owned = [], []
         for memory, memory_spans in zip(memories, spans):
             whole = len(memory_spans) == 1
             for index, (start, end) in enumerate(memory_spans):
+                rowid = next(fresh)
                 rows.append(
                     (rowid, memory.id, memory.memory_type, index, None if whole else start, None if whole else end)
                 )
                 owned.append((rowid, memory))
-                rowid += 1
         db.executemany(
             "INSERT INTO memory_vector_rows (rowid, memory_id, memory_type, chunk_index, chunk_start, chunk_end) "
             "VALUES (?, ?, ?, ?, ?, ?)",

@@ -11,7 +11,7 @@ from ..filters import Filter
 from .base import KeywordHit, VectorFilter, VectorHit
 from .connection import placeholders
 from .migrations import FTS_TABLE
-from .sql_filters import compile_filter, encode_scope, scope_match, scope_upper_bound
+from .sql_filters import compile_filter, scope_match
 from .sql_reads import SQLReads
 
 COMMON_TERM_SHARE = 0.5  # a query term in more memories than this share is left out of keyword ranking
@@ -32,56 +32,17 @@ class SQLiteReads(SQLReads):
         if k <= 0 or self.vector_error is not None:
             return []  # without sqlite-vec nothing has a vector to be near
         query = np.ascontiguousarray(vector, dtype=np.float32).tobytes()
-        sql = [
-            f"SELECT memory_id, memory_type, distance, rowid FROM {self.vector_table} WHERE embedding MATCH ? AND k = ?"
-        ]
-        params: list[Any] = [query, int(k)]
-        if where.agent is not None:
-            sql.append("AND agent = ?")
-            params.append(where.agent)
-        for column, values in (("memory_type", where.memory_types), ("state", where.states), ("source", where.sources)):
-            if values is not None:
-                if not values:
-                    return []
-                sql.append(f"AND {column} IN ({placeholders(values)})")
-                params.extend(values)
-        if where.consolidated is not None:
-            sql.append("AND consolidated = ?")
-            params.append(int(where.consolidated))
-        if where.scope is not None:
-            sql.append("AND scope = ?")
-            params.append(encode_scope(where.scope))
-        if where.scoped:
-            sql.append("AND scope != ''")
-        if where.scope_prefix:
-            low = encode_scope(where.scope_prefix)  # a range over the partition key: only that subtree is scanned
-            sql.append("AND scope >= ? AND scope < ?")
-            params.extend([low, scope_upper_bound(low)])
-        if where.tags is not None:
-            if not where.tags:
-                return []
-            sql.append(
-                "AND rowid IN (SELECT r.rowid FROM memory_tags t "
-                "JOIN memory_vector_rows r ON r.memory_id = t.memory_id "
-                f"WHERE t.tag IN ({placeholders(where.tags)}))"
-            )
-            params.extend(where.tags)
-        if where.metadata is not None or where.time_range is not None:
-            union, sub_params = self._over_tables(
-                where,
-                lambda t, table: f"SELECT r.rowid FROM memory_vector_rows r JOIN {table} m ON m.id = r.memory_id",
-                vector_side=True,
-            )
-            sql.append(f"AND rowid IN ({union})")
-            params.extend(sub_params)
+        conditions = self._vector_conditions(where)
+        if conditions is None:
+            return []
+        sql = f"SELECT memory_id, memory_type, distance, rowid FROM {self.vector_table} "
+        sql += "WHERE embedding MATCH ? AND k = ?"
+        sql += "".join(f" AND {c}" for c in conditions[0])
+        params = [query, int(k), *conditions[1]]
         with self._read() as db:
-            rows = db.execute(" ".join(sql), params).fetchall()
-        rows.sort(key=lambda row: row[2])  # several partitions each return their own k nearest
-        hits: dict[str, VectorHit] = {}
-        for memory_id, memory_type, distance, rowid in rows:  # nearest first; keep a memory's best chunk
-            if memory_id not in hits:
-                hits[memory_id] = VectorHit(memory_id, memory_type, float(distance), int(rowid))
-        return list(hits.values())[:k]
+            rows = db.execute(sql, params).fetchall()
+        # several partitions each return their own k nearest; a memory counts once, by its best chunk
+        return self._best_chunk_per_memory(rows, k)
 
     def keyword_search(self, terms: Sequence[str], k: int, where: VectorFilter) -> list[KeywordHit]:
         """Memories matching any of ``terms`` (BM25 over the whole text), best first, with ``where`` applied.
