@@ -35,7 +35,7 @@ from .models import (
     RecallResult,
 )
 from .scheduler import ConsolidationScheduler
-from .storage import SQLiteStorage, Storage
+from .storage import Storage, open_storage
 from .timeutil import Clock, system_clock
 from .validate import validate_episodes
 from .worker import BatchWorker
@@ -81,7 +81,7 @@ class Audrey(AsyncTwins):
         self.llm = as_llm(llm)
         self.clock: Clock = clock or system_clock
         self.events = EventBus()
-        self.storage: Storage = SQLiteStorage(
+        self.storage: Storage = open_storage(
             path, model_name=self.embedder.model_name, dimensions=self.embedder.dimensions
         )
         self._queries = QueryCache(self.embedder, self.config.recall.query_cache_size)
@@ -372,7 +372,7 @@ class Audrey(AsyncTwins):
         """
         self._check_open()
         self.wait_for_idle()
-        with self._consolidation_lock:
+        with self._consolidation_lock, self.storage.consolidation_lock(self.agent):
             return consolidate_stage.consolidate(self._context, progress)
 
     def _scheduled_consolidation(self) -> None:

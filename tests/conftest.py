@@ -23,8 +23,31 @@ def clock() -> ManualClock:
     return ManualClock()
 
 
+BACKENDS = ("sqlite", "postgres")
+
+
+def pytest_generate_tests(metafunc):
+    """Core and pipeline behaviour tests run on every backend, through ``db_path``; a test that reads SQLite's own
+    tables says so with ``@pytest.mark.sqlite_only``."""
+    if "db_path" in metafunc.fixturenames:
+        shared = metafunc.module.__name__.startswith("tests.core") and not metafunc.definition.get_closest_marker(
+            "sqlite_only"
+        )
+        metafunc.parametrize("backend", BACKENDS if shared else BACKENDS[:1], indirect=True)
+
+
 @pytest.fixture
-def db_path(tmp_path):
+def backend(request) -> str:
+    return request.param
+
+
+@pytest.fixture
+def db_path(tmp_path, backend):
+    """Where the test's store lives: an SQLite file, or a fresh PostgreSQL schema's URL."""
+    if backend == "postgres":
+        from .postgres_server import fresh_database_url
+
+        return fresh_database_url()
     return tmp_path / "audrey.db"
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from abc import ABC, abstractmethod
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager
@@ -95,6 +96,15 @@ class StoreCounts:
     causal_links: int
     last_consolidation: datetime | None
     episode_sources: dict[str, int]
+
+
+_PROCESS_LOCKS: dict[tuple[str, str], threading.Lock] = {}
+_PROCESS_LOCKS_GUARD = threading.Lock()
+
+
+def _process_lock(store: str, agent: str) -> threading.Lock:
+    with _PROCESS_LOCKS_GUARD:
+        return _PROCESS_LOCKS.setdefault((store, agent), threading.Lock())
 
 
 class Storage(ABC):
@@ -302,6 +312,12 @@ class Storage(ABC):
     def held_by_this_thread(self) -> bool:
         """True while the calling thread holds the store (inside a transaction); work must then stay on it."""
         return False
+
+    def consolidation_lock(self, agent: str) -> AbstractContextManager[None]:
+        """Held for a whole consolidation run of ``agent`` so two workers never consolidate the same episodes.
+        Here: within this process (SQLite's writers share one machine; its transactions keep each step whole).
+        A server backend holds a lock in the database, shared by every process."""
+        return _process_lock(str(getattr(self, "path", id(self))), agent)
 
     def get_memory(self, memory_id: str) -> Memory | None:
         """One memory by id, or ``None``."""

@@ -27,6 +27,12 @@ class Migration:
 
 def _initial_schema(connection: Any, dimensions: int) -> None:
     # Memory tables follow seed 002; vectors live in one vec0 table (see sqlite.py for why).
+    for statement in initial_statements():
+        connection.execute(statement)
+
+
+def initial_statements() -> list[str]:
+    """Migration 1's tables, in SQL every backend accepts once its types are mapped (see postgres_schema)."""
     common = """
         agent TEXT NOT NULL,
         scope TEXT NOT NULL DEFAULT '',
@@ -174,8 +180,7 @@ def _initial_schema(connection: Any, dimensions: int) -> None:
             UNIQUE (memory_id, chunk_index)
         )""",
     ]
-    for statement in statements:
-        connection.execute(statement)
+    return statements
 
 
 FTS_TABLE = "memory_fts"
@@ -207,21 +212,29 @@ def _scoped_full_text(connection: Any, dimensions: int) -> None:
     )
 
 
+def text_and_time_statements() -> list[str]:
+    """Migration 2's portable part: text row ids, chunk spans, event times."""
+    # memory_text_rows gives each memory a stable integer rowid so its full-text row can be found and deleted.
+    statements = ["CREATE TABLE memory_text_rows (rowid INTEGER PRIMARY KEY, memory_id TEXT NOT NULL UNIQUE)"]
+    # A long text has several vectors, one per overlapping chunk; a chunk is content[chunk_start:chunk_end].
+    statements += [f"ALTER TABLE memory_vector_rows ADD COLUMN chunk_{edge} INTEGER" for edge in ("start", "end")]
+    for table in ("episodes", "semantics", "procedures"):  # when it happened, as opposed to when it was stored
+        statements.append(f"ALTER TABLE {table} ADD COLUMN event_time TEXT")
+        statements.append(f"CREATE INDEX {table}_by_time ON {table}(agent, event_time)")
+    return statements
+
+
 def _full_text(connection: Any, dimensions: int) -> None:
-    # Keyword search over every memory's whole text. memory_text_rows gives each memory a stable integer rowid so
-    # its FTS row can be found and deleted without scanning.
-    connection.execute("CREATE TABLE memory_text_rows (rowid INTEGER PRIMARY KEY, memory_id TEXT NOT NULL UNIQUE)")
+    # Keyword search over every memory's whole text.
+    statements = text_and_time_statements()
+    connection.execute(statements[0])
     connection.execute(
         f"CREATE VIRTUAL TABLE {FTS_TABLE} USING fts5(content, tokenize = 'porter unicode61 remove_diacritics 2')"
     )
     for table in ("episodes", "semantics", "procedures"):
         connection.execute(f"INSERT INTO memory_text_rows (memory_id) SELECT id FROM {table} ORDER BY id")
-    # A long text has several vectors, one per overlapping chunk; a chunk is content[chunk_start:chunk_end].
-    connection.execute("ALTER TABLE memory_vector_rows ADD COLUMN chunk_start INTEGER")
-    connection.execute("ALTER TABLE memory_vector_rows ADD COLUMN chunk_end INTEGER")
-    for table in ("episodes", "semantics", "procedures"):  # when it happened, as opposed to when it was stored
-        connection.execute(f"ALTER TABLE {table} ADD COLUMN event_time TEXT")
-        connection.execute(f"CREATE INDEX {table}_by_time ON {table}(agent, event_time)")
+    for statement in statements[1:]:
+        connection.execute(statement)
     connection.execute(
         f"INSERT INTO {FTS_TABLE} (rowid, content) SELECT t.rowid, m.content FROM memory_text_rows t JOIN ("
         "SELECT id, content FROM episodes UNION ALL SELECT id, content FROM semantics "

@@ -51,10 +51,6 @@ def decode_vector(text: str) -> np.ndarray:
 class SQLMaintenance:
     """Mixed into an SQL storage backend."""
 
-    def _to_array(self, stored: Any) -> np.ndarray:
-        """A stored embedding as a float32 vector."""
-        raise NotImplementedError
-
     def _table_columns(self, db: Any, table: str) -> set[str]:
         raise NotImplementedError
 

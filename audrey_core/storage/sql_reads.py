@@ -6,6 +6,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
+import numpy as np
+
 from ..filters import Filter
 from ..models import Episode, Memory
 from ..timeutil import from_iso, to_iso
@@ -17,6 +19,13 @@ from .sql_filters import decode_scope, encode_scope, scope_upper_bound
 
 class SQLReads:
     """Mixed into an SQL storage backend; uses its ``_read`` context."""
+
+    vector_error: str | None
+    vector_table: str
+
+    def _to_array(self, stored: Any) -> np.ndarray:
+        """A stored embedding as a float32 vector."""
+        raise NotImplementedError
 
     def _metadata_sql(self, flt: Filter, column: str) -> tuple[str, list[Any]]:
         """SQL (and parameters) testing a metadata filter against the JSON text in ``column``."""
@@ -120,7 +129,7 @@ class SQLReads:
     ) -> tuple[list[str], list[Any]]:
         """SQL conditions on a memory table for ``where``. ``vector_side``: only those vec0 cannot apply itself.
         ``memory_type`` names the table, for the episode-only consolidated flag."""
-        conditions, params = ["1"], []
+        conditions, params = ["1 = 1"], []
         if not vector_side and where.consolidated is not None and memory_type == "episodic":
             conditions.append(f"{alias}.consolidated = ?")
             params.append(int(where.consolidated))
@@ -217,6 +226,18 @@ class SQLReads:
                 for row in rows:
                     found[row[0]] = row_to_memory(memory_type, row)
         return found
+
+    def get_vectors(self, ids: Sequence[str]) -> dict[str, np.ndarray]:
+        if not ids or self.vector_error is not None:
+            return {}
+        with self._read() as db:
+            rows = db.execute(
+                f"SELECT r.memory_id, v.embedding FROM memory_vector_rows r "
+                f"JOIN {self.vector_table} v ON v.rowid = r.rowid "
+                f"WHERE r.chunk_index = 0 AND r.memory_id IN ({placeholders(ids)})",
+                list(ids),
+            ).fetchall()
+        return {memory_id: np.array(self._to_array(blob), dtype=np.float32) for memory_id, blob in rows}
 
     def supersedes_chain(self, episode_id: str) -> list[Episode]:
         columns = COLUMNS["episodic"]

@@ -100,18 +100,6 @@ class SQLiteReads(SQLReads):
         kept = [t for t in terms if counts[t] <= COMMON_TERM_SHARE * total]
         return kept or [min(terms, key=lambda t: counts[t])]
 
-    def get_vectors(self, ids: Sequence[str]) -> dict[str, np.ndarray]:
-        if not ids or self.vector_error is not None:
-            return {}
-        with self._read() as db:
-            rows = db.execute(
-                f"SELECT r.memory_id, v.embedding FROM memory_vector_rows r "
-                f"JOIN {self.vector_table} v ON v.rowid = r.rowid "
-                f"WHERE r.chunk_index = 0 AND r.memory_id IN ({placeholders(ids)})",
-                list(ids),
-            ).fetchall()
-        return {memory_id: np.frombuffer(blob, dtype=np.float32).copy() for memory_id, blob in rows}
-
     def evidence_origins(self, memory_ids: Sequence[str]) -> dict[str, list[tuple[str, str]]]:
         origins: dict[str, list[tuple[str, str]]] = {memory_id: [] for memory_id in memory_ids}
         if not memory_ids:

@@ -365,13 +365,13 @@ def test_a_process_killed_mid_run_is_resumed_without_duplicates(tmp_path, placed
 
 
 def everything(brain):
-    db = brain.storage._conn
-    ids = [
-        r[0]
-        for r in db.execute(
-            "SELECT id FROM episodes UNION ALL SELECT id FROM semantics UNION ALL SELECT id FROM procedures"
-        )
-    ]
+    with brain.storage._read() as db:
+        ids = [
+            r[0]
+            for r in db.execute(
+                "SELECT id FROM episodes UNION ALL SELECT id FROM semantics UNION ALL SELECT id FROM procedures"
+            )
+        ]
     return brain.storage.get_memories(ids), {c.id: c for c in brain.storage.find_records(Contradiction)}
 
 

@@ -41,6 +41,7 @@ def test_forget_deletes_for_good_and_is_audited(brain):
         "procedures": 0,
         "memory_tags": 1,
         "memory_vector_rows": 1,
+        "memory_text_rows": 1,
         "memory_vectors": 1,
     }
     assert brain.storage.audit_entries(brain.agent)[-1]["details"] == {"ids": [gone]}

@@ -42,6 +42,7 @@ def test_reopening_a_file_keeps_everything(db_path, embedder, clock):
         assert [r.id for r in reopened.recall("office", tags=["office"], states=["superseded"])] == [first]
 
 
+@pytest.mark.sqlite_only
 def test_the_file_is_wal_with_foreign_keys(db_path, embedder):
     with Audrey(db_path, embedder=embedder) as brain:
         db = brain.storage._conn
@@ -67,18 +68,24 @@ def test_a_different_model_or_dimension_is_refused_by_name(db_path):
         }
 
 
-def test_migrations_are_recorded_and_not_rerun(db_path, embedder):
+def latest_version(backend):
+    if backend == "postgres":
+        from audrey_core.storage.postgres_schema import LATEST_VERSION as latest
+
+        return latest
+    return LATEST_VERSION
+
+
+def test_migrations_are_recorded_and_not_rerun(db_path, embedder, backend):
     Audrey(db_path, embedder=embedder).close()
-    with Audrey(db_path, embedder=embedder) as brain:
-        rows = brain.storage._conn.execute("SELECT version, name FROM schema_migrations").fetchall()
-    assert [r[0] for r in rows] == list(range(1, LATEST_VERSION + 1))
+    with Audrey(db_path, embedder=embedder) as brain, brain.storage._read() as db:
+        rows = db.execute("SELECT version, name FROM schema_migrations").fetchall()
+    assert [r[0] for r in rows] == list(range(1, latest_version(backend) + 1))
 
 
 def test_a_newer_schema_is_refused(db_path, embedder):
-    Audrey(db_path, embedder=embedder).close()
-    db = connect(str(db_path))
-    db.execute("INSERT INTO schema_migrations VALUES (999, 'from the future', '2030-01-01')")
-    db.close()
+    with Audrey(db_path, embedder=embedder) as brain, brain.storage._write() as db:
+        db.execute("INSERT INTO schema_migrations VALUES (999, 'from the future', '2030-01-01')")
     with pytest.raises(MigrationError, match=r"schema version 999.*upgrade"):
         Audrey(db_path, embedder=embedder)
 
@@ -102,11 +109,11 @@ def test_a_process_killed_mid_write_leaves_nothing_half_written(db_path, embedde
     script = textwrap.dedent(f"""
         import os
         from audrey_core import Audrey
-        from audrey_core.storage.sqlite import SQLiteStorage
+        from audrey_core.storage.sql_writes import SQLWrites
         from audrey_core.testing import DeterministicEmbedder
 
         # Die after the batch's rows and vectors are written, before COMMIT.
-        SQLiteStorage._mark_superseded = lambda self, db, old, new: os._exit(17)
+        SQLWrites._mark_superseded = lambda self, db, old, new: os._exit(17)
         brain = Audrey({str(db_path)!r}, embedder=DeterministicEmbedder())
         items = [{{"content": "c" + str(i)}} for i in range(50)]
         brain.encode_batch(items + [{{"content": "x", "supersedes": {target!r}}}])

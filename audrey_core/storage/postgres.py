@@ -1,0 +1,281 @@
+"""The PostgreSQL + pgvector backend: one memory shared by many processes and machines.
+
+``Audrey(path="postgresql://user:pass@host/db")`` opens it. Same tables, columns and behaviour as the SQLite store
+(the SQL they share lives in ``sql_*.py``); what differs:
+
+* vectors live in a table with a pgvector ``vector(d)`` column, an HNSW index for cosine distance and a btree on
+  (agent, scope): the planner searches a small scope exactly through its own rows and a large one through HNSW,
+  with pgvector's iterative scan so filters never starve the top k;
+* keyword search is PostgreSQL full text (``tsvector`` with a GIN index, English stemming, ``ts_rank``);
+* row ids come from sequences, and every write is a transaction on a pooled connection, so many writers work at
+  once; consolidation takes an advisory lock per agent (a run covers the agent's scopes) for its whole run.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from typing import Any
+
+import numpy as np
+
+from ..errors import ClosedError, EmbeddingMismatchError, StorageError
+from ..filters import Filter
+from ..models import Memory
+from .base import KeywordHit, Storage, VectorFilter, VectorHit
+from .connection import placeholders
+from .migrations import FTS_TABLE, VECTOR_TABLE
+from .postgres_connection import Session, open_pool, redact, require_psycopg
+from .postgres_filters import compile_jsonb_filter
+from .postgres_schema import MIGRATION_LOCK, TEXT_SEARCH_CONFIG, migrate, vector_table_statements
+from .sql_filters import encode_scope
+from .sql_maintenance import SQLMaintenance
+from .sql_reads import SQLReads
+from .sql_records import SQLRecords
+from .sql_writes import SQLWrites
+
+DEFAULT_EF_SEARCH = 100  # HNSW candidate list; raised per query when a query asks for more
+
+
+def tsquery_any(terms: Sequence[str]) -> str:
+    """A to_tsquery() text matching any of ``terms``, each quoted (stemmed by the configuration, never parsed as
+    operators)."""
+    return " | ".join("'" + term.replace("\\", "\\\\").replace("'", "''") + "'" for term in terms)
+
+
+class PostgresStorage(SQLMaintenance, SQLReads, SQLWrites, SQLRecords, Storage):
+    """Audrey's server store. Thread-safe and multi-process: each transaction runs on its own pooled connection."""
+
+    def __init__(self, url: str, *, model_name: str, dimensions: int, pool_size: int = 4) -> None:
+        psycopg = require_psycopg()
+        self.url = url
+        self.path = redact(url)
+        self.vector_error: str | None = None
+        self._error: type[BaseException] = psycopg.Error
+        self._local = threading.local()  # the thread's open transaction: session and nesting depth
+        self._closed = False
+        try:
+            with psycopg.connect(url, autocommit=True) as connection:
+                migrate(connection)
+                self.vector_table, self.model_name, self.dimensions = self._settle_embedding(
+                    connection, model_name, int(dimensions)
+                )
+        except psycopg.Error as exc:
+            raise StorageError(f"PostgreSQL error opening {self.path}: {exc}") from exc
+        self._pool = open_pool(url, max_size=pool_size)
+
+    def _settle_embedding(self, connection: Any, model_name: str, dimensions: int) -> tuple[str, str, int]:
+        """Check the stored embedding model (recording it on first open) and create the vector table."""
+        with connection.transaction():
+            connection.execute("SELECT pg_advisory_xact_lock(%s)", (MIGRATION_LOCK,))
+            config = dict(connection.execute("SELECT key, value FROM audrey_config").fetchall())
+            if "embedding_model" in config:
+                stored = (config["embedding_model"], int(config["embedding_dimensions"]))
+                if stored != (model_name, dimensions):
+                    raise EmbeddingMismatchError(
+                        f"{self.path} was built with embedding model {stored[0]!r} ({stored[1]} dimensions) but was "
+                        f"opened with {model_name!r} ({dimensions} dimensions); open it with the original embedder "
+                        "or re-embed the store"
+                    )
+            else:
+                config = {
+                    "embedding_model": model_name,
+                    "embedding_dimensions": str(dimensions),
+                    "vector_table": VECTOR_TABLE,
+                }
+                for key, value in config.items():
+                    connection.execute("INSERT INTO audrey_config (key, value) VALUES (%s, %s)", (key, value))
+            for statement in vector_table_statements(config["vector_table"], dimensions):
+                connection.execute(statement)
+        return config["vector_table"], model_name, dimensions
+
+    # -- plumbing ---------------------------------------------------------------------------------------------
+
+    def _check_open(self) -> None:
+        if self._closed:
+            raise ClosedError("this Audrey store is closed; open a new Audrey instance")
+
+    def held_by_this_thread(self) -> bool:
+        return getattr(self._local, "session", None) is not None
+
+    @contextmanager
+    def _read(self) -> Iterator[Any]:
+        """The thread's transaction when it has one, else a pooled connection (autocommit) for this read."""
+        self._check_open()
+        session = getattr(self._local, "session", None)
+        if session is not None:
+            yield session
+            return
+        with self._pool.connection() as connection:
+            try:
+                yield Session(connection)
+            except self._error as exc:
+                raise StorageError(f"PostgreSQL error on {self.path}: {exc}") from exc
+
+    _side_read = _read  # every read outside a transaction has its own connection already
+
+    @contextmanager
+    def _write(self) -> Iterator[Any]:
+        """One transaction on a pooled connection; nested use on the same thread joins it."""
+        self._check_open()
+        session = getattr(self._local, "session", None)
+        if session is not None:
+            yield session
+            return
+        with self._pool.connection() as connection:
+            session = Session(connection)
+            self._local.session = session
+            try:
+                with connection.transaction():
+                    yield session
+            except self._error as exc:
+                raise StorageError(f"PostgreSQL error on {self.path}: {exc}") from exc
+            finally:
+                self._local.session = None
+
+    def transaction(self) -> Any:
+        return self._write()
+
+    @contextmanager
+    def consolidation_lock(self, agent: str) -> Iterator[None]:
+        """A session advisory lock on the agent, held on a connection of its own for the whole run: a second
+        worker waits, then finds the episodes consolidated. A worker that dies releases it with its connection."""
+        self._check_open()
+        key = "audrey-consolidation\x1f" + agent
+        with self._pool.connection() as connection:
+            connection.execute("SELECT pg_advisory_lock(hashtextextended(%s, 0))", (key,))
+            try:
+                yield
+            finally:
+                connection.execute("SELECT pg_advisory_unlock(hashtextextended(%s, 0))", (key,))
+
+    def close(self) -> None:
+        if not self._closed:
+            self._closed = True
+            self._pool.close()
+
+    def _require_vectors(self) -> None:
+        """Vectors are always available on PostgreSQL (pgvector is created with the schema)."""
+
+    # -- backend hooks for the shared SQL ------------------------------------------------------------------------
+
+    def _next_rowids(self, db: Any, table: str, count: int) -> list[int]:
+        if count <= 0:
+            return []
+        rows = db.execute(f"SELECT nextval('{table}_ids') FROM generate_series(1, ?)", [count]).fetchall()
+        return [int(r[0]) for r in rows]
+
+    def _index_text(self, db: Any, rows: Sequence[tuple[int, Memory]]) -> None:
+        db.executemany(
+            f"INSERT INTO {FTS_TABLE} (rowid, document) VALUES (?, to_tsvector('{TEXT_SEARCH_CONFIG}', ?))",
+            [(rowid, m.content) for rowid, m in rows],
+        )
+
+    def _insert_vector_rows(self, db: Any, table: str, rows: Sequence[tuple[int, Memory]], matrix: np.ndarray) -> None:
+        db.executemany(
+            f"INSERT INTO {table} (rowid, agent, scope, memory_type, state, source, consolidated, memory_id, "
+            "embedding) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            [
+                (
+                    rowid,
+                    m.agent,
+                    encode_scope(m.scope),
+                    m.memory_type,
+                    m.state,
+                    m.source,
+                    int(getattr(m, "consolidated", False)),
+                    m.id,
+                    np.ascontiguousarray(matrix[i], dtype=np.float32),
+                )
+                for i, (rowid, m) in enumerate(rows)
+            ],
+        )
+
+    def _metadata_sql(self, flt: Filter, column: str) -> tuple[str, list[Any]]:
+        return compile_jsonb_filter(flt, column)
+
+    def _to_array(self, stored: Any) -> np.ndarray:
+        values = stored.to_numpy() if hasattr(stored, "to_numpy") else stored  # pgvector's Vector, or an array
+        return np.asarray(values, dtype=np.float32)
+
+    def _table_columns(self, db: Any, table: str) -> set[str]:
+        rows = db.execute(
+            "SELECT column_name FROM information_schema.columns WHERE table_schema = current_schema() "
+            "AND table_name = ?",
+            [table],
+        )
+        return {r[0] for r in rows}
+
+    def _vector_table_names(self, db: Any) -> list[str]:
+        rows = db.execute(
+            "SELECT tablename FROM pg_tables WHERE schemaname = current_schema() AND left(tablename, 14) = ?",
+            ["memory_vectors"],
+        )
+        return [r[0] for r in rows]
+
+    def _create_vector_table(self, db: Any, table: str, dimensions: int) -> None:
+        for statement in vector_table_statements(table, dimensions):
+            db.execute(statement)
+
+    # -- searches -------------------------------------------------------------------------------------------------
+
+    def knn(self, vector: np.ndarray, k: int, where: VectorFilter) -> list[VectorHit]:
+        conditions = self._vector_conditions(where)
+        if k <= 0 or conditions is None:
+            return []
+        query = np.ascontiguousarray(vector, dtype=np.float32)
+        filters = " AND ".join(conditions[0])
+        sql = (
+            f"SELECT memory_id, memory_type, embedding <=> ? AS distance, rowid FROM {self.vector_table}"
+            + (f" WHERE {filters}" if filters else "")
+            + " ORDER BY embedding <=> ? LIMIT ?"
+        )
+        with self._read() as db:
+            if k > DEFAULT_EF_SEARCH:
+                db.execute("SELECT set_config('hnsw.ef_search', ?, false)", [str(min(k, 1000))])
+            try:
+                rows = db.execute(sql, [query, *conditions[1], query, int(k)]).fetchall()
+            finally:
+                if k > DEFAULT_EF_SEARCH:
+                    db.execute("SELECT set_config('hnsw.ef_search', ?, false)", [str(DEFAULT_EF_SEARCH)])
+        return self._best_chunk_per_memory(rows, k)
+
+    def keyword_search(self, terms: Sequence[str], k: int, where: VectorFilter) -> list[KeywordHit]:
+        """Memories matching any of ``terms`` by PostgreSQL full text (``ts_rank``), best first, ``where`` applied."""
+        if not terms or k <= 0:
+            return []
+        union, params = self._over_tables(
+            where,
+            lambda t, table: (
+                f"SELECT x.memory_id, '{t}' AS memory_type, ts_rank(f.document, q.query) AS score "
+                f"FROM q JOIN {FTS_TABLE} f ON f.document @@ q.query "
+                f"JOIN memory_text_rows x ON x.rowid = f.rowid JOIN {table} m ON m.id = x.memory_id"
+            ),
+        )
+        with self._side_read() as db:
+            rows = db.execute(
+                f"WITH q AS (SELECT to_tsquery('{TEXT_SEARCH_CONFIG}', ?) AS query) "
+                f"SELECT * FROM ({union}) found ORDER BY 3 DESC, 1 LIMIT ?",
+                [tsquery_any(terms), *params, int(k)],
+            ).fetchall()
+        return [KeywordHit(memory_id, memory_type, float(score)) for memory_id, memory_type, score in rows]
+
+    def evidence_origins(self, memory_ids: Sequence[str]) -> dict[str, list[tuple[str, str]]]:
+        origins: dict[str, list[tuple[str, str]]] = {memory_id: [] for memory_id in memory_ids}
+        if not memory_ids:
+            return origins
+        with self._read() as db:
+            for table in ("semantics", "procedures"):
+                rows = db.execute(
+                    f"SELECT m.id, e.source, e.agent FROM {table} m "
+                    "CROSS JOIN LATERAL jsonb_array_elements_text(m.evidence_episode_ids::jsonb) AS j(value) "
+                    f"JOIN episodes e ON e.id = j.value WHERE m.id IN ({placeholders(memory_ids)})",
+                    list(memory_ids),
+                ).fetchall()
+                for memory_id, source, agent in rows:
+                    origins[memory_id].append((source, agent))
+        return origins
+
+
+__all__ = ["PostgresStorage"]

@@ -1,0 +1,96 @@
+"""PostgreSQL connections: a psycopg 3 pool, pgvector's adapter, and the shared SQL's ``?`` placeholders.
+
+The portable SQL that :mod:`sql_reads`, :mod:`sql_writes`, :mod:`sql_records` and :mod:`sql_maintenance` share is
+written with ``?`` placeholders (SQLite's style); :class:`Session` turns them into psycopg's ``%s``. That SQL never
+holds a literal ``?`` or ``%``: values always travel as parameters.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from functools import lru_cache
+from typing import Any
+
+from ..errors import StorageError
+
+POSTGRES_SCHEMES = ("postgresql://", "postgres://")
+
+
+def is_postgres_url(path: Any) -> bool:
+    """Whether an Audrey ``path`` names a PostgreSQL server rather than an SQLite file."""
+    return isinstance(path, str) and path.startswith(POSTGRES_SCHEMES)
+
+
+def require_psycopg() -> Any:
+    """The psycopg module, or a StorageError saying which extra installs it."""
+    try:
+        import pgvector.psycopg  # noqa: F401
+        import psycopg
+        import psycopg_pool  # noqa: F401
+    except ImportError as exc:
+        raise StorageError(
+            f"a postgresql:// store needs psycopg 3, psycopg_pool and pgvector ({exc}); "
+            "install them with: pip install 'audrey[postgres]'"
+        ) from None
+    return psycopg
+
+
+@lru_cache(maxsize=4096)
+def to_pyformat(sql: str) -> str:
+    """``?`` placeholders -> ``%s`` (and a literal ``%`` doubled, should one ever appear)."""
+    return sql.replace("%", "%%").replace("?", "%s")
+
+
+class Session:
+    """One pooled connection, speaking the shared SQL's dialect: ``execute`` / ``executemany`` with ``?``."""
+
+    __slots__ = ("connection",)
+
+    def __init__(self, connection: Any) -> None:
+        self.connection = connection
+
+    def execute(self, sql: str, params: Sequence[Any] = ()) -> Any:
+        params = tuple(params)
+        return self.connection.execute(to_pyformat(sql) if params else sql, params or None)
+
+    def executemany(self, sql: str, rows: Any) -> Any:
+        rows = list(rows)
+        cursor = self.connection.cursor()
+        if rows:
+            cursor.executemany(to_pyformat(sql), rows)
+        return cursor
+
+
+def open_pool(url: str, *, max_size: int = 4) -> Any:
+    """A connection pool whose connections autocommit (transactions are explicit) and know pgvector's type."""
+    require_psycopg()
+    from pgvector.psycopg import register_vector
+    from psycopg_pool import ConnectionPool
+
+    def configure(connection: Any) -> None:
+        connection.autocommit = True
+        register_vector(connection)  # the extension exists: the store's migration ran before the pool opened
+        # Filtered HNSW scans keep walking the graph until enough rows pass the filter (pgvector >= 0.8).
+        connection.execute("SET hnsw.iterative_scan = strict_order")
+        connection.execute("SET hnsw.ef_search = 100")
+
+    pool = ConnectionPool(url, min_size=1, max_size=max_size, configure=configure, open=False, timeout=60)
+    try:
+        pool.open(wait=True, timeout=30)
+    except Exception as exc:
+        pool.close()
+        raise StorageError(f"cannot connect to PostgreSQL at {redact(url)}: {exc}") from None
+    return pool
+
+
+def redact(url: str) -> str:
+    """The URL without its password, for messages."""
+    scheme, _, rest = url.partition("://")
+    if "@" not in rest:
+        return url
+    credentials, _, host = rest.rpartition("@")
+    user = credentials.split(":", 1)[0]
+    return f"{scheme}://{user}:***@{host}" if ":" in credentials else url
+
+
+__all__ = ["Session", "is_postgres_url", "open_pool", "redact", "require_psycopg", "to_pyformat"]
