@@ -22,8 +22,8 @@ LONG = " ".join(FILLER[:25] + ["the", "vault", "code", "is", "orange", "falcon"]
 
 
 @pytest.fixture
-def chunked(tmp_path, clock):
-    with Audrey(tmp_path / "c.db", embedder=DeterministicEmbedder(max_tokens=12), clock=clock, config=SYNC) as brain:
+def chunked(db_path, clock):
+    with Audrey(db_path, embedder=DeterministicEmbedder(max_tokens=12), clock=clock, config=SYNC) as brain:
         yield brain
 
 

@@ -70,8 +70,8 @@ def test_cluster_variance_and_adaptive_minimum():
 # -- clustering against a store ------------------------------------------------------------------------------------
 
 
-def test_clusters_are_connected_components_at_the_threshold(tmp_path, placed, clock):
-    with open_brain(tmp_path / "c.db", placed, clock) as brain:
+def test_clusters_are_connected_components_at_the_threshold(db_path, placed, clock):
+    with open_brain(db_path, placed, clock) as brain:
         close = [brain.encode(placed.place(f"close {i}", 0.9), source=s) for i, s in enumerate(SOURCES3)]
         loose = brain.encode(placed.place("loose", 0.88))  # 0.88 * 0.9 = 0.792 < 0.80 to the others
         far = brain.encode("far away")
@@ -92,8 +92,8 @@ def test_clusters_are_connected_components_at_the_threshold(tmp_path, placed, cl
 
 
 @pytest.mark.parametrize("similarity,joined", [(0.8001, True), (0.7999, False)])
-def test_cluster_similarity_boundary(tmp_path, placed, clock, similarity, joined):
-    with open_brain(tmp_path / "b.db", placed, clock) as brain:
+def test_cluster_similarity_boundary(db_path, placed, clock, similarity, joined):
+    with open_brain(db_path, placed, clock) as brain:
         a = brain.encode(placed.put("first", placed.axis(0)))
         b = brain.encode(
             placed.put("second", similarity * placed.axis(0) + (1 - similarity**2) ** 0.5 * placed.axis(1))
@@ -104,9 +104,9 @@ def test_cluster_similarity_boundary(tmp_path, placed, clock, similarity, joined
     assert (groups == [[a, b]]) == joined
 
 
-def test_the_adaptive_minimum_at_its_boundary(tmp_path, placed, clock):
+def test_the_adaptive_minimum_at_its_boundary(db_path, placed, clock):
     # Members at 0.9 to a shared direction: variance = 0.19 * (n - 1) / n; with target 28, n=3 needs 4, n=4 needs 4.
-    with open_brain(tmp_path / "a.db", placed, clock, confidence_target=28.0) as brain:
+    with open_brain(db_path, placed, clock, confidence_target=28.0) as brain:
         for i, source in enumerate(SOURCES3):
             brain.encode(placed.place(f"tight claim {i}", 0.9), source=source)
         assert brain.consolidate().plan == ()
@@ -124,15 +124,15 @@ def test_the_adaptive_minimum_at_its_boundary(tmp_path, placed, clock):
         (["tool-result", "told-by-user"], False),  # too few
     ],
 )
-def test_independent_evidence_rules(tmp_path, placed, clock, sources, qualifies):
-    with open_brain(tmp_path / "i.db", placed, clock) as brain:
+def test_independent_evidence_rules(db_path, placed, clock, sources, qualifies):
+    with open_brain(db_path, placed, clock) as brain:
         for i, source in enumerate(sources):
             brain.encode(placed.place(f"claim {i}", 0.95), source=source)
         assert bool(brain.consolidate().plan) == qualifies
 
 
-def test_only_model_generated_never_becomes_a_principle_even_when_one_source_type_is_allowed(tmp_path, placed, clock):
-    with open_brain(tmp_path / "m.db", placed, clock, min_source_types=1) as brain:
+def test_only_model_generated_never_becomes_a_principle_even_when_one_source_type_is_allowed(db_path, placed, clock):
+    with open_brain(db_path, placed, clock, min_source_types=1) as brain:
         for i in range(5):
             brain.encode(placed.place(f"hallucination {i}", 0.95), source="model-generated")
         assert brain.consolidate().plan == ()
@@ -141,8 +141,8 @@ def test_only_model_generated_never_becomes_a_principle_even_when_one_source_typ
         assert brain.consolidate().plan != ()
 
 
-def test_episodes_sharing_an_ancestor_count_once(tmp_path, placed, clock):
-    with open_brain(tmp_path / "s.db", placed, clock) as brain:
+def test_episodes_sharing_an_ancestor_count_once(db_path, placed, clock):
+    with open_brain(db_path, placed, clock) as brain:
         root = brain.encode("the original hunch", source="inference")
         for i, source in enumerate(SOURCES3):
             brain.encode(placed.place(f"echo {i}", 0.95), source=source, derived_from=[root])
@@ -157,8 +157,8 @@ def test_episodes_sharing_an_ancestor_count_once(tmp_path, placed, clock):
 # -- extraction and promotion ----------------------------------------------------------------------------------------
 
 
-def test_offline_extraction_takes_the_medoid_and_says_so(tmp_path, placed, clock):
-    with open_brain(tmp_path / "e.db", placed, clock) as brain:
+def test_offline_extraction_takes_the_medoid_and_says_so(db_path, placed, clock):
+    with open_brain(db_path, placed, clock) as brain:
         ids = [
             brain.encode(placed.place(f"stripe throttles {i}", s), source=src)
             for i, (s, src) in enumerate(zip([0.93, 0.97, 0.95], SOURCES3))
@@ -175,8 +175,8 @@ def test_offline_extraction_takes_the_medoid_and_says_so(tmp_path, placed, clock
     assert seen[0]["principle"].id == principle.id and seen[0]["episodes"] == ids
 
 
-def test_promotion_marks_episodes_and_records_the_run(tmp_path, placed, clock):
-    with open_brain(tmp_path / "p.db", placed, clock) as brain:
+def test_promotion_marks_episodes_and_records_the_run(db_path, placed, clock):
+    with open_brain(db_path, placed, clock) as brain:
         ids = [
             brain.encode(placed.place(f"deploys fail on fridays {i}", 0.95), source=s) for i, s in enumerate(SOURCES3)
         ]
@@ -189,7 +189,7 @@ def test_promotion_marks_episodes_and_records_the_run(tmp_path, placed, clock):
         assert [r.status for r in brain.consolidation_history()] == ["completed", "completed"]
 
 
-def test_llm_extraction_one_call_per_qualifying_cluster(tmp_path, placed, clock):
+def test_llm_extraction_one_call_per_qualifying_cluster(db_path, placed, clock):
     replies = [
         {
             "principle": "Stripe throttles above 100 req/s",
@@ -209,7 +209,7 @@ def test_llm_extraction_one_call_per_qualifying_cluster(tmp_path, placed, clock)
     ]
     llm = ScriptedLLM({"principle_extraction": replies})
     second = PlacedEmbedder(dimensions=256)
-    with open_brain(tmp_path / "l.db", placed, clock, llm=llm) as brain:
+    with open_brain(db_path, placed, clock, llm=llm) as brain:
         for i, s in enumerate(SOURCES3):
             brain.encode(
                 placed.place(f"429 from stripe {i}", 0.95),
@@ -239,8 +239,8 @@ def test_llm_extraction_one_call_per_qualifying_cluster(tmp_path, placed, clock)
         assert links[procedure.id].link_type == "correlational" and links[procedure.id].mechanism is None
 
 
-def test_offline_links_are_never_causal(tmp_path, placed, clock):
-    with open_brain(tmp_path / "o.db", placed, clock) as brain:
+def test_offline_links_are_never_causal(db_path, placed, clock):
+    with open_brain(db_path, placed, clock) as brain:
         for i, s in enumerate(SOURCES3):
             brain.encode(
                 placed.place(f"cache miss {i}", 0.95),
@@ -252,8 +252,8 @@ def test_offline_links_are_never_causal(tmp_path, placed, clock):
     assert kinds == [("cold start", "slow page", "temporal"), ("cold start", None, "correlational")]
 
 
-def test_a_principle_that_repeats_known_knowledge_reinforces_it(tmp_path, placed, clock):
-    with open_brain(tmp_path / "r.db", placed, clock) as brain:
+def test_a_principle_that_repeats_known_knowledge_reinforces_it(db_path, placed, clock):
+    with open_brain(db_path, placed, clock) as brain:
         known = add_derived(brain, placed.anchor("retries need jitter"))
         brain.storage.update_memories({known: {"evidence_count": 1}})
         # These episodes sit at 0.90 to the principle: validation reinforces it as they arrive...
@@ -266,8 +266,8 @@ def test_a_principle_that_repeats_known_knowledge_reinforces_it(tmp_path, placed
         assert brain.introspect().counts["semantic"] == 1
 
 
-def test_a_principle_that_contradicts_known_knowledge_is_recorded_as_a_contradiction(tmp_path, placed, clock):
-    with open_brain(tmp_path / "x.db", placed, clock) as brain:
+def test_a_principle_that_contradicts_known_knowledge_is_recorded_as_a_contradiction(db_path, placed, clock):
+    with open_brain(db_path, placed, clock) as brain:
         known = add_derived(brain, placed.anchor("the limit is 100 req/s"))
         # Episodes at 0.68 to the principle and 0.95 to each other: validation sees the number change and records
         # episode-level contradictions; consolidation clusters them into a principle that contradicts it too.
@@ -297,8 +297,8 @@ def three_topics(brain, placed):
     return groups
 
 
-def test_a_failure_between_steps_then_a_rerun_neither_duplicates_nor_loses(tmp_path, placed, clock, monkeypatch):
-    with open_brain(tmp_path / "f.db", placed, clock) as brain:
+def test_a_failure_between_steps_then_a_rerun_neither_duplicates_nor_loses(db_path, placed, clock, monkeypatch):
+    with open_brain(db_path, placed, clock) as brain:
         groups = three_topics(brain, placed)
         real = consolidate_stage.build_links
         calls = {"n": 0}
@@ -323,8 +323,8 @@ def test_a_failure_between_steps_then_a_rerun_neither_duplicates_nor_loses(tmp_p
         assert len(brain.causal_links()) == 0
 
 
-def test_a_process_killed_mid_run_is_resumed_without_duplicates(tmp_path, placed, clock):
-    path = tmp_path / "k.db"
+def test_a_process_killed_mid_run_is_resumed_without_duplicates(db_path, placed, clock):
+    path = db_path
     with open_brain(path, placed, clock) as brain:
         three_topics(brain, placed)
     vectors = {t: v.tolist() for t, v in placed.vectors.items()}
@@ -375,8 +375,8 @@ def everything(brain):
     return brain.storage.get_memories(ids), {c.id: c for c in brain.storage.find_records(Contradiction)}
 
 
-def test_rollback_restores_the_exact_prior_state(tmp_path, placed, clock):
-    with open_brain(tmp_path / "rb.db", placed, clock) as brain:
+def test_rollback_restores_the_exact_prior_state(db_path, placed, clock):
+    with open_brain(db_path, placed, clock) as brain:
         # Encoded before the principles exist, so validation leaves them alone and the run does all the work.
         for i, s in enumerate(SOURCES3):
             brain.encode(placed.place(f"queues back up under load {i}", 0.9), source=s)
@@ -411,8 +411,8 @@ def test_rollback_restores_the_exact_prior_state(tmp_path, placed, clock):
         assert brain.consolidate().status == "completed"
 
 
-def test_rollback_of_a_run_that_wrote_principles(tmp_path, placed, clock):
-    with open_brain(tmp_path / "rb2.db", placed, clock) as brain:
+def test_rollback_of_a_run_that_wrote_principles(db_path, placed, clock):
+    with open_brain(db_path, placed, clock) as brain:
         ids = [brain.encode(placed.place(f"fresh claim {i}", 0.95), source=s) for i, s in enumerate(SOURCES3)]
         events = []
         brain.on("rollback", events.append)

@@ -71,11 +71,11 @@ def test_decay_event(brain, clock):
     assert seen[0]["report"].newly_dormant == 1
 
 
-def test_scheduled_consolidation_by_episode_count(tmp_path, embedder):
+def test_scheduled_consolidation_by_episode_count(db_path, embedder):
     cfg = AudreyConfig(
         validation=ValidationConfig(background=False), consolidation=ConsolidationConfig(episode_trigger=4)
     )
-    with Audrey(tmp_path / "s.db", embedder=embedder, config=cfg) as brain:
+    with Audrey(db_path, embedder=embedder, config=cfg) as brain:
         brain.encode_batch(["one", "two", "three"])
         time.sleep(0.2)
         assert brain.consolidation_history() == []
@@ -86,9 +86,9 @@ def test_scheduled_consolidation_by_episode_count(tmp_path, embedder):
         assert [r.status for r in brain.consolidation_history()] == ["completed"]
 
 
-def test_scheduled_consolidation_by_interval(tmp_path, embedder):
+def test_scheduled_consolidation_by_interval(db_path, embedder):
     cfg = AudreyConfig(consolidation=ConsolidationConfig(interval_seconds=0.05))
-    with Audrey(tmp_path / "i.db", embedder=embedder, config=cfg) as brain:
+    with Audrey(db_path, embedder=embedder, config=cfg) as brain:
         deadline = time.monotonic() + 10
         while len(brain.consolidation_history()) < 2 and time.monotonic() < deadline:
             time.sleep(0.02)

@@ -35,10 +35,10 @@ def test_fusion_functions():
 
 
 @pytest.fixture
-def placed_brain(tmp_path, clock):
+def placed_brain(db_path, clock):
     embedder = PlacedEmbedder(dimensions=64)
     with Audrey(
-        tmp_path / "h.db",
+        db_path,
         embedder=embedder,
         clock=clock,
         config=AudreyConfig(validation=ValidationConfig(background=False)),
@@ -86,9 +86,9 @@ def test_mode_and_fusion_checks(brain):
         RecallConfig(vector_weight=1.5)
 
 
-def test_rrf_fusion_is_available(tmp_path, embedder):
+def test_rrf_fusion_is_available(db_path, embedder):
     config = AudreyConfig(recall=RecallConfig(fusion="rrf"), validation=ValidationConfig(background=False))
-    with Audrey(tmp_path / "r.db", embedder=embedder, config=config) as brain:
+    with Audrey(db_path, embedder=embedder, config=config) as brain:
         mid = brain.encode("the backup job runs at midnight")
         assert brain.recall("backup job midnight")[0].id == mid
 
@@ -164,12 +164,12 @@ def test_without_sqlite_vec_audrey_opens_recalls_by_keyword_and_says_why(tmp_pat
         assert [r.id for r in brain.recall("printer jams", mode="vector")] == [mid]
 
 
-def test_type_weights_and_similarity_floors(tmp_path, clock):
+def test_type_weights_and_similarity_floors(db_path, clock):
     from types import MappingProxyType
 
     embedder = PlacedEmbedder(dimensions=64)
     base = AudreyConfig(validation=ValidationConfig(background=False))
-    with Audrey(tmp_path / "w.db", embedder=embedder, clock=clock, config=base) as brain:
+    with Audrey(db_path, embedder=embedder, clock=clock, config=base) as brain:
         episode = brain.encode(embedder.place("deploys happen on Thursday", 0.95))
         from .helpers import add_derived
 
@@ -182,7 +182,7 @@ def test_type_weights_and_similarity_floors(tmp_path, clock):
         similarity_floors=MappingProxyType({"episodic": 0.5, "semantic": -1.0, "procedural": -1.0}),
     )
     with Audrey(
-        tmp_path / "w.db",
+        db_path,
         embedder=embedder,
         clock=clock,
         config=AudreyConfig(validation=ValidationConfig(background=False), recall=favour),

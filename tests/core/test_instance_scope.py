@@ -33,9 +33,9 @@ def test_instances_recall_their_own_scope_and_below(db_path, embedder):
         open_scoped(db_path, embedder, "alice")
 
 
-def test_consolidation_never_mixes_scopes(tmp_path):
+def test_consolidation_never_mixes_scopes(db_path):
     placed = PlacedEmbedder(dimensions=64)
-    path = tmp_path / "c.db"
+    path = db_path
     for user in ("alice", "bob"):
         with open_scoped(path, placed, ("user", user)) as brain:
             for i, source in enumerate(["direct-observation", "tool-result", "told-by-user"]):

@@ -83,8 +83,8 @@ def placed():
 
 
 @pytest.fixture
-def sync_brain(tmp_path, placed, clock):
-    with Audrey(tmp_path / "v.db", agent="tester", embedder=placed, clock=clock, config=SYNC) as brain:
+def sync_brain(db_path, placed, clock):
+    with Audrey(db_path, agent="tester", embedder=placed, clock=clock, config=SYNC) as brain:
         yield brain
 
 
@@ -140,7 +140,7 @@ def test_a_clear_confidence_gap_disputes_the_weaker_claim(sync_brain, placed, cl
     assert [r.id for r in sync_brain.recall("the API allows 500 req/s", types=["episodic"])] == [guess]  # still found
 
 
-def test_context_dependent_claims_keep_their_conditions(tmp_path, placed, clock):
+def test_context_dependent_claims_keep_their_conditions(db_path, placed, clock):
     llm = ScriptedLLM(
         {
             "contradiction_check": {
@@ -151,7 +151,7 @@ def test_context_dependent_claims_keep_their_conditions(tmp_path, placed, clock)
             }
         }
     )
-    with Audrey(tmp_path / "c.db", embedder=placed, llm=llm, clock=clock, config=SYNC) as brain:
+    with Audrey(db_path, embedder=placed, llm=llm, clock=clock, config=SYNC) as brain:
         principle = add_derived(brain, placed.anchor("Stripe allows 100 req/s"))
         episode = brain.encode(placed.place("in test mode Stripe allows 25 req/s", 0.75), source="tool-result")
         assert brain.get(principle).state == brain.get(episode).state == "context_dependent"
@@ -163,10 +163,10 @@ def test_context_dependent_claims_keep_their_conditions(tmp_path, placed, clock)
         assert c.resolution["conditions"] == {principle: "live-mode keys", episode: "test-mode keys"}
 
 
-def test_an_llm_failure_falls_back_to_the_heuristic(tmp_path, placed, clock):
+def test_an_llm_failure_falls_back_to_the_heuristic(db_path, placed, clock):
     llm = ScriptedLLM({"contradiction_check": "this is not json"})
     errors = []
-    with Audrey(tmp_path / "f.db", embedder=placed, llm=llm, clock=clock, config=SYNC) as brain:
+    with Audrey(db_path, embedder=placed, llm=llm, clock=clock, config=SYNC) as brain:
         brain.on("error", errors.append)
         add_derived(brain, placed.anchor("the limit is 100 req/s"))
         brain.encode(placed.place("the limit is 30 req/s", 0.7))
@@ -221,8 +221,8 @@ def test_supports_sharing_an_ancestor_do_not_reopen(sync_brain, placed):
     assert sync_brain.get(principle).state == "disputed"
 
 
-def test_background_validation_drains_on_wait_and_on_close(tmp_path, placed, clock):
-    path = tmp_path / "bg.db"
+def test_background_validation_drains_on_wait_and_on_close(db_path, placed, clock):
+    path = db_path
     with Audrey(path, embedder=placed, clock=clock) as brain:
         principle = add_derived(brain, placed.anchor("the export job is slow"))
         brain.encode_batch([placed.place(f"the export job was slow again {i}", 0.9) for i in range(40)])
@@ -233,9 +233,9 @@ def test_background_validation_drains_on_wait_and_on_close(tmp_path, placed, clo
         assert reopened.get(principle).evidence_count == 66
 
 
-def test_a_validation_failure_is_reported_and_the_worker_survives(tmp_path, placed, clock):
+def test_a_validation_failure_is_reported_and_the_worker_survives(db_path, placed, clock):
     errors = []
-    with Audrey(tmp_path / "w.db", embedder=placed, clock=clock) as brain:
+    with Audrey(db_path, embedder=placed, clock=clock) as brain:
         brain.on("error", errors.append)
         principle = add_derived(brain, placed.anchor("the build is green"))
         brain.on("reinforcement", lambda payload: 1 / 0)  # a raising handler must not stop validation
