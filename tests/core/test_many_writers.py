@@ -1,0 +1,127 @@
+"""One PostgreSQL memory shared by many processes: concurrent encodes all land once; concurrent consolidations of the
+same agent produce one run's principles. Real processes, a real server (tests/postgres_server.py)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from audrey_core import Audrey
+
+from ..conftest import SYNC
+from ..postgres_server import fresh_database_url
+from .vectors import PlacedEmbedder
+
+pytestmark = pytest.mark.slow
+
+
+def start_together(scripts: list[str], go: Path, timeout: float = 600) -> list[subprocess.CompletedProcess]:
+    """Run each script in its own process; they wait for ``go`` to exist, so they start at once."""
+    processes = [
+        subprocess.Popen([sys.executable, "-c", s], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        for s in scripts
+    ]
+    time.sleep(1.0)  # let every interpreter import Audrey before the start signal
+    go.touch()
+    results = []
+    for process in processes:
+        out, err = process.communicate(timeout=timeout)
+        results.append(subprocess.CompletedProcess(process.args, process.returncode, out, err))
+    return results
+
+
+WAIT_FOR_GO = """
+import os, time
+while not os.path.exists({go!r}):
+    time.sleep(0.01)
+"""
+
+
+def test_eight_processes_encoding_at_once_store_every_memory_exactly_once(tmp_path):
+    url, go, workers, each = fresh_database_url(), tmp_path / "go", 8, 1000
+    Audrey(url, embedder=_deterministic()).close()  # the schema exists before the race (opening is race-safe too)
+    script = textwrap.dedent("""
+        from audrey_core import Audrey
+        from audrey_core.testing import DeterministicEmbedder
+        {wait}
+        with Audrey({url!r}, agent="fleet", embedder=DeterministicEmbedder()) as brain:
+            for i in range({each}):
+                brain.encode(f"worker {worker} observation {{i}} about topic {{i % 37}}", source="tool-result")
+    """)
+    wait = WAIT_FOR_GO.format(go=str(go))
+    results = start_together(
+        [script.format(wait=wait, url=url, each=each, worker=w) for w in range(workers)], go, timeout=900
+    )
+    assert [r.returncode for r in results] == [0] * workers, [r.stderr[-2000:] for r in results]
+    with Audrey(url, agent="fleet", embedder=_deterministic()) as brain, brain.storage._read() as db:
+        counts = db.execute("SELECT COUNT(*), COUNT(DISTINCT id), COUNT(DISTINCT content) FROM episodes").fetchone()
+        total, ids, contents = counts
+        assert (total, ids, contents) == (workers * each,) * 3
+        for table in ("memory_vector_rows", "memory_text_rows", "memory_fts", brain.storage.vector_table):
+            assert db.execute(f"SELECT COUNT(*) FROM {table}").fetchone()[0] == workers * each, table
+        expected = {f"worker {w} observation {i} about topic {i % 37}" for w in range(workers) for i in range(each)}
+        assert {r[0] for r in db.execute("SELECT content FROM episodes")} == expected
+    with Audrey(url, agent="fleet", embedder=_deterministic()) as brain:
+        hit = brain.recall("worker 5 observation 999 about topic 0", limit=1)[0]
+        assert hit.content == "worker 5 observation 999 about topic 0"
+
+
+def test_two_consolidations_started_together_give_one_runs_principles(tmp_path):
+    url, go = fresh_database_url(), tmp_path / "go"
+    placed = PlacedEmbedder(dimensions=256)
+    with Audrey(url, agent="tester", embedder=placed, config=SYNC) as brain:
+        for topic in range(3):
+            other = PlacedEmbedder(dimensions=256)
+            for i, source in enumerate(["direct-observation", "tool-result", "told-by-user"]):
+                text = other.place(f"topic {topic} claim {i}", 0.95)
+                placed.vectors[text] = np.roll(other.vectors[text], 80 * topic)
+                brain.encode(text, source=source)
+    vectors = {t: v.tolist() for t, v in placed.vectors.items()}
+    script = textwrap.dedent("""
+        import json, time
+        import numpy as np
+        from audrey_core import Audrey, AudreyConfig
+        from audrey_core import consolidate as stage
+        from audrey_core.config import ValidationConfig
+
+        class Table:
+            model_name, dimensions = "placed", 256
+            def embed(self, texts):
+                return np.array([{vectors!r}[t] for t in texts], dtype=np.float32)
+
+        real = stage.extract
+        def slow_extract(*args):
+            time.sleep(0.4)  # keep the run open long enough for the other process to arrive mid-run
+            return real(*args)
+        stage.extract = slow_extract
+        brain = Audrey({url!r}, agent="tester", embedder=Table(),
+                       config=AudreyConfig(validation=ValidationConfig(background=False)))
+        {wait}
+        run = brain.consolidate()
+        print(json.dumps({{"run": run.id, "outputs": list(run.output_memory_ids)}}))
+        brain.close()
+    """)
+    wait = WAIT_FOR_GO.format(go=str(go))
+    results = start_together([script.format(vectors=vectors, url=url, wait=wait)] * 2, go)
+    assert [r.returncode for r in results] == [0, 0], [r.stderr[-2000:] for r in results]
+    runs = [json.loads(r.stdout.strip().splitlines()[-1]) for r in results]
+    assert runs[0]["run"] != runs[1]["run"]
+    assert sorted(len(r["outputs"]) for r in runs) == [0, 3]  # one run did the work; the other found it done
+    with Audrey(url, agent="tester", embedder=placed, config=SYNC) as brain:
+        principles = brain.list_memories(types=["semantic", "procedural"], limit=100)
+        assert len(principles) == 3 == len({p.content for p in principles})
+        assert {p.id for p in principles} == {i for r in runs for i in r["outputs"]}
+        assert all(run.status == "completed" for run in brain.consolidation_history())
+
+
+def _deterministic():
+    from audrey_core.testing import DeterministicEmbedder
+
+    return DeterministicEmbedder()
