@@ -300,11 +300,12 @@ def _fold_into(
 ) -> None:
     """The cluster repeats a principle we already hold: add its independent episodes as that principle's evidence."""
     now = ctx.clock()
-    before = memory_confidence(existing, now, ctx.config.confidence).value
-    new_evidence = [e.id for e in backing if e.id not in existing.evidence_episode_ids]
-    evidence = (*existing.evidence_episode_ids, *new_evidence)
-    sources = {m.source for m in ctx.storage.get_memories(evidence).values()}
     with ctx.storage.transaction():
+        existing = ctx.storage.lock_memory(existing.id) or existing  # validation elsewhere may reinforce it too
+        before = memory_confidence(existing, now, ctx.config.confidence).value
+        new_evidence = [e.id for e in backing if e.id not in existing.evidence_episode_ids]
+        evidence = (*existing.evidence_episode_ids, *new_evidence)
+        sources = {m.source for m in ctx.storage.get_memories(evidence).values()}
         ctx.storage.append_undo(run_id, [snapshot(existing)])
         ctx.storage.update_memories(
             {

@@ -182,18 +182,24 @@ def reinforce(ctx: StageContext, claim: Memory, episode: Episode, similarity: fl
     if lineage[claim.id] & lineage[episode.id]:
         return "self-citation"
     now = ctx.clock()
-    evidence = (*claim.evidence_episode_ids, episode.id)
-    sources = {m.source for m in ctx.storage.get_memories(evidence).values()}
-    ctx.storage.update_memories(
-        {
-            claim.id: {
-                "evidence_count": claim.evidence_count + 1,
-                "evidence_episode_ids": evidence,
-                "last_reinforced_at": now,
-                "source_type_diversity": len(sources),
-            },
-        }
-    )
+    with ctx.storage.transaction():  # read-modify-write under a lock: another process may reinforce it too
+        current = ctx.storage.lock_memory(claim.id)
+        if current is None:
+            return "nothing"  # forgotten meanwhile
+        if episode.id in current.evidence_episode_ids:
+            return "reinforced"
+        evidence = (*current.evidence_episode_ids, episode.id)
+        sources = {m.source for m in ctx.storage.get_memories(evidence).values()}
+        ctx.storage.update_memories(
+            {
+                claim.id: {
+                    "evidence_count": current.evidence_count + 1,
+                    "evidence_episode_ids": evidence,
+                    "last_reinforced_at": now,
+                    "source_type_diversity": len(sources),
+                },
+            }
+        )
     ctx.emit(
         "reinforcement", {"kind": "evidence", "memory_id": claim.id, "episode_id": episode.id, "similarity": similarity}
     )
@@ -284,8 +290,9 @@ def reopen(ctx: StageContext, claim: Memory, trigger: Episode, backing: Sequence
         for side in ("claim_a_id", "claim_b_id")
         for c in ctx.storage.find_records(Contradiction, **{side: claim.id, "state": list(OPEN_CONTRADICTION_STATES)})
     ]
-    evidence = tuple(dict.fromkeys((*claim.evidence_episode_ids, *backing)))
     with ctx.storage.transaction():
+        claim = ctx.storage.lock_memory(claim.id) or claim
+        evidence = tuple(dict.fromkeys((*claim.evidence_episode_ids, *backing)))
         ctx.storage.update_memories(
             {
                 claim.id: {

@@ -319,6 +319,12 @@ class Storage(ABC):
         A server backend holds a lock in the database, shared by every process."""
         return _process_lock(str(getattr(self, "path", id(self))), agent)
 
+    def lock_memory(self, memory_id: str) -> Memory | None:
+        """Inside ``transaction()``: the memory as stored now, held against other writers until the transaction
+        ends, for read-modify-write without lost updates. Here a plain read: a write transaction already excludes
+        every other writer (SQLite). A server backend locks the row."""
+        return self.get_memory(memory_id)
+
     def get_memory(self, memory_id: str) -> Memory | None:
         """One memory by id, or ``None``."""
         return self.get_memories([memory_id]).get(memory_id)

@@ -29,6 +29,7 @@ from .migrations import FTS_TABLE, VECTOR_TABLE
 from .postgres_connection import Session, open_pool, redact, require_psycopg
 from .postgres_filters import compile_jsonb_filter
 from .postgres_schema import MIGRATION_LOCK, TEXT_SEARCH_CONFIG, migrate, vector_table_statements
+from .rows import COLUMNS, TABLES, row_to_memory
 from .sql_filters import encode_scope
 from .sql_maintenance import SQLMaintenance
 from .sql_reads import SQLReads
@@ -149,6 +150,16 @@ class PostgresStorage(SQLMaintenance, SQLReads, SQLWrites, SQLRecords, Storage):
                 yield
             finally:
                 connection.execute("SELECT pg_advisory_unlock(hashtextextended(%s, 0))", (key,))
+
+    def lock_memory(self, memory_id: str) -> Memory | None:
+        with self._write() as db:  # joins the caller's transaction; the row lock lasts until it ends
+            for memory_type, table in TABLES.items():
+                row = db.execute(
+                    f"SELECT {', '.join(COLUMNS[memory_type])} FROM {table} WHERE id = ? FOR UPDATE", [memory_id]
+                ).fetchone()
+                if row is not None:
+                    return row_to_memory(memory_type, row)
+        return None
 
     def close(self) -> None:
         if not self._closed:

@@ -125,3 +125,46 @@ def _deterministic():
     from audrey_core.testing import DeterministicEmbedder
 
     return DeterministicEmbedder()
+
+
+def test_concurrent_reinforcements_of_one_principle_are_all_counted(tmp_path):
+    """Validation in several processes reinforcing the same principle: every piece of evidence counts (the
+    principle's row is locked for each read-modify-write)."""
+    url, go, workers, each = fresh_database_url(), tmp_path / "go", 4, 5
+    placed = PlacedEmbedder(dimensions=64)
+    texts = [placed.place(f"the nightly export finishes by 02:00 (report {i})", 0.97) for i in range(workers * each)]
+    principle = placed.place("the nightly export finishes by 02:00", 0.99)
+    with Audrey(url, agent="tester", embedder=placed, config=SYNC) as brain:
+        from .helpers import add_derived
+
+        target = add_derived(brain, principle, evidence_episode_ids=())
+        before = brain.get(target).evidence_count
+    vectors = {t: v.tolist() for t, v in placed.vectors.items()}
+    script = textwrap.dedent("""
+        import numpy as np
+        from audrey_core import Audrey, AudreyConfig
+        from audrey_core.config import ValidationConfig
+
+        class Table:
+            model_name, dimensions = "placed", 64
+            def embed(self, texts):
+                return np.array([{vectors!r}[t] for t in texts], dtype=np.float32)
+
+        brain = Audrey({url!r}, agent="tester", embedder=Table(),
+                       config=AudreyConfig(validation=ValidationConfig(background=False)))
+        {wait}
+        for text in {mine!r}:
+            brain.encode(text, source="tool-result")
+        brain.close()
+    """)
+    wait = WAIT_FOR_GO.format(go=str(go))
+    scripts = [
+        script.format(vectors=vectors, url=url, wait=wait, mine=texts[w * each : (w + 1) * each])
+        for w in range(workers)
+    ]
+    results = start_together(scripts, go)
+    assert [r.returncode for r in results] == [0] * workers, [r.stderr[-2000:] for r in results]
+    with Audrey(url, agent="tester", embedder=placed, config=SYNC) as brain:
+        after = brain.get(target)
+        assert after.evidence_count == before + workers * each
+        assert len(set(after.evidence_episode_ids)) == len(after.evidence_episode_ids) >= workers * each
