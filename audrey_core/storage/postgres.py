@@ -24,7 +24,6 @@ from ..errors import ClosedError, EmbeddingMismatchError, StorageError
 from ..filters import Filter
 from ..models import Memory
 from .base import KeywordHit, Storage, VectorFilter, VectorHit
-from .connection import placeholders
 from .migrations import FTS_TABLE, VECTOR_TABLE
 from .postgres_connection import Session, open_pool, redact, require_psycopg
 from .postgres_filters import compile_jsonb_filter
@@ -272,21 +271,8 @@ class PostgresStorage(SQLMaintenance, SQLReads, SQLWrites, SQLRecords, Storage):
             ).fetchall()
         return [KeywordHit(memory_id, memory_type, float(score)) for memory_id, memory_type, score in rows]
 
-    def evidence_origins(self, memory_ids: Sequence[str]) -> dict[str, list[tuple[str, str]]]:
-        origins: dict[str, list[tuple[str, str]]] = {memory_id: [] for memory_id in memory_ids}
-        if not memory_ids:
-            return origins
-        with self._read() as db:
-            for table in ("semantics", "procedures"):
-                rows = db.execute(
-                    f"SELECT m.id, e.source, e.agent FROM {table} m "
-                    "CROSS JOIN LATERAL jsonb_array_elements_text(m.evidence_episode_ids::jsonb) AS j(value) "
-                    f"JOIN episodes e ON e.id = j.value WHERE m.id IN ({placeholders(memory_ids)})",
-                    list(memory_ids),
-                ).fetchall()
-                for memory_id, source, agent in rows:
-                    origins[memory_id].append((source, agent))
-        return origins
+    def _json_elements(self, column: str) -> str:
+        return f"LATERAL jsonb_array_elements_text({column}::jsonb) AS j(value)"
 
 
 __all__ = ["PostgresStorage"]

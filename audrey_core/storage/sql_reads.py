@@ -239,6 +239,26 @@ class SQLReads:
             ).fetchall()
         return {memory_id: np.array(self._to_array(blob), dtype=np.float32) for memory_id, blob in rows}
 
+    def _json_elements(self, column: str) -> str:
+        """A FROM item (aliased j, one row per element, text in j.value) over the JSON array in ``column``."""
+        raise NotImplementedError
+
+    def evidence_origins(self, memory_ids: Sequence[str]) -> dict[str, list[tuple[str, str]]]:
+        origins: dict[str, list[tuple[str, str]]] = {memory_id: [] for memory_id in memory_ids}
+        if not memory_ids:
+            return origins
+        with self._read() as db:
+            for table in ("semantics", "procedures"):
+                rows = db.execute(
+                    f"SELECT m.id, e.source, e.agent FROM {table} m "
+                    f"CROSS JOIN {self._json_elements('m.evidence_episode_ids')} "
+                    f"JOIN episodes e ON e.id = j.value WHERE m.id IN ({placeholders(memory_ids)})",
+                    list(memory_ids),
+                ).fetchall()
+                for memory_id, source, agent in rows:
+                    origins[memory_id].append((source, agent))
+        return origins
+
     def supersedes_chain(self, episode_id: str) -> list[Episode]:
         columns = COLUMNS["episodic"]
         with self._read() as db:

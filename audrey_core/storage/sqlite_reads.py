@@ -9,7 +9,6 @@ import numpy as np
 
 from ..filters import Filter
 from .base import KeywordHit, VectorFilter, VectorHit
-from .connection import placeholders
 from .migrations import FTS_TABLE
 from .sql_filters import compile_filter, scope_match
 from .sql_reads import SQLReads
@@ -100,17 +99,5 @@ class SQLiteReads(SQLReads):
         kept = [t for t in terms if counts[t] <= COMMON_TERM_SHARE * total]
         return kept or [min(terms, key=lambda t: counts[t])]
 
-    def evidence_origins(self, memory_ids: Sequence[str]) -> dict[str, list[tuple[str, str]]]:
-        origins: dict[str, list[tuple[str, str]]] = {memory_id: [] for memory_id in memory_ids}
-        if not memory_ids:
-            return origins
-        with self._read() as db:
-            for table in ("semantics", "procedures"):
-                rows = db.execute(
-                    f"SELECT m.id, e.source, e.agent FROM {table} m, json_each(m.evidence_episode_ids) j "
-                    f"JOIN episodes e ON e.id = j.value WHERE m.id IN ({placeholders(memory_ids)})",
-                    list(memory_ids),
-                ).fetchall()
-                for memory_id, source, agent in rows:
-                    origins[memory_id].append((source, agent))
-        return origins
+    def _json_elements(self, column: str) -> str:
+        return f"json_each({column}) AS j"

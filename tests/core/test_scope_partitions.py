@@ -27,9 +27,22 @@ SCOPES = [
 ]
 
 
+SCOPE_FILTERS = [
+    ({"scope": ("user", "john")}, lambda s: s == ("user", "john")),
+    ({"scope": ()}, lambda s: s == ()),
+    ({"scope_prefix": ("user", "john")}, lambda s: s[:2] == ("user", "john")),
+    ({"scope_prefix": ("user",)}, lambda s: s[:1] == ("user",)),
+    ({"scope_prefix": ("user", "*")}, lambda s: s == ("user", "*")),
+    ({"scope_prefix": ()}, lambda s: True),
+    ({"scoped": True}, lambda s: s != ()),
+    ({"scoped": True, "scope_prefix": ("user", "john%")}, lambda s: s == ("user", "john%")),
+    ({"scope": ("user", "john"), "scope_prefix": ("user",)}, lambda s: s == ("user", "john")),
+]
+
+
 @pytest.fixture
-def scoped_brain(tmp_path):
-    with Audrey(tmp_path / "s.db", agent="a", embedder=RandomVectorEmbedder(32), config=SYNC) as brain:
+def scoped_brain(db_path):
+    with Audrey(db_path, agent="a", embedder=RandomVectorEmbedder(32), config=SYNC) as brain:
         for i, scope in enumerate(SCOPES):
             brain.encode_batch([{"content": f"note {j} in scope {i}", "scope": scope} for j in range(12)])
         yield brain
@@ -44,19 +57,7 @@ def exact(brain, query, k, keep):
     return sorted(sims, key=lambda i: -sims[i])[:k]
 
 
-@pytest.mark.parametrize(
-    "where,keep",
-    [
-        ({"scope": ("user", "john")}, lambda s: s == ("user", "john")),
-        ({"scope": ()}, lambda s: s == ()),
-        ({"scope_prefix": ("user", "john")}, lambda s: s[:2] == ("user", "john")),
-        ({"scope_prefix": ("user",)}, lambda s: s[:1] == ("user",)),
-        ({"scope_prefix": ("user", "*")}, lambda s: s == ("user", "*")),
-        ({"scope_prefix": ()}, lambda s: True),
-        ({"scoped": True}, lambda s: s != ()),
-        ({"scoped": True, "scope_prefix": ("user", "john%")}, lambda s: s == ("user", "john%")),
-    ],
-)
+@pytest.mark.parametrize("where,keep", SCOPE_FILTERS)
 def test_scoped_knn_is_the_exact_answer_within_the_scope(scoped_brain, where, keep):
     for query in ("note 3", "scope 4", "something else entirely"):
         q = scoped_brain.embedder.embed([query])[0]
@@ -64,17 +65,7 @@ def test_scoped_knn_is_the_exact_answer_within_the_scope(scoped_brain, where, ke
         assert [h.memory_id for h in hits] == exact(scoped_brain, query, 15, keep)
 
 
-@pytest.mark.parametrize(
-    "where,keep",
-    [
-        ({"scope": ("user", "john")}, lambda s: s == ("user", "john")),
-        ({"scope": ()}, lambda s: s == ()),
-        ({"scope_prefix": ("user", "john")}, lambda s: s[:2] == ("user", "john")),
-        ({"scope_prefix": ("user",)}, lambda s: s[:1] == ("user",)),
-        ({"scoped": True, "scope_prefix": ("user", "john%")}, lambda s: s == ("user", "john%")),
-        ({"scope": ("user", "john"), "scope_prefix": ("user",)}, lambda s: s == ("user", "john")),
-    ],
-)
+@pytest.mark.parametrize("where,keep", SCOPE_FILTERS)
 def test_scoped_keyword_search_ranks_as_the_whole_index_filtered_to_the_scope(scoped_brain, where, keep):
     storage = scoped_brain.storage
     scope_of = {m.id: m.scope for m in scoped_brain.list_memories(scope_prefix=(), limit=10_000)}
