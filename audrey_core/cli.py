@@ -1,8 +1,9 @@
 """The ``audrey`` command.
 
-Exit codes: 0 done; 1 failed (the message says why); 2 bad usage or input; 3 no database at the path;
-4 not found (a memory or consolidation run); 5 refused (an import into a database that is not empty, a model or
-dimension mismatch, a run already rolled back). Errors go to stderr in one line that says what to do.
+``--db`` (or AUDREY_DB) is an SQLite file or a ``postgresql://`` URL. Exit codes: 0 done; 1 failed (the message
+says why); 2 bad usage or input; 3 no database at the path; 4 not found (a memory or consolidation run); 5 refused (an
+import or migration into a database that is not empty, a model or dimension mismatch, a run already rolled back).
+Errors go to stderr in one line that says what to do; messages never show a URL's password.
 """
 
 from __future__ import annotations
@@ -13,18 +14,26 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import asdict, is_dataclass
 from datetime import datetime
-from pathlib import Path
 from typing import Any
 
 import click
 
 from .audrey import Audrey
+from .cli_stores import (
+    copy_store,
+    count_records,
+    display_name,
+    embedding_of,
+    location,
+    opened,
+    read_info,
+    same_store,
+)
 from .config import MEMORY_TYPES, SOURCES, AudreyConfig, ValidationConfig
 from .embedding import embedder_for
 from .errors import AudreyError, EmbeddingMismatchError, InvalidInputError, NotFoundError, StorageError
 from .maintenance import backfill, export_snapshot, import_snapshot, read_snapshot_header, reembed
-from .storage import SQLiteStorage
-from .storage.sqlite import read_store_info
+from .storage import Storage, open_storage
 
 DEFAULT_DB = "./audrey-data/audrey.db"
 EXIT_FAILED, EXIT_USAGE, EXIT_NO_DATABASE, EXIT_NOT_FOUND, EXIT_REFUSED = 1, 2, 3, 4, 5
@@ -66,16 +75,17 @@ class Settings:
     """Options shared by every subcommand."""
 
     def __init__(self, db: str, agent: str, as_json: bool, embedder: str | None) -> None:
-        self.db = Path(db)
+        self.db = location(db)  # an SQLite file's Path, or a PostgreSQL URL
+        self.name = display_name(db)  # for messages: a URL without its password
         self.agent = agent
         self.as_json = as_json
         self.embedder_spec = embedder
 
     def info(self, must_exist: bool = True) -> dict[str, str] | None:
-        info = read_store_info(self.db)
+        info = read_info(self.db)
         if info is None and must_exist:
             raise CliError(
-                f"no Audrey database at {self.db}; create one with `audrey encode`, or point --db / AUDREY_DB at it",
+                f"no Audrey database at {self.name}; create one with `audrey encode`, or point --db / AUDREY_DB at it",
                 EXIT_NO_DATABASE,
             )
         return info
@@ -94,15 +104,9 @@ class Settings:
             yield brain
 
     @contextmanager
-    def storage(self) -> Iterator[SQLiteStorage]:
-        info = self.info()
-        storage = SQLiteStorage(
-            self.db, model_name=info["embedding_model"], dimensions=int(info["embedding_dimensions"])
-        )
-        try:
+    def storage(self) -> Iterator[Storage]:
+        with opened(self.db, self.info()) as storage:
             yield storage
-        finally:
-            storage.close()
 
     def emit(self, data: Any, human: Callable[[], str]) -> None:
         click.echo(json.dumps(_plain(data), ensure_ascii=False) if self.as_json else human())
@@ -178,7 +182,13 @@ class AudreyGroup(click.Group):
 
 
 @click.group(cls=AudreyGroup, context_settings={"help_option_names": ["-h", "--help"]})
-@click.option("--db", envvar="AUDREY_DB", default=DEFAULT_DB, show_default=True, help="SQLite file (or AUDREY_DB).")
+@click.option(
+    "--db",
+    envvar="AUDREY_DB",
+    default=DEFAULT_DB,
+    show_default=True,
+    help="SQLite file or postgresql:// URL (or AUDREY_DB).",
+)
 @click.option("--agent", envvar="AUDREY_AGENT", default="default", show_default=True, help="Whose memories.")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON for scripts instead of tables.")
 @click.option("--embedder", default=None, help="local | deterministic | openai:MODEL (default: the store's own).")
@@ -292,7 +302,7 @@ def status(s: Settings) -> None:
         **asdict(stats),
         "vectors": {"with": with_vectors, "without": without},
         "reembed_in_progress": pending[0] if pending else None,
-        "database": str(s.db),
+        "database": s.name,
     }
 
     def human() -> str:
@@ -301,7 +311,7 @@ def status(s: Settings) -> None:
             for t in MEMORY_TYPES
         ]
         lines = [
-            f"database {s.db} (agent {s.agent})",
+            f"database {s.name} (agent {s.agent})",
             f"embedding model {stats.embedding_model} ({stats.embedding_dimensions} dimensions)",
             table(["type", "total", "active", "disputed", "dormant"], rows),
             f"vectors: {with_vectors} memories with, {without} without"
@@ -345,21 +355,21 @@ def import_cmd(s: Settings, file: str) -> None:
             int(header["embedding_dimensions"]),
         ):
             raise CliError(
-                f"{s.db} uses {info['embedding_model']}; the snapshot was made with "
+                f"{s.name} uses {info['embedding_model']}; the snapshot was made with "
                 f"{header['embedding_model']}: import into a new database",
                 EXIT_REFUSED,
             )
-        storage = SQLiteStorage(
+        storage = open_storage(
             s.db, model_name=header["embedding_model"], dimensions=int(header["embedding_dimensions"])
         )
         try:
             if not storage.is_empty():
-                raise CliError(f"{s.db} already holds memories; import only into an empty database", EXIT_REFUSED)
+                raise CliError(f"{s.name} already holds memories; import only into an empty database", EXIT_REFUSED)
             with progress_bar("importing", None) as advance:
                 count = import_snapshot(storage, lines, advance)
         finally:
             storage.close()
-    s.emit({"records": count}, lambda: f"imported {count} records into {s.db}")
+    s.emit({"records": count}, lambda: f"imported {count} records into {s.name}")
 
 
 @cli.command("reembed")
@@ -393,6 +403,59 @@ def backfill_cmd(s: Settings, batch_size: int) -> None:
         with progress_bar("backfilling", missing) as advance:
             done = backfill(storage, s.embedder(info), batch_size, advance)
     s.emit({"embedded": done}, lambda: f"embedded {done} memories")
+
+
+@cli.command("migrate-store")
+@json_option
+@click.option("--from", "source", required=True, help="The store to copy: an SQLite file or a postgresql:// URL.")
+@click.option("--to", "target", required=True, help="An empty or new store: an SQLite file or a postgresql:// URL.")
+@click.pass_obj
+def migrate_store_cmd(s: Settings, source: str, target: str) -> None:
+    """Copy a whole store (memories, records, audit log, vectors) into an empty one, e.g. SQLite -> PostgreSQL."""
+    source_name, target_name = display_name(source), display_name(target)
+    if same_store(source, target):
+        raise CliError(f"--from and --to both name {source_name}; copy into another store", EXIT_USAGE)
+    info = read_info(source)
+    if info is None:
+        raise CliError(f"no Audrey database at {source_name}; point --from at the store to copy", EXIT_NO_DATABASE)
+    target_info = read_info(target)
+    if target_info is not None and "reembed_model" in target_info:
+        raise CliError(
+            f"{target_name} has a re-embed to {target_info['reembed_model']} in progress; migrate into a new database",
+            EXIT_REFUSED,
+        )
+    if target_info is not None and embedding_of(target_info) != embedding_of(info):
+        raise CliError(
+            f"{target_name} uses {target_info['embedding_model']}; {source_name} uses {info['embedding_model']}: "
+            "migrate into a new database",
+            EXIT_REFUSED,
+        )
+    with opened(source, info) as origin, opened(target, info) as destination:
+        if not destination.is_empty():
+            raise CliError(f"{target_name} already holds memories; migrate only into an empty database", EXIT_REFUSED)
+        pending, vector_error = origin.reembed_target(), origin.vector_search_error()
+        with progress_bar("copying", count_records(origin) if sys.stderr.isatty() else None) as advance:
+            tally = copy_store(origin, destination, advance)
+        without = destination.vector_coverage()[1]
+    if without:
+        reason = f" ({source_name} was read without vector search: {vector_error})" if vector_error else ""
+        click.echo(
+            f"note: {without} memories have no vector{reason}; run `audrey --db {target_name} backfill`", err=True
+        )
+    if pending is not None:
+        click.echo(
+            f"note: the re-embed to {pending[0]} in progress in {source_name} was not copied; run "
+            f"`audrey --db {target_name} reembed --to {pending[0]}` to redo it",
+            err=True,
+        )
+    data = {**asdict(tally), "without_vectors": without, "from": source_name, "to": target_name}
+    s.emit(
+        data,
+        lambda: (
+            f"copied {tally.records} records ({tally.memories} memories, {tally.vectors} vectors) "
+            f"from {source_name} to {target_name}"
+        ),
+    )
 
 
 @cli.command()

@@ -25,7 +25,7 @@ from ..filters import Filter
 from ..models import Memory
 from .base import KeywordHit, Storage, VectorFilter, VectorHit
 from .migrations import FTS_TABLE, VECTOR_TABLE
-from .postgres_connection import Session, open_pool, redact, require_psycopg
+from .postgres_connection import Session, one_line, open_pool, redact, require_psycopg
 from .postgres_filters import compile_jsonb_filter
 from .postgres_schema import MIGRATION_LOCK, TEXT_SEARCH_CONFIG, migrate, vector_table_statements
 from .rows import COLUMNS, TABLES, row_to_memory
@@ -62,7 +62,7 @@ class PostgresStorage(SQLMaintenance, SQLReads, SQLWrites, SQLRecords, Storage):
                     connection, model_name, int(dimensions)
                 )
         except psycopg.Error as exc:
-            raise StorageError(f"PostgreSQL error opening {self.path}: {exc}") from exc
+            raise StorageError(f"PostgreSQL error opening {self.path}: {one_line(exc)}") from exc
         self._pool = open_pool(url, max_size=pool_size)
 
     def _settle_embedding(self, connection: Any, model_name: str, dimensions: int) -> tuple[str, str, int]:
@@ -111,7 +111,7 @@ class PostgresStorage(SQLMaintenance, SQLReads, SQLWrites, SQLRecords, Storage):
             try:
                 yield Session(connection)
             except self._error as exc:
-                raise StorageError(f"PostgreSQL error on {self.path}: {exc}") from exc
+                raise StorageError(f"PostgreSQL error on {self.path}: {one_line(exc)}") from exc
 
     _side_read = _read  # every read outside a transaction has its own connection already
 
@@ -130,7 +130,7 @@ class PostgresStorage(SQLMaintenance, SQLReads, SQLWrites, SQLRecords, Storage):
                 with connection.transaction():
                     yield session
             except self._error as exc:
-                raise StorageError(f"PostgreSQL error on {self.path}: {exc}") from exc
+                raise StorageError(f"PostgreSQL error on {self.path}: {one_line(exc)}") from exc
             finally:
                 self._local.session = None
 

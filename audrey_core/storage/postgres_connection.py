@@ -7,6 +7,7 @@ holds a literal ``?`` or ``%``: values always travel as parameters.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from functools import lru_cache
 from typing import Any
@@ -79,18 +80,24 @@ def open_pool(url: str, *, max_size: int = 4) -> Any:
         pool.open(wait=True, timeout=30)
     except Exception as exc:
         pool.close()
-        raise StorageError(f"cannot connect to PostgreSQL at {redact(url)}: {exc}") from None
+        raise StorageError(f"cannot connect to PostgreSQL at {redact(url)}: {one_line(exc)}") from None
     return pool
 
 
 def redact(url: str) -> str:
-    """The URL without its password, for messages."""
+    """The URL without its password (in the user part or a ``password=`` parameter), for messages."""
     scheme, _, rest = url.partition("://")
-    if "@" not in rest:
-        return url
-    credentials, _, host = rest.rpartition("@")
-    user = credentials.split(":", 1)[0]
-    return f"{scheme}://{user}:***@{host}" if ":" in credentials else url
+    if "@" in rest.split("?", 1)[0]:
+        credentials, _, host = rest.rpartition("@")
+        user = credentials.split(":", 1)[0]
+        rest = f"{user}:***@{host}" if ":" in credentials else rest
+    rest = re.sub(r"(?i)([?&]password=)[^&]*", r"\1***", rest)
+    return f"{scheme}://{rest}"
+
+
+def one_line(error: BaseException) -> str:
+    """A driver's (often multi-line) error message on one line."""
+    return " ".join(str(error).split())
 
 
 __all__ = ["Session", "is_postgres_url", "open_pool", "redact", "require_psycopg", "to_pyformat"]

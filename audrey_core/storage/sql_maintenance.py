@@ -140,6 +140,7 @@ class SQLMaintenance:
             raise StorageError("this database already holds memories; import only into an empty database")
         count = 0
         vectors: list[tuple[str, int, np.ndarray, int | None, int | None]] = []
+        links: list[tuple[Any, Any, str]] = []  # (supersedes, superseded_by, id): set once every episode is in
         with self._write() as db:  # type: ignore[attr-defined]
             known = {t: self._table_columns(db, t) for t in EXPORTED_TABLES}
             for table, row in records:
@@ -158,6 +159,10 @@ class SQLMaintenance:
                     unknown = set(row) - known[table]
                     if unknown:
                         raise StorageError(f"snapshot row for {table} has unknown columns {sorted(unknown)}")
+                    if table == "episodes" and (row.get("supersedes") or row.get("superseded_by")):
+                        # a correction may name an episode restored after it; the foreign keys hold at the end
+                        links.append((row.get("supersedes"), row.get("superseded_by"), row["id"]))
+                        row = {**row, "supersedes": None, "superseded_by": None}
                     db.execute(
                         f"INSERT INTO {table} ({', '.join(row)}) VALUES ({placeholders(list(row))})", list(row.values())
                     )
@@ -165,6 +170,7 @@ class SQLMaintenance:
                     raise StorageError(f"snapshot names an unknown table {table!r}")
                 if progress is not None:
                     progress(1)
+            db.executemany("UPDATE episodes SET supersedes = ?, superseded_by = ? WHERE id = ?", links)
             imported = self.get_memories(  # type: ignore[attr-defined]
                 [r[0] for t in TABLES.values() for r in db.execute(f"SELECT id FROM {t}")]
             )
