@@ -243,25 +243,26 @@ def _full_text(connection: Any, dimensions: int) -> None:
 
 
 VECTOR_CHUNK_SIZE = 64
-"""Vectors per vec0 chunk. Every (agent, scope) partition allocates whole chunks, so sqlite-vec's default of 1,024
-would reserve 1.5 MB per scope at 384 dimensions; 64 keeps a thousand small scopes near 100 MB and scans a 10k
-partition as fast as 1,024 does (measured: 3.7 vs 3.8 ms)."""
+"""Vectors per vec0 chunk. Every (agent, scope, memory type) partition allocates whole chunks, so sqlite-vec's
+default of 1,024 would reserve 1.5 MB per scope at 384 dimensions; 64 keeps a thousand small scopes near 100 MB and
+scans a 10k partition about as fast as 1,024 does (measured in memory: 3.7 vs 3.8 ms)."""
 
 
 def vector_table_sql(table: str, dimensions: int) -> str:
-    """The vec0 table holding every vector: agent and scope partition it, so a scoped recall scans only its own
-    scope's vectors; memory type, state, source and consolidated flag are metadata filtered inside the KNN scan.
-    Created when sqlite-vec is available (see SQLiteStorage)."""
+    """The vec0 table holding every vector: agent, scope and memory type partition it, so a scoped recall scans only
+    its own scope's vectors and validation's search among principles never scans episodes; state, source and
+    consolidated flag are metadata filtered inside the KNN scan. Created when sqlite-vec is available (see
+    SQLiteStorage)."""
     return (
         f"CREATE VIRTUAL TABLE IF NOT EXISTS {table} USING vec0(agent TEXT PARTITION KEY, scope TEXT PARTITION KEY, "
-        f"embedding float[{int(dimensions)}] distance_metric=cosine, memory_type TEXT, state TEXT, source TEXT, "
-        f"consolidated INTEGER, +memory_id TEXT, chunk_size={VECTOR_CHUNK_SIZE})"
+        f"memory_type TEXT PARTITION KEY, embedding float[{int(dimensions)}] distance_metric=cosine, state TEXT, "
+        f"source TEXT, consolidated INTEGER, +memory_id TEXT, chunk_size={VECTOR_CHUNK_SIZE})"
     )
 
 
 def has_scope_partitions(create_sql: str) -> bool:
-    """Whether a vector table was created with scope as a partition key (stores made before it are rebuilt)."""
-    return "scope TEXT PARTITION KEY" in create_sql
+    """Whether a vector table has today's partitions (agent, scope, memory type); older ones are rebuilt."""
+    return "scope TEXT PARTITION KEY" in create_sql and "memory_type TEXT PARTITION KEY" in create_sql
 
 
 MIGRATIONS: tuple[Migration, ...] = (

@@ -48,7 +48,8 @@ LATEST_VERSION = MIGRATIONS[-1][0]
 
 def vector_table_statements(table: str, dimensions: int) -> list[str]:
     """A vector table: one row per vector (chunk), the columns recall filters on, an HNSW index for cosine
-    distance and a btree on (agent, scope) so a small scope is searched exactly through its own rows."""
+    distance and btrees on (agent, scope) and (agent, memory type, scope), so a small scope, or the few principles
+    validation compares an episode with, are searched exactly through their own rows."""
     return [
         f'CREATE TABLE IF NOT EXISTS {table} (rowid BIGINT PRIMARY KEY, agent TEXT COLLATE "C" NOT NULL, '
         'scope TEXT COLLATE "C" NOT NULL, memory_type TEXT COLLATE "C" NOT NULL, state TEXT COLLATE "C" NOT NULL, '
@@ -56,6 +57,7 @@ def vector_table_statements(table: str, dimensions: int) -> list[str]:
         f"embedding vector({int(dimensions)}) NOT NULL)",
         f"CREATE INDEX IF NOT EXISTS {table}_hnsw ON {table} USING hnsw (embedding vector_cosine_ops)",
         f"CREATE INDEX IF NOT EXISTS {table}_by_scope ON {table} (agent, scope)",
+        f"CREATE INDEX IF NOT EXISTS {table}_by_type ON {table} (agent, memory_type, scope)",
     ]
 
 

@@ -1,16 +1,16 @@
 """The SQLite + sqlite-vec backend: one file (or ``:memory:``), one connection, every write one transaction.
 
 Why one vector table: all vectors live in a single vec0 table (named in ``audrey_config.vector_table``) with the
-memory type as a discriminator (seed 003), metadata columns for type, state, source and consolidated flag (seed 000
-§2), and agent and scope as vec0 partition keys. So:
+memory type as a discriminator (seed 003), metadata columns for state, source and consolidated flag (seed 000 §2),
+and agent, scope and memory type as vec0 partition keys. So:
 
 * recall across episodic, semantic and procedural memories is one KNN scan, not three merged by hand;
-* type, state, source and consolidated filters run inside the KNN scan (k counts only matching rows), tags through a
+* state, source and consolidated filters run inside the KNN scan (k counts only matching rows), tags through a
   ``rowid IN (subquery)`` constraint that sqlite-vec also applies during the scan;
-* agent and scope are partition keys: a query scans only its agent's vectors, and a scoped query only its scope's
+* agent, scope and type are partition keys: a query scans only its agent's vectors, a scoped query only its scope's
   (a scope prefix is a range over the partition key, exact by construction of the encoding), so another tenant's
-  volume costs it nothing (sqlite-vec answers a partition constraint matching several partitions with k rows per
-  partition; :meth:`knn` merges them);
+  volume costs it nothing, and validation's search among principles never scans episodes (sqlite-vec answers a
+  partition constraint matching several partitions with k rows per partition; :meth:`knn` merges them);
 * a memory may own several vector rows (chunks of a long text) through ``memory_vector_rows``, which also indexes
   memory id -> vec0 rowid for state updates.
 

@@ -106,7 +106,7 @@ def test_a_store_made_before_scope_partitions_is_rebuilt_on_open(tmp_path):
         create = brain.storage._conn.execute(
             "SELECT sql FROM sqlite_master WHERE name = ?", (brain.storage.vector_table,)
         ).fetchone()[0]
-        assert "scope TEXT PARTITION KEY" in create
+        assert "scope TEXT PARTITION KEY" in create and "memory_type TEXT PARTITION KEY" in create
         assert brain.storage._conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'legacy'").fetchone() is None
         ids = [m.id for m in brain.list_memories(scope_prefix=(), limit=100)]
         assert len(brain.storage.get_vectors(ids)) == count == len(SCOPES) * 5
