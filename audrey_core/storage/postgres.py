@@ -25,7 +25,7 @@ from ..filters import Filter
 from ..models import Memory
 from .base import KeywordHit, Storage, VectorFilter, VectorHit
 from .migrations import FTS_TABLE, VECTOR_TABLE
-from .postgres_connection import Session, one_line, open_pool, redact, require_psycopg
+from .postgres_connection import DEFAULT_EF_SEARCH, Session, one_line, open_pool, redact, require_psycopg
 from .postgres_filters import compile_jsonb_filter
 from .postgres_schema import MIGRATION_LOCK, TEXT_SEARCH_CONFIG, migrate, vector_table_statements
 from .rows import COLUMNS, TABLES, row_to_memory
@@ -34,8 +34,6 @@ from .sql_maintenance import SQLMaintenance
 from .sql_reads import SQLReads
 from .sql_records import SQLRecords
 from .sql_writes import SQLWrites
-
-DEFAULT_EF_SEARCH = 100  # HNSW candidate list; raised per query when a query asks for more
 
 
 def tsquery_any(terms: Sequence[str]) -> str:
@@ -243,7 +241,7 @@ class PostgresStorage(SQLMaintenance, SQLReads, SQLWrites, SQLRecords, Storage):
         )
         with self._read() as db:
             if k > DEFAULT_EF_SEARCH:
-                db.execute("SELECT set_config('hnsw.ef_search', ?, false)", [str(min(k, 1000))])
+                db.execute("SELECT set_config('hnsw.ef_search', ?, false)", [str(min(k, 1000))])  # at least k
             try:
                 rows = db.execute(sql, [query, *conditions[1], query, int(k)]).fetchall()
             finally:

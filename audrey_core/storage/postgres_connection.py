@@ -15,6 +15,10 @@ from typing import Any
 from ..errors import StorageError
 
 POSTGRES_SCHEMES = ("postgresql://", "postgres://")
+# HNSW's candidate list per query (pgvector's default is 40). Measured on 10k random 384-d unit vectors, the hard
+# case (m=16, ef_construction=64, pgvector's defaults): recall of the exact top 10 39% at 40, 62% at 100, 82% at 200,
+# 95% at 400, at 0.7 / 1.1 / 1.8 / 2.9 ms per query; sentence embeddings have structure and do better.
+DEFAULT_EF_SEARCH = 400
 
 
 def is_postgres_url(path: Any) -> bool:
@@ -73,7 +77,7 @@ def open_pool(url: str, *, max_size: int = 4) -> Any:
         register_vector(connection)  # the extension exists: the store's migration ran before the pool opened
         # Filtered HNSW scans keep walking the graph until enough rows pass the filter (pgvector >= 0.8).
         connection.execute("SET hnsw.iterative_scan = strict_order")
-        connection.execute("SET hnsw.ef_search = 100")
+        connection.execute(f"SET hnsw.ef_search = {DEFAULT_EF_SEARCH}")
 
     pool = ConnectionPool(url, min_size=1, max_size=max_size, configure=configure, open=False, timeout=60)
     try:
