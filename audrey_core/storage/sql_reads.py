@@ -16,6 +16,14 @@ from .connection import placeholders
 from .rows import COLUMNS, TABLES, row_to_memory
 from .sql_filters import decode_scope, encode_scope, scope_upper_bound
 
+MAX_IDS_PER_QUERY = 10_000  # PostgreSQL takes at most 65,535 parameters in a statement, SQLite 32,766 by default
+
+
+def batches(ids: list[str], size: int = MAX_IDS_PER_QUERY) -> Iterator[list[str]]:
+    """``ids`` in slices small enough for one statement's parameters."""
+    for start in range(0, len(ids), size):
+        yield ids[start : start + size]
+
 
 class SQLReads:
     """Mixed into an SQL storage backend; uses its ``_read`` context."""
@@ -219,24 +227,27 @@ class SQLReads:
         with self._read() as db:
             for memory_type, group in groups.items():
                 columns = COLUMNS[memory_type]
-                rows = db.execute(
-                    f"SELECT {', '.join(columns)} FROM {TABLES[memory_type]} WHERE id IN ({placeholders(group)})",
-                    group,
-                ).fetchall()
-                for row in rows:
-                    found[row[0]] = row_to_memory(memory_type, row)
+                for batch in batches(group):
+                    rows = db.execute(
+                        f"SELECT {', '.join(columns)} FROM {TABLES[memory_type]} WHERE id IN ({placeholders(batch)})",
+                        batch,
+                    ).fetchall()
+                    for row in rows:
+                        found[row[0]] = row_to_memory(memory_type, row)
         return found
 
     def get_vectors(self, ids: Sequence[str]) -> dict[str, np.ndarray]:
         if not ids or self.vector_error is not None:
             return {}
+        rows = []
         with self._read() as db:
-            rows = db.execute(
-                f"SELECT r.memory_id, v.embedding FROM memory_vector_rows r "
-                f"JOIN {self.vector_table} v ON v.rowid = r.rowid "
-                f"WHERE r.chunk_index = 0 AND r.memory_id IN ({placeholders(ids)})",
-                list(ids),
-            ).fetchall()
+            for batch in batches(list(ids)):
+                rows += db.execute(
+                    f"SELECT r.memory_id, v.embedding FROM memory_vector_rows r "
+                    f"JOIN {self.vector_table} v ON v.rowid = r.rowid "
+                    f"WHERE r.chunk_index = 0 AND r.memory_id IN ({placeholders(batch)})",
+                    batch,
+                ).fetchall()
         return {memory_id: np.array(self._to_array(blob), dtype=np.float32) for memory_id, blob in rows}
 
     def _json_elements(self, column: str) -> str:

@@ -175,3 +175,10 @@ def test_this_python_gets_a_working_module():
         assert module is not sqlite3
     storage = SQLiteStorage(":memory:", model_name="m", dimensions=4)
     storage.close()
+
+
+def test_reads_by_id_take_more_ids_than_one_statement_holds(brain):
+    ids = [brain.encode(f"note {i}") for i in range(3)]
+    many = [f"missing-{i}" for i in range(70_000)] + ids  # beyond PostgreSQL's 65,535 parameters per statement
+    assert set(brain.storage.get_memories(many)) == set(ids)
+    assert set(brain.storage.get_vectors(many)) == set(ids)
