@@ -14,7 +14,7 @@ from typing import Any
 
 from .errors import StorageError
 from .storage import Storage, open_storage
-from .storage.postgres_connection import is_postgres_url, redact, require_psycopg
+from .storage.postgres_connection import driver_error, is_postgres_url, redact, require_psycopg
 from .storage.rows import TABLES
 from .storage.sqlite import read_store_info
 
@@ -55,16 +55,8 @@ def postgres_store_info(url: str) -> dict[str, str] | None:
                 return None
             info = dict(connection.execute("SELECT key, value FROM audrey_config").fetchall())
     except psycopg.Error as exc:
-        raise StorageError(f"cannot read the Audrey store at {redact(url)}: {scrub(str(exc), url)}") from None
+        raise StorageError(f"cannot read the Audrey store at {redact(url)}: {driver_error(exc, url)}") from None
     return info if "embedding_model" in info else None
-
-
-def scrub(message: str, url: str) -> str:
-    """A driver's error ``message`` on one line, with the URL's password (should the driver repeat it) masked."""
-    credentials = url.partition("://")[2].rpartition("@")[0]
-    password = credentials.partition(":")[2]
-    message = " ".join(message.replace(url, redact(url)).split())
-    return message.replace(password, "***") if password else message
 
 
 def embedding_of(info: dict[str, str]) -> tuple[str, int]:

@@ -3,9 +3,10 @@
 ``Audrey(path="postgresql://user:pass@host/db")`` opens it. Same tables, columns and behaviour as the SQLite store
 (the SQL they share lives in ``sql_*.py``); what differs:
 
-* vectors live in a table with a pgvector ``vector(d)`` column, an HNSW index for cosine distance and a btree on
-  (agent, scope): the planner searches a small scope exactly through its own rows and a large one through HNSW,
-  with pgvector's iterative scan so filters never starve the top k;
+* vectors live in a table with a pgvector ``vector(d)`` column, an HNSW index for cosine distance and btrees on
+  (agent, scope) and (agent, memory type, scope): the planner searches a small scope (or the few principles) exactly
+  through their own rows and a large one through HNSW, with pgvector's iterative scan so filters never starve the
+  top k;
 * keyword search is PostgreSQL full text (``tsvector`` with a GIN index, English stemming, ``ts_rank``);
 * row ids come from sequences, and every write is a transaction on a pooled connection, so many writers work at
   once; consolidation takes an advisory lock per agent (a run covers the agent's scopes) for its whole run.
@@ -25,11 +26,10 @@ from ..filters import Filter
 from ..models import Memory
 from .base import KeywordHit, Storage, VectorFilter, VectorHit
 from .migrations import FTS_TABLE, VECTOR_TABLE
-from .postgres_connection import DEFAULT_EF_SEARCH, Session, one_line, open_pool, redact, require_psycopg
+from .postgres_connection import DEFAULT_EF_SEARCH, Session, driver_error, open_pool, redact, require_psycopg
 from .postgres_filters import compile_jsonb_filter
 from .postgres_schema import MIGRATION_LOCK, TEXT_SEARCH_CONFIG, migrate, vector_table_statements
 from .rows import COLUMNS, TABLES, row_to_memory
-from .sql_filters import encode_scope
 from .sql_maintenance import SQLMaintenance
 from .sql_reads import SQLReads
 from .sql_records import SQLRecords
@@ -51,7 +51,7 @@ class PostgresStorage(SQLMaintenance, SQLReads, SQLWrites, SQLRecords, Storage):
         self.path = redact(url)
         self.vector_error: str | None = None
         self._error: type[BaseException] = psycopg.Error
-        self._local = threading.local()  # the thread's open transaction: session and nesting depth
+        self._local = threading.local()  # .session: the thread's open transaction (nested use joins it)
         self._closed = False
         try:
             with psycopg.connect(url, autocommit=True) as connection:
@@ -60,11 +60,11 @@ class PostgresStorage(SQLMaintenance, SQLReads, SQLWrites, SQLRecords, Storage):
                     connection, model_name, int(dimensions)
                 )
         except psycopg.Error as exc:
-            raise StorageError(f"PostgreSQL error opening {self.path}: {one_line(exc)}") from exc
+            raise StorageError(f"PostgreSQL error opening {self.path}: {driver_error(exc, url)}") from exc
         self._pool = open_pool(url, max_size=pool_size)
 
     def _settle_embedding(self, connection: Any, model_name: str, dimensions: int) -> tuple[str, str, int]:
-        """Check the stored embedding model (recording it on first open) and create the vector table."""
+        """Check the stored embedding model; on first open, record it and create the vector table."""
         with connection.transaction():
             connection.execute("SELECT pg_advisory_xact_lock(%s)", (MIGRATION_LOCK,))
             config = dict(connection.execute("SELECT key, value FROM audrey_config").fetchall())
@@ -84,8 +84,8 @@ class PostgresStorage(SQLMaintenance, SQLReads, SQLWrites, SQLRecords, Storage):
                 }
                 for key, value in config.items():
                     connection.execute("INSERT INTO audrey_config (key, value) VALUES (%s, %s)", (key, value))
-            for statement in vector_table_statements(config["vector_table"], dimensions):
-                connection.execute(statement)
+                for statement in vector_table_statements(VECTOR_TABLE, dimensions):  # in the same transaction
+                    connection.execute(statement)
         return config["vector_table"], model_name, dimensions
 
     # -- plumbing ---------------------------------------------------------------------------------------------
@@ -97,38 +97,42 @@ class PostgresStorage(SQLMaintenance, SQLReads, SQLWrites, SQLRecords, Storage):
     def held_by_this_thread(self) -> bool:
         return getattr(self._local, "session", None) is not None
 
+    def _open_session(self) -> Any:
+        """The thread's open transaction, if any (checking the store is open)."""
+        self._check_open()
+        return getattr(self._local, "session", None)
+
+    @contextmanager
+    def _driver_errors(self) -> Iterator[None]:
+        try:
+            yield
+        except self._error as exc:
+            raise StorageError(f"PostgreSQL error on {self.path}: {driver_error(exc, self.url)}") from exc
+
     @contextmanager
     def _read(self) -> Iterator[Any]:
         """The thread's transaction when it has one, else a pooled connection (autocommit) for this read."""
-        self._check_open()
-        session = getattr(self._local, "session", None)
+        session = self._open_session()
         if session is not None:
             yield session
             return
-        with self._pool.connection() as connection:
-            try:
-                yield Session(connection)
-            except self._error as exc:
-                raise StorageError(f"PostgreSQL error on {self.path}: {one_line(exc)}") from exc
+        with self._pool.connection() as connection, self._driver_errors():
+            yield Session(connection)
 
     _side_read = _read  # every read outside a transaction has its own connection already
 
     @contextmanager
     def _write(self) -> Iterator[Any]:
         """One transaction on a pooled connection; nested use on the same thread joins it."""
-        self._check_open()
-        session = getattr(self._local, "session", None)
+        session = self._open_session()
         if session is not None:
             yield session
             return
-        with self._pool.connection() as connection:
-            session = Session(connection)
-            self._local.session = session
+        with self._pool.connection() as connection, self._driver_errors():
+            self._local.session = session = Session(connection)
             try:
                 with connection.transaction():
                     yield session
-            except self._error as exc:
-                raise StorageError(f"PostgreSQL error on {self.path}: {one_line(exc)}") from exc
             finally:
                 self._local.session = None
 
@@ -163,9 +167,6 @@ class PostgresStorage(SQLMaintenance, SQLReads, SQLWrites, SQLRecords, Storage):
             self._closed = True
             self._pool.close()
 
-    def _require_vectors(self) -> None:
-        """Vectors are always available on PostgreSQL (pgvector is created with the schema)."""
-
     # -- backend hooks for the shared SQL ------------------------------------------------------------------------
 
     def _next_rowids(self, db: Any, table: str, count: int) -> list[int]:
@@ -180,25 +181,8 @@ class PostgresStorage(SQLMaintenance, SQLReads, SQLWrites, SQLRecords, Storage):
             [(rowid, m.content) for rowid, m in rows],
         )
 
-    def _insert_vector_rows(self, db: Any, table: str, rows: Sequence[tuple[int, Memory]], matrix: np.ndarray) -> None:
-        db.executemany(
-            f"INSERT INTO {table} (rowid, agent, scope, memory_type, state, source, consolidated, memory_id, "
-            "embedding) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            [
-                (
-                    rowid,
-                    m.agent,
-                    encode_scope(m.scope),
-                    m.memory_type,
-                    m.state,
-                    m.source,
-                    int(getattr(m, "consolidated", False)),
-                    m.id,
-                    np.ascontiguousarray(matrix[i], dtype=np.float32),
-                )
-                for i, (rowid, m) in enumerate(rows)
-            ],
-        )
+    def _embedding_param(self, vector: np.ndarray) -> Any:
+        return vector  # pgvector's psycopg adapter sends numpy arrays as vector(d)
 
     def _metadata_sql(self, flt: Filter, column: str) -> tuple[str, list[Any]]:
         return compile_jsonb_filter(flt, column)

@@ -84,7 +84,7 @@ def open_pool(url: str, *, max_size: int = 4) -> Any:
         pool.open(wait=True, timeout=30)
     except Exception as exc:
         pool.close()
-        raise StorageError(f"cannot connect to PostgreSQL at {redact(url)}: {one_line(exc)}") from None
+        raise StorageError(f"cannot connect to PostgreSQL at {redact(url)}: {driver_error(exc, url)}") from None
     return pool
 
 
@@ -99,9 +99,12 @@ def redact(url: str) -> str:
     return f"{scheme}://{rest}"
 
 
-def one_line(error: BaseException) -> str:
-    """A driver's (often multi-line) error message on one line."""
-    return " ".join(str(error).split())
+def driver_error(error: BaseException, url: str) -> str:
+    """A driver's error message fit for ours: on one line, with ``url`` redacted and its password masked should
+    the driver repeat either."""
+    message = " ".join(str(error).replace(url, redact(url)).split())
+    password = url.partition("://")[2].split("?", 1)[0].rpartition("@")[0].partition(":")[2]
+    return message.replace(password, "***") if password else message
 
 
-__all__ = ["Session", "is_postgres_url", "open_pool", "redact", "require_psycopg", "to_pyformat"]
+__all__ = ["Session", "driver_error", "is_postgres_url", "open_pool", "redact", "require_psycopg", "to_pyformat"]

@@ -1,6 +1,6 @@
 """Writes every SQL backend shares: memories with their tags, text rows and vector rows in one transaction,
-deletion, state and field updates, retrieval stamps. Backends supply ``_write_text`` (their full-text index),
-``_insert_vector_rows`` (their vector table), ``_next_rowids`` and ``vector_error``."""
+deletion, state and field updates, retrieval stamps. Backends supply ``_index_text`` (their full-text index),
+``_embedding_param`` (their vector column's type), ``_next_rowids`` and ``vector_error``."""
 
 from __future__ import annotations
 
@@ -17,6 +17,7 @@ from .base import MUTABLE_MEMORY_FIELDS
 from .connection import placeholders
 from .migrations import FTS_TABLE
 from .rows import COLUMNS, TABLES, encode_value, memory_to_row
+from .sql_filters import encode_scope
 
 
 class SQLWrites:
@@ -40,8 +41,37 @@ class SQLWrites:
         """Add (text row id, memory) pairs to the backend's full-text index."""
         raise NotImplementedError
 
-    def _insert_vector_rows(self, db: Any, table: str, rows: Sequence[tuple[int, Memory]], matrix: np.ndarray) -> None:
+    def _embedding_param(self, vector: np.ndarray) -> Any:
+        """One float32 vector as the backend's driver takes it for the embedding column."""
         raise NotImplementedError
+
+    def _insert_vector_rows(self, db: Any, table: str, rows: Sequence[tuple[int, Memory]], matrix: np.ndarray) -> None:
+        """Vector rows (row id, memory), row i's vector being ``matrix[i]``, with the columns recall filters on."""
+        db.executemany(
+            f"INSERT INTO {table} (rowid, agent, scope, memory_type, state, source, consolidated, memory_id, "
+            "embedding) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            [
+                (
+                    rowid,
+                    m.agent,
+                    encode_scope(m.scope),
+                    m.memory_type,
+                    m.state,
+                    m.source,
+                    int(getattr(m, "consolidated", False)),
+                    m.id,
+                    self._embedding_param(np.ascontiguousarray(matrix[i], dtype=np.float32)),
+                )
+                for i, (rowid, m) in enumerate(rows)
+            ],
+        )
+
+    def vector_search_error(self) -> str | None:
+        return self.vector_error
+
+    def _require_vectors(self) -> None:
+        if self.vector_error is not None:
+            raise StorageError(f"vector search is unavailable: {self.vector_error}")
 
     def insert_memories(
         self,

@@ -33,7 +33,7 @@ from ..models import Memory
 from .base import Storage
 from .connection import connect, load_sqlite_vec, sqlite_module
 from .migrations import FTS_TABLE, VECTOR_TABLE, migrate, vector_table_sql
-from .sql_filters import encode_scope, scope_tokens
+from .sql_filters import scope_tokens
 from .sql_records import SQLRecords
 from .sql_writes import SQLWrites
 from .sqlite_maintenance import SQLiteMaintenance
@@ -192,32 +192,8 @@ class SQLiteStorage(SQLiteMaintenance, SQLiteReads, SQLWrites, SQLRecords, Stora
             [(rowid, m.content, scope_tokens(m.scope)) for rowid, m in rows],
         )
 
-    def vector_search_error(self) -> str | None:
-        return self.vector_error
-
-    def _require_vectors(self) -> None:
-        if self.vector_error is not None:
-            raise StorageError(f"vector search is unavailable: {self.vector_error}")
-
-    def _insert_vector_rows(self, db: Any, table: str, rows: Sequence[tuple[int, Memory]], matrix: np.ndarray) -> None:
-        db.executemany(
-            f"INSERT INTO {table} (rowid, agent, embedding, memory_type, state, source, consolidated, scope, "
-            "memory_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            [
-                (
-                    rowid,
-                    m.agent,
-                    np.ascontiguousarray(matrix[i], dtype=np.float32).tobytes(),
-                    m.memory_type,
-                    m.state,
-                    m.source,
-                    int(getattr(m, "consolidated", False)),
-                    encode_scope(m.scope),
-                    m.id,
-                )
-                for i, (rowid, m) in enumerate(rows)
-            ],
-        )
+    def _embedding_param(self, vector: np.ndarray) -> Any:
+        return vector.tobytes()
 
 
 def read_store_info(path: str | Path) -> dict[str, str] | None:
