@@ -9,18 +9,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..filters import AllOf, AnyOf, Compare, Filter
+from ..filters import Compare, Filter
+from .sql_filters import SQL_OPS, Compiled, compile_tree
 
-_SQL_OPS = {"$gt": ">", "$gte": ">=", "$lt": "<", "$lte": "<="}
 
-
-def compile_jsonb_filter(flt: Filter, column: str) -> tuple[str, list[Any]]:
+def compile_jsonb_filter(flt: Filter, column: str) -> Compiled:
     """SQL (with ``?`` placeholders) and parameters testing ``flt`` against the JSON text in ``column``."""
-    if isinstance(flt, (AllOf, AnyOf)):
-        parts = [compile_jsonb_filter(p, column) for p in flt.parts]
-        joiner = " AND " if isinstance(flt, AllOf) else " OR "
-        return "(" + joiner.join(sql for sql, _ in parts) + ")", [p for _, params in parts for p in params]
-    assert isinstance(flt, Compare)
+    return compile_tree(flt, column, _compare)
+
+
+def _compare(flt: Compare, column: str) -> Compiled:
     value = f"(({column})::jsonb -> ?)"
     kind = f"jsonb_typeof{value}"
     text = f"(CASE WHEN {kind} = 'string' THEN ({column})::jsonb ->> ? END)"
@@ -30,12 +28,12 @@ def compile_jsonb_filter(flt: Filter, column: str) -> tuple[str, list[Any]]:
     )
     key = flt.key
 
-    def equal(v: Any) -> tuple[str, list[Any]]:
+    def equal(v: Any) -> Compiled:
         if isinstance(v, str):
             return f"{text} = ?", [key, key, v]
         return f"{number} = ?", [key, key, key, _number(v)]
 
-    def is_null() -> tuple[str, list[Any]]:
+    def is_null() -> Compiled:
         return f"COALESCE({kind}, 'null') = 'null'", [key]
 
     if flt.op == "$eq":
@@ -51,7 +49,7 @@ def compile_jsonb_filter(flt: Filter, column: str) -> tuple[str, list[Any]]:
         sql = "(" + " OR ".join(s for s, _ in parts) + ")" if parts else "FALSE"
         sql, params = _coalesced(sql, [p for _, values in parts for p in values])
         return (sql, params) if flt.op == "$in" else (f"NOT {sql}", params)
-    op = _SQL_OPS[flt.op]
+    op = SQL_OPS[flt.op]
     if isinstance(flt.value, str):
         return _coalesced(f"{text} {op} ?", [key, key, flt.value])
     numeric = f"(CASE WHEN {kind} = 'number' THEN (({column})::jsonb ->> ?)::numeric END)"
@@ -62,7 +60,7 @@ def _number(value: Any) -> int | float:
     return int(value) if isinstance(value, bool) else value
 
 
-def _coalesced(sql: str, params: list[Any]) -> tuple[str, list[Any]]:
+def _coalesced(sql: str, params: list[Any]) -> Compiled:
     # A missing key makes a comparison NULL; NOT NULL would drop the row from $ne / $nin.
     return f"COALESCE({sql}, FALSE)", params
 

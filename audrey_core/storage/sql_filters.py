@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from ..filters import AllOf, AnyOf, Compare, Filter
 from .connection import placeholders
 
 SCOPE_SEPARATOR = "\x1f"  # the unit separator: refused inside scope labels, so paths encode unambiguously
-_SQL_OPS = {"$gt": ">", "$gte": ">=", "$lt": "<", "$lte": "<="}
+SQL_OPS = {"$gt": ">", "$gte": ">=", "$lt": "<", "$lte": "<="}
 
 
 def encode_scope(scope: Sequence[str]) -> str:
@@ -58,13 +58,26 @@ def json_path(key: str) -> str:
     return '$."' + key.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
-def compile_filter(flt: Filter, column: str) -> tuple[str, list[Any]]:
-    """SQL (and its parameters) testing ``flt`` against the JSON object in ``column``."""
+Compiled = tuple[str, list[Any]]
+
+
+def compile_tree(flt: Filter, column: str, compare: Callable[[Compare, str], Compiled]) -> Compiled:
+    """SQL (and its parameters) for a filter tree: $and / $or joined here, each comparison by ``compare`` (the
+    backend's JSON dialect)."""
     if isinstance(flt, (AllOf, AnyOf)):
-        parts = [compile_filter(p, column) for p in flt.parts]
+        parts = [compile_tree(p, column, compare) for p in flt.parts]
         joiner = " AND " if isinstance(flt, AllOf) else " OR "
         return "(" + joiner.join(sql for sql, _ in parts) + ")", [p for _, params in parts for p in params]
     assert isinstance(flt, Compare)
+    return compare(flt, column)
+
+
+def compile_filter(flt: Filter, column: str) -> Compiled:
+    """SQLite SQL (and its parameters) testing ``flt`` against the JSON object in ``column``."""
+    return compile_tree(flt, column, _compare)
+
+
+def _compare(flt: Compare, column: str) -> Compiled:
     value_sql = f"json_extract({column}, ?)"
     type_sql = f"json_type({column}, ?)"
     path = json_path(flt.key)
@@ -92,7 +105,7 @@ def compile_filter(flt: Filter, column: str) -> tuple[str, list[Any]]:
             return f"COALESCE({inside}, 0)", params
         return f"NOT COALESCE({inside}, 0)", params
     typed = "'text'" if isinstance(flt.value, str) else "'integer', 'real'"
-    return f"({type_sql} IN ({typed}) AND {value_sql} {_SQL_OPS[flt.op]} ?)", [path, path, _param(flt.value)]
+    return f"({type_sql} IN ({typed}) AND {value_sql} {SQL_OPS[flt.op]} ?)", [path, path, _param(flt.value)]
 
 
 def _param(value: Any) -> Any:
