@@ -2,11 +2,19 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
+
+import numpy as np
 
 from audrey_core import Audrey, Procedure, Semantic
 from audrey_core.embedding import embed_texts
 from audrey_core.ids import new_ulid
+
+from .vectors import PlacedEmbedder
+
+SOURCES3 = ["direct-observation", "tool-result", "told-by-user"]
+REPO = Path(__file__).resolve().parents[2]  # subprocesses run here, so they can import tests.core.vectors
 
 
 def add_derived(brain: Audrey, content: str, *, memory_type: str = "semantic", **fields: Any) -> str:
@@ -33,3 +41,17 @@ def table_counts(brain: Audrey) -> dict[str, int]:
         counts = {t: db.execute(f"SELECT COUNT(*) FROM {t}").fetchone()[0] for t in tables}
         counts["memory_vectors"] = db.execute(f"SELECT COUNT(*) FROM {brain.storage.vector_table}").fetchone()[0]
     return counts
+
+
+def three_topics(brain: Audrey, placed: PlacedEmbedder) -> list[list[str]]:
+    """Three clusters of three episodes (one per source type) that each qualify as a principle; their ids."""
+    groups = []
+    for t in range(3):
+        other = PlacedEmbedder(dimensions=256)
+        ids = []
+        for i, s in enumerate(SOURCES3):
+            text = other.place(f"topic {t} claim {i}", 0.95)
+            placed.vectors[text] = np.roll(other.vectors[text], 80 * t)
+            ids.append(brain.encode(text, source=s))
+        groups.append(ids)
+    return groups

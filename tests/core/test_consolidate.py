@@ -26,10 +26,8 @@ from audrey_core.consolidate import UnionFind, cluster_variance, minimum_size
 from audrey_core.prompts import PRINCIPLE_EXTRACTION
 from audrey_core.testing import ScriptedLLM
 
-from .helpers import add_derived
+from .helpers import REPO, SOURCES3, add_derived, three_topics
 from .vectors import PlacedEmbedder
-
-SOURCES3 = ["direct-observation", "tool-result", "told-by-user"]
 
 
 def config(**consolidation) -> AudreyConfig:
@@ -284,19 +282,6 @@ def test_a_principle_that_contradicts_known_knowledge_is_recorded_as_a_contradic
 # -- interruption and resumption ----------------------------------------------------------------------------------
 
 
-def three_topics(brain, placed):
-    groups = []
-    for t in range(3):
-        other = PlacedEmbedder(dimensions=256)
-        ids = []
-        for i, s in enumerate(SOURCES3):
-            text = other.place(f"topic {t} claim {i}", 0.95)
-            placed.vectors[text] = np.roll(other.vectors[text], 80 * t)
-            ids.append(brain.encode(text, source=s))
-        groups.append(ids)
-    return groups
-
-
 def test_a_failure_between_steps_then_a_rerun_neither_duplicates_nor_loses(db_path, placed, clock, monkeypatch):
     with open_brain(db_path, placed, clock) as brain:
         groups = three_topics(brain, placed)
@@ -330,15 +315,10 @@ def test_a_process_killed_mid_run_is_resumed_without_duplicates(db_path, placed,
     vectors = {t: v.tolist() for t, v in placed.vectors.items()}
     script = textwrap.dedent(f"""
         import os
-        import numpy as np
         from audrey_core import Audrey, AudreyConfig
         from audrey_core import consolidate as stage
         from audrey_core.config import ValidationConfig
-
-        class Table:
-            model_name, dimensions = "placed", 256
-            def embed(self, texts):
-                return np.array([{vectors!r}[t] for t in texts], dtype=np.float32)
+        from tests.core.vectors import TableEmbedder
 
         real, calls = stage._mark_consolidated, []
         def die_on_second(*args):
@@ -347,11 +327,11 @@ def test_a_process_killed_mid_run_is_resumed_without_duplicates(db_path, placed,
             if len(calls) == 2:
                 os._exit(9)  # inside the second cluster's transaction, before it commits
         stage._mark_consolidated = die_on_second
-        brain = Audrey({str(path)!r}, agent="tester", embedder=Table(),
+        brain = Audrey({str(path)!r}, agent="tester", embedder=TableEmbedder({vectors!r}, "placed"),
                        config=AudreyConfig(validation=ValidationConfig(background=False)))
         brain.consolidate()
     """)
-    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120, cwd=REPO)
     assert result.returncode == 9, result.stderr
     with open_brain(path, placed, clock) as brain:
         (interrupted,) = brain.consolidation_history()

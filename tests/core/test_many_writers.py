@@ -10,13 +10,13 @@ import textwrap
 import time
 from pathlib import Path
 
-import numpy as np
 import pytest
 
 from audrey_core import Audrey
 
 from ..conftest import SYNC
 from ..postgres_server import fresh_database_url
+from .helpers import REPO, add_derived, three_topics
 from .vectors import PlacedEmbedder
 
 pytestmark = pytest.mark.slow
@@ -25,7 +25,7 @@ pytestmark = pytest.mark.slow
 def start_together(scripts: list[str], go: Path, timeout: float = 600) -> list[subprocess.CompletedProcess]:
     """Run each script in its own process; they wait for ``go`` to exist, so they start at once."""
     processes = [
-        subprocess.Popen([sys.executable, "-c", s], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        subprocess.Popen([sys.executable, "-c", s], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=REPO)
         for s in scripts
     ]
     time.sleep(1.0)  # let every interpreter import Audrey before the start signal
@@ -77,31 +77,21 @@ def test_two_consolidations_started_together_give_one_runs_principles(tmp_path):
     url, go = fresh_database_url(), tmp_path / "go"
     placed = PlacedEmbedder(dimensions=256)
     with Audrey(url, agent="tester", embedder=placed, config=SYNC) as brain:
-        for topic in range(3):
-            other = PlacedEmbedder(dimensions=256)
-            for i, source in enumerate(["direct-observation", "tool-result", "told-by-user"]):
-                text = other.place(f"topic {topic} claim {i}", 0.95)
-                placed.vectors[text] = np.roll(other.vectors[text], 80 * topic)
-                brain.encode(text, source=source)
+        three_topics(brain, placed)
     vectors = {t: v.tolist() for t, v in placed.vectors.items()}
     script = textwrap.dedent("""
         import json, time
-        import numpy as np
         from audrey_core import Audrey, AudreyConfig
         from audrey_core import consolidate as stage
         from audrey_core.config import ValidationConfig
-
-        class Table:
-            model_name, dimensions = "placed", 256
-            def embed(self, texts):
-                return np.array([{vectors!r}[t] for t in texts], dtype=np.float32)
+        from tests.core.vectors import TableEmbedder
 
         real = stage.extract
         def slow_extract(*args):
             time.sleep(0.4)  # keep the run open long enough for the other process to arrive mid-run
             return real(*args)
         stage.extract = slow_extract
-        brain = Audrey({url!r}, agent="tester", embedder=Table(),
+        brain = Audrey({url!r}, agent="tester", embedder=TableEmbedder({vectors!r}, "placed"),
                        config=AudreyConfig(validation=ValidationConfig(background=False)))
         {wait}
         run = brain.consolidate()
@@ -135,22 +125,15 @@ def test_concurrent_reinforcements_of_one_principle_are_all_counted(tmp_path):
     texts = [placed.place(f"the nightly export finishes by 02:00 (report {i})", 0.97) for i in range(workers * each)]
     principle = placed.place("the nightly export finishes by 02:00", 0.99)
     with Audrey(url, agent="tester", embedder=placed, config=SYNC) as brain:
-        from .helpers import add_derived
-
         target = add_derived(brain, principle, evidence_episode_ids=())
         before = brain.get(target).evidence_count
     vectors = {t: v.tolist() for t, v in placed.vectors.items()}
     script = textwrap.dedent("""
-        import numpy as np
         from audrey_core import Audrey, AudreyConfig
         from audrey_core.config import ValidationConfig
+        from tests.core.vectors import TableEmbedder
 
-        class Table:
-            model_name, dimensions = "placed", 64
-            def embed(self, texts):
-                return np.array([{vectors!r}[t] for t in texts], dtype=np.float32)
-
-        brain = Audrey({url!r}, agent="tester", embedder=Table(),
+        brain = Audrey({url!r}, agent="tester", embedder=TableEmbedder({vectors!r}, "placed"),
                        config=AudreyConfig(validation=ValidationConfig(background=False)))
         {wait}
         for text in {mine!r}:

@@ -13,7 +13,7 @@ from audrey_core.recall import Ranked, is_self_citation, memory_confidence, pool
 from audrey_core.storage import VectorFilter
 
 from .helpers import add_derived
-from .vectors import RandomVectorEmbedder
+from .vectors import RandomVectorEmbedder, TableEmbedder
 
 WORDS = [
     "stripe",
@@ -143,19 +143,6 @@ def test_knn_equals_exact_cosine_top_k(random_brain, clock):
     hits = brain.storage.knn(q, 25, VectorFilter(agent=brain.agent))
     assert [h.memory_id for h in hits] == expected
     assert [h.similarity for h in hits] == pytest.approx(sorted(sims, reverse=True)[:25], abs=1e-5)
-
-
-class TableEmbedder:
-    """Maps known texts to fixed vectors so a test can set similarities exactly."""
-
-    model_name = "table"
-    dimensions = 4
-
-    def __init__(self, table: dict[str, list[float]]) -> None:
-        self.table = table
-
-    def embed(self, texts):
-        return [self.table[t] for t in texts]
 
 
 def test_a_reliable_memory_outranks_a_slightly_more_similar_model_generated_one(db_path):

@@ -79,3 +79,15 @@ class RandomVectorEmbedder:
                 for t in texts
             ]
         )
+
+
+class TableEmbedder:
+    """Maps known texts to fixed vectors, so a test (or a test's subprocess) sets similarities exactly."""
+
+    def __init__(self, table: dict[str, list[float]], model_name: str = "table") -> None:
+        self.table = table
+        self.model_name = model_name
+        self.dimensions = len(next(iter(table.values())))
+
+    def embed(self, texts):
+        return np.array([self.table[t] for t in texts], dtype=np.float32)
