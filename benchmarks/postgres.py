@@ -35,7 +35,7 @@ from audrey_core.storage import VectorFilter
 from audrey_core.storage.postgres import PostgresStorage
 from audrey_core.storage.postgres_connection import DEFAULT_EF_SEARCH
 
-from .speed import DIMENSIONS, RandomEmbedder, percentile, populate, sentence
+from .speed import DIMENSIONS, RandomEmbedder, percentile, populate, sentence, timings_ms
 
 TOP = 10  # recall@10 against the exact top 10
 PAGE = 5000  # ids per list_memories / get_vectors call (PostgreSQL takes at most 65535 parameters a statement)
@@ -154,20 +154,11 @@ def measure_store(brain: Audrey, size: int, vectors: np.ndarray, limit: int) -> 
     validate_s = time.perf_counter() - start - populate_s
     if postgres:
         analyze(brain)
-    for v in vectors[:5]:  # warm caches and the connection pool
-        brain.recall_by_vector(v, limit=limit)
-    timings = []
-    for v in vectors:
-        start = time.perf_counter()
-        brain.recall_by_vector(v, limit=limit)
-        timings.append((time.perf_counter() - start) * 1000)
+    # warm caches and the connection pool first
+    timings = timings_ms(lambda v: brain.recall_by_vector(v, limit=limit), vectors, warm=5)
     options = check_options(agent=brain.agent, limit=limit)
     k = pool_size(options, brain.config.recall)
-    knn_ms = []
-    for v in vectors:
-        start = time.perf_counter()
-        brain.storage.knn(v, k, options.where)
-        knn_ms.append((time.perf_counter() - start) * 1000)
+    knn_ms = timings_ms(lambda v: brain.storage.knn(v, k, options.where), vectors)
     truth = exact_top(brain, vectors, TOP)
     everything = VectorFilter(agent=brain.agent)
     found = [

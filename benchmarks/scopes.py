@@ -13,14 +13,13 @@ from __future__ import annotations
 import argparse
 import json
 import tempfile
-import time
 from pathlib import Path
 
 import numpy as np
 
 from audrey_core import Audrey
 
-from .speed import RandomEmbedder, percentile, sentence
+from .speed import RandomEmbedder, percentile, sentence, timings_ms
 
 SMALL = ("user", "small-7")
 
@@ -36,14 +35,8 @@ def fill(brain: Audrey, volume: int, tenants: int) -> None:
 
 
 def timed(call, vectors, texts) -> float:
-    for v, t in list(zip(vectors, texts))[:5]:
-        call(v, t)
-    times = []
-    for v, t in zip(vectors, texts):
-        start = time.perf_counter()
-        call(v, t)
-        times.append((time.perf_counter() - start) * 1000)
-    return percentile(times, 50)
+    """p50 ms of ``call(vector, text)`` over the queries, after 5 warm-up calls."""
+    return percentile(timings_ms(lambda q: call(*q), list(zip(vectors, texts)), warm=5), 50)
 
 
 def measure(volume: int, tenants: int, queries: int, folder: Path) -> dict:

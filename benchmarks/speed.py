@@ -45,6 +45,18 @@ def percentile(values: list[float], q: float) -> float:
     return float(np.percentile(values, q))
 
 
+def timings_ms(call, items, warm: int = 0) -> list[float]:
+    """Milliseconds of ``call(item)`` for each item, after ``warm`` untimed calls on the first items."""
+    for item in items[:warm]:
+        call(item)
+    times = []
+    for item in items:
+        start = time.perf_counter()
+        call(item)
+        times.append((time.perf_counter() - start) * 1000)
+    return times
+
+
 def encode_throughput(embedder, label: str, single: int, batch: int, folder: Path) -> dict:
     """Episodes per second for ``single`` encode() calls and for encode_batch of ``batch`` items."""
     with Audrey(folder / f"encode-{label}.db", embedder=embedder) as brain:
@@ -90,19 +102,9 @@ def recall_latency(size: int, queries: int, limit: int, folder: Path) -> dict:
         populate(brain, size)
         brain.wait_for_idle()  # validation runs in the background; time recall on a settled store
         populate_s = time.perf_counter() - start
-        for v in vectors[:5]:  # warm the page cache
-            brain.recall_by_vector(v, limit=limit)
-        timings = []
-        for v in vectors:
-            start = time.perf_counter()
-            brain.recall_by_vector(v, limit=limit)
-            timings.append((time.perf_counter() - start) * 1000)
+        timings = timings_ms(lambda v: brain.recall_by_vector(v, limit=limit), vectors, warm=5)  # warm the cache
         queries = [sentence(rng, 4) for _ in vectors]
-        hybrid = []
-        for text, v in zip(queries, vectors):
-            start = time.perf_counter()
-            brain.recall(text, limit=limit, query_vector=v)
-            hybrid.append((time.perf_counter() - start) * 1000)
+        hybrid = timings_ms(lambda q: brain.recall(q[0], limit=limit, query_vector=q[1]), list(zip(queries, vectors)))
         # Where the time goes: the KNN query alone, then fetching + scoring its candidates.
         options = check_options(agent=brain.agent, limit=limit)
         k = pool_size(options, brain.config.recall)
