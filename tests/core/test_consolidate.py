@@ -6,6 +6,8 @@ from __future__ import annotations
 import subprocess
 import sys
 import textwrap
+import time
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 import pytest
@@ -405,3 +407,21 @@ def test_rollback_of_a_run_that_wrote_principles(db_path, placed, clock):
         assert brain.causal_links() == []
         assert events[0]["run_id"] == run.id and events[0]["outputs"] == [principle]
         assert [r.status for r in brain.consolidation_history()] == ["rolled_back"]
+
+
+def test_two_instances_consolidating_at_once_give_one_runs_principles(db_path, placed, clock, monkeypatch):
+    """The storage's consolidation lock (in-process for SQLite, an advisory lock on PostgreSQL) serialises runs
+    of one agent across Audrey instances: the second finds the work done."""
+    with open_brain(db_path, placed, clock) as first, open_brain(db_path, placed, clock) as second:
+        three_topics(first, placed)
+        real = consolidate_stage.extract
+
+        def slow_extract(*args):
+            time.sleep(0.2)  # keeps the first run open while the second arrives
+            return real(*args)
+
+        monkeypatch.setattr(consolidate_stage, "extract", slow_extract)
+        with ThreadPoolExecutor(2) as pool:
+            runs = list(pool.map(lambda brain: brain.consolidate(), [first, second]))
+        assert sorted(len(run.output_memory_ids) for run in runs) == [0, 3]
+        assert first.introspect().counts["semantic"] == 3
