@@ -14,6 +14,7 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import asdict, is_dataclass
 from datetime import datetime
+from pathlib import Path
 from typing import Any
 
 import click
@@ -34,6 +35,7 @@ from .embedding import embedder_for
 from .errors import AudreyError, EmbeddingMismatchError, InvalidInputError, NotFoundError, StorageError
 from .maintenance import backfill, export_snapshot, import_snapshot, read_snapshot_header, reembed
 from .storage import Storage, open_storage
+from .storage.postgres_connection import is_postgres_url
 
 DEFAULT_DB = "./audrey-data/audrey.db"
 EXIT_FAILED, EXIT_USAGE, EXIT_NO_DATABASE, EXIT_NOT_FOUND, EXIT_REFUSED = 1, 2, 3, 4, 5
@@ -330,12 +332,13 @@ def status(s: Settings) -> None:
 
 @cli.command("export")
 @json_option
+@click.option("--no-vectors", is_flag=True, help="Leave vectors out (smaller; `audrey backfill` rebuilds them).")
 @click.argument("file", type=click.Path(dir_okay=False, allow_dash=True), default="-")
 @click.pass_obj
-def export_cmd(s: Settings, file: str) -> None:
+def export_cmd(s: Settings, file: str, no_vectors: bool) -> None:
     """Write a JSON Lines snapshot of every table (to FILE, default standard output)."""
     with s.storage() as storage, click.open_file(file, "w", encoding="utf-8") as out:
-        count = export_snapshot(storage, out)
+        count = export_snapshot(storage, out, vectors=not no_vectors)
     if file != "-":
         s.emit({"records": count, "file": file}, lambda: f"exported {count} records to {file}")
 
@@ -359,6 +362,7 @@ def import_cmd(s: Settings, file: str) -> None:
                 f"{header['embedding_model']}: import into a new database",
                 EXIT_REFUSED,
             )
+        created = not is_postgres_url(s.db) and not Path(s.db).exists()
         storage = open_storage(
             s.db, model_name=header["embedding_model"], dimensions=int(header["embedding_dimensions"])
         )
@@ -366,9 +370,14 @@ def import_cmd(s: Settings, file: str) -> None:
             if not storage.is_empty():
                 raise CliError(f"{s.name} already holds memories; import only into an empty database", EXIT_REFUSED)
             with progress_bar("importing", None) as advance:
-                count = import_snapshot(storage, lines, advance)
-        finally:
+                count = import_snapshot(storage, lines, advance, header)
+        except BaseException:
             storage.close()
+            if created:  # a failed import into a new file leaves no file behind
+                for suffix in ("", "-wal", "-shm"):
+                    Path(f"{s.db}{suffix}").unlink(missing_ok=True)
+            raise
+        storage.close()
     s.emit({"records": count}, lambda: f"imported {count} records into {s.name}")
 
 

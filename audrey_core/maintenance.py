@@ -10,7 +10,7 @@ from typing import IO, Any
 from .embedding import chunk_spans, embed_texts
 from .errors import AudreyError, InvalidInputError
 from .storage import Storage
-from .storage.sql_maintenance import snapshot_header
+from .storage.sql_maintenance import SNAPSHOT_VERSION, snapshot_header
 
 Progress = Callable[[int], None]
 
@@ -52,13 +52,21 @@ def reembed(storage: Storage, embedder: Any, batch_size: int = 256, progress: Pr
     return written
 
 
-def export_snapshot(storage: Storage, out: IO[str]) -> int:
-    """Write a JSON Lines snapshot (a header, then one record per row and vector); return the records written."""
+END_MARKER = "audrey_snapshot_end"
+
+
+def export_snapshot(storage: Storage, out: IO[str], vectors: bool = True) -> int:
+    """Write a JSON Lines snapshot (a header, one record per row and vector, then an end marker carrying the record
+    count, so that a cut or damaged file is recognised on import); return the records written. Without ``vectors``
+    the memories import vector-less, for :func:`backfill`."""
     out.write(json.dumps(snapshot_header(storage)) + "\n")
     count = 0
     for table, row in storage.export_records():
+        if table == "vector" and not vectors:
+            continue
         out.write(json.dumps({"table": table, "row": row}, ensure_ascii=False) + "\n")
         count += 1
+    out.write(json.dumps({END_MARKER: {"records": count}}) + "\n")
     return count
 
 
@@ -66,28 +74,63 @@ def read_snapshot_header(lines: Iterator[str]) -> dict[str, Any]:
     """The header record of a snapshot (its first line)."""
     try:
         header = json.loads(next(lines))
-    except (StopIteration, json.JSONDecodeError) as exc:
+    except (StopIteration, ValueError) as exc:  # ValueError: bad JSON or bytes that are not UTF-8
         raise InvalidInputError("not an Audrey snapshot: the first line must be its JSON header") from exc
-    if not isinstance(header, dict) or header.get("audrey_snapshot") != 1:
-        raise InvalidInputError("not an Audrey snapshot: the header lacks audrey_snapshot: 1")
+    if not isinstance(header, dict) or header.get("audrey_snapshot") not in (1, SNAPSHOT_VERSION):
+        raise InvalidInputError(f"not an Audrey snapshot: the header lacks audrey_snapshot: {SNAPSHOT_VERSION}")
+    model, dimensions = header.get("embedding_model"), header.get("embedding_dimensions")
+    if not isinstance(model, str) or isinstance(dimensions, bool) or not isinstance(dimensions, int) or dimensions < 1:
+        raise InvalidInputError("the snapshot header lacks its embedding model or dimensions")
     return header
 
 
-def snapshot_records(lines: Iterator[str]) -> Iterator[tuple[str, dict[str, Any]]]:
-    """The (table, row) records after the header."""
-    for number, line in enumerate(lines, start=2):
+def snapshot_records(
+    lines: Iterator[str], header: dict[str, Any] | None = None
+) -> Iterator[tuple[str, dict[str, Any]]]:
+    """The (table, row) records after the header. A version 2 snapshot must end with its end marker, after exactly
+    the records it counts; anything else raises :class:`InvalidInputError` (inside the import's transaction, so
+    nothing is kept). Version 1 snapshots had no marker and cannot be checked for completeness."""
+    checked = header is None or header.get("audrey_snapshot") == SNAPSHOT_VERSION
+    count, end = 0, None
+    for number, line in _numbered(lines):
         if not line.strip():
             continue
         try:
             record = json.loads(line)
-            yield record["table"], record["row"]
-        except (json.JSONDecodeError, KeyError, TypeError) as exc:
-            raise InvalidInputError(f"snapshot line {number} is not a {{table, row}} record") from exc
+        except ValueError as exc:
+            raise InvalidInputError(f"snapshot line {number} is not JSON: the file is damaged") from exc
+        if end is not None:
+            raise InvalidInputError(f"snapshot line {number} follows the end marker: the file is damaged")
+        if isinstance(record, dict) and END_MARKER in record:
+            end = record[END_MARKER]
+            if not isinstance(end, dict) or end.get("records") != count:
+                raise InvalidInputError(
+                    f"the snapshot's end marker counts {end!r} records but {count} were read: the file is damaged"
+                )
+            continue
+        if not isinstance(record, dict) or not isinstance(record.get("table"), str) or "row" not in record:
+            raise InvalidInputError(f"snapshot line {number} is not a {{table, row}} record")
+        count += 1
+        yield record["table"], record["row"]
+    if checked and end is None:
+        raise InvalidInputError(
+            f"the snapshot ends after {count} records without its end marker: it was cut short; nothing was imported"
+        )
 
 
-def import_snapshot(storage: Storage, lines: Iterator[str], progress: Progress | None = None) -> int:
-    """Restore a snapshot (header already read) into an empty store; return the records read."""
-    return storage.import_records(snapshot_records(lines), progress)
+def _numbered(lines: Iterator[str]) -> Iterator[tuple[int, str]]:
+    try:
+        yield from enumerate(lines, start=2)
+    except UnicodeDecodeError as exc:
+        raise InvalidInputError(f"the snapshot is not UTF-8 text: {exc}") from exc
+
+
+def import_snapshot(
+    storage: Storage, lines: Iterator[str], progress: Progress | None = None, header: dict[str, Any] | None = None
+) -> int:
+    """Restore a snapshot (``header`` already read from ``lines``) into an empty store in one transaction; return the
+    records read. A truncated or damaged file raises :class:`InvalidInputError` and leaves the store as it was."""
+    return storage.import_records(snapshot_records(lines, header), progress)
 
 
 def _check_embedder_matches(storage: Storage, embedder: Any) -> None:

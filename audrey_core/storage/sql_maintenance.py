@@ -14,7 +14,8 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import StorageError
+from ..errors import InvalidInputError, StorageError
+from ..inputs import check_json_value
 from ..models import Memory
 from .connection import placeholders
 from .migrations import LATEST_VERSION
@@ -43,9 +44,19 @@ def encode_vector(vector: np.ndarray) -> str:
     return base64.b64encode(np.ascontiguousarray(vector, dtype="<f4").tobytes()).decode("ascii")
 
 
-def decode_vector(text: str) -> np.ndarray:
-    """The inverse of :func:`encode_vector`."""
-    return np.frombuffer(base64.b64decode(text), dtype="<f4").astype(np.float32)
+def decode_vector(text: Any, dimensions: int | None = None) -> np.ndarray:
+    """The inverse of :func:`encode_vector`; :class:`InvalidInputError` for anything that is not base64 of
+    ``dimensions`` finite little-endian float32 values."""
+    try:
+        raw = base64.b64decode(text, validate=True)
+    except (TypeError, ValueError) as exc:
+        raise InvalidInputError(f"a vector is not valid base64: {exc}") from exc
+    if len(raw) % 4 or (dimensions is not None and len(raw) != 4 * dimensions):
+        raise InvalidInputError(f"a vector holds {len(raw)} bytes, not {dimensions or 'a whole number of'} float32s")
+    vector = np.frombuffer(raw, dtype="<f4").astype(np.float32)
+    if not np.isfinite(vector).all():
+        raise InvalidInputError("a vector holds NaN or infinite values")
+    return vector
 
 
 class SQLMaintenance:
@@ -145,20 +156,15 @@ class SQLMaintenance:
             known = {t: self._table_columns(db, t) for t in EXPORTED_TABLES}
             for table, row in records:
                 count += 1
+                if not isinstance(row, dict) or not all(isinstance(k, str) for k in row):
+                    raise InvalidInputError(f"snapshot record {count} ({table!r}) is not an object of columns")
                 if table == "vector":
-                    vectors.append(
-                        (
-                            row["memory_id"],
-                            int(row.get("chunk_index", 0)),
-                            decode_vector(row["vector"]),
-                            row.get("chunk_start"),
-                            row.get("chunk_end"),
-                        )
-                    )
+                    vectors.append(_vector_record(row, count, self.dimensions))  # type: ignore[attr-defined]
                 elif table in known:
                     unknown = set(row) - known[table]
                     if unknown:
                         raise StorageError(f"snapshot row for {table} has unknown columns {sorted(unknown)}")
+                    check_json_value(f"snapshot record {count} ({table})", row)
                     if table == "episodes" and (row.get("supersedes") or row.get("superseded_by")):
                         # a correction may name an episode restored after it; the foreign keys hold at the end
                         links.append((row.get("supersedes"), row.get("superseded_by"), row["id"]))
@@ -303,10 +309,25 @@ def next_vector_table(existing: Sequence[str]) -> str:
     return f"memory_vectors_{number}"
 
 
+def _vector_record(row: dict[str, Any], number: int, dimensions: int) -> tuple[Any, ...]:
+    """(memory id, chunk index, vector, chunk start, chunk end) of a snapshot's vector record."""
+    try:
+        memory_id, index = row["memory_id"], row.get("chunk_index", 0)
+        start, end = row.get("chunk_start"), row.get("chunk_end")
+        if not isinstance(memory_id, str) or not all(isinstance(v, int) for v in (index, *filter(None, (start, end)))):
+            raise InvalidInputError("memory_id must be a string and chunk positions integers")
+        return memory_id, index, decode_vector(row["vector"], dimensions), start, end
+    except (KeyError, InvalidInputError) as exc:
+        raise InvalidInputError(f"snapshot record {number} (a vector) is damaged: {exc}") from exc
+
+
+SNAPSHOT_VERSION = 2  # 2: an end marker with the record count closes the file
+
+
 def snapshot_header(storage: Any) -> dict[str, Any]:
     """The first record of an export: what the snapshot is and which embedding model made its vectors."""
     return {
-        "audrey_snapshot": 1,
+        "audrey_snapshot": SNAPSHOT_VERSION,
         "schema_version": LATEST_VERSION,
         "embedding_model": storage.model_name,
         "embedding_dimensions": storage.dimensions,

@@ -123,14 +123,11 @@ def restored_filter():
 def test_import_without_vectors_then_backfill(run, tmp_path):
     run("encode", "first memory to backfill")
     run("encode", "second memory to backfill")
-    snapshot = tmp_path / "snap.jsonl"
-    run("export", str(snapshot))
     stripped = tmp_path / "novectors.jsonl"
-    stripped.write_text(
-        "".join(line for line in snapshot.read_text().splitlines(keepends=True) if '"table": "vector"' not in line)
-    )
+    assert run("export", "--no-vectors", str(stripped)).exit_code == 0
+    assert '"table": "vector"' not in stripped.read_text()
     target = tmp_path / "backfill.db"
-    run("import", str(stripped), db_path=target)
+    assert run("import", str(stripped), db_path=target).exit_code == 0
     assert j(run("--json", "status", db_path=target))["vectors"] == {"with": 0, "without": 2}
     # Without vectors, keyword search still finds them (hybrid recall degrades to keywords).
     assert j(run("recall", "first memory", "--json", db_path=target))[0]["content"].startswith("first")
