@@ -22,6 +22,7 @@ from .context import StageContext
 from .embedding import QueryCache, SentenceTransformerEmbedder, check_embedder, count_tokens, to_matrix
 from .errors import ClosedError, ConfigurationError, InvalidInputError
 from .events import EventBus, Handler
+from .inputs import check_ids_text, check_int, check_text
 from .introspect import introspect
 from .keywords import query_terms
 from .llm import as_llm
@@ -34,8 +35,9 @@ from .models import (
     Memory,
     RecallResult,
 )
+from .ownership import Tenant
 from .scheduler import ConsolidationScheduler
-from .storage import Storage, open_storage
+from .storage import Storage, StoreCounts, open_storage
 from .timeutil import Clock, system_clock
 from .validate import validate_episodes
 from .worker import BatchWorker
@@ -43,6 +45,7 @@ from .worker import BatchWorker
 T = TypeVar("T")
 _END = object()
 RECALL_FILTERS = frozenset({"states", "filter", "scope", "scope_prefix", "scoped", "mode", "time_range"})
+SCOPE_FILTERS = ("scope", "scope_prefix", "scoped")
 
 
 class Audrey(AsyncTwins):
@@ -69,12 +72,15 @@ class Audrey(AsyncTwins):
     ) -> None:
         if not isinstance(agent, str) or not agent.strip():
             raise InvalidInputError(f"agent must be a non-empty string, got {agent!r}")
+        check_text("agent", agent)
         if config is not None and not isinstance(config, AudreyConfig):
             raise ConfigurationError(f"config must be an AudreyConfig, got {type(config).__name__}")
         self.agent = agent
         # The part of the agent's memory this instance works in (e.g. one user's): new memories go there, and recall
         # searches it and the scopes below it unless told otherwise (scope=, scope_prefix=, scoped=).
         self.scope: tuple[str, ...] = encode_stage.check_scope(scope)
+        # The ownership rule: this instance reads and changes only memories of its agent at or below its scope.
+        self.tenant = Tenant(agent, self.scope)
         self.config = config or AudreyConfig()
         self.embedder = embedder if embedder is not None else SentenceTransformerEmbedder()
         check_embedder(self.embedder)
@@ -88,7 +94,7 @@ class Audrey(AsyncTwins):
         self._closed = False
         self._close_lock = threading.Lock()
         self._context = StageContext(
-            self.storage, self.embedder, self.llm, self.config, self.clock, self.events, self.agent
+            self.storage, self.embedder, self.llm, self.config, self.clock, self.events, self.agent, self.scope
         )
         self._validator: BatchWorker[str] | None = None
         if self.config.validation.background:
@@ -199,20 +205,26 @@ class Audrey(AsyncTwins):
         return self._encode(requests, replace=replace, vectors=vectors) if requests else []
 
     def _in_scope(self, item: Any) -> Any:
-        """An encode_batch item placed in the instance's scope unless it names its own."""
+        """An encode_batch item placed in the instance's scope unless it names its own (``None`` names none)."""
         if not self.scope:
             return item
         if isinstance(item, str):
             return {"content": item, "scope": self.scope}
-        if isinstance(item, dict) and "scope" not in item:
+        if isinstance(item, dict) and item.get("scope") is None:
             return {**item, "scope": self.scope}
         return item
 
     def _scoped(self, filters: dict[str, Any]) -> dict[str, Any]:
-        """Recall and listing filters, limited to the instance's scope unless they name a scope themselves."""
-        if self.scope and not ({"scope", "scope_prefix", "scoped"} & set(filters)):
-            return {**filters, "scope_prefix": self.scope}
-        return filters
+        """Recall and listing filters, always inside the instance's scope. A scope the caller names must lie in it;
+        ``None`` (or ``scoped=False``) means the argument was not given, never "every scope"."""
+        named = {k: v for k, v in filters.items() if k not in SCOPE_FILTERS or v not in (None, False)}
+        for name in ("scope", "scope_prefix"):
+            if name in named:
+                self.tenant.require_scope(encode_stage.check_scope(named[name]), name)
+        if self.scope and "scope" not in named:
+            prefix = encode_stage.check_scope(named.get("scope_prefix"))
+            named["scope_prefix"] = prefix if len(prefix) > len(self.scope) else self.scope
+        return named
 
     def _encode(
         self, requests: Sequence[encode_stage.EncodeRequest], replace: bool = False, vectors: Any = None
@@ -222,7 +234,7 @@ class Audrey(AsyncTwins):
             self.storage,
             self.embedder,
             requests,
-            agent=self.agent,
+            tenant=self.tenant,
             now=self.clock(),
             confidence=self.config.confidence,
             replace=replace,
@@ -284,6 +296,7 @@ class Audrey(AsyncTwins):
         """Like :meth:`recall`, yielding one result at a time; only what the consumer takes is reinforced."""
         if not isinstance(query, str) or not query.strip():
             raise InvalidInputError("query must be a non-empty string")
+        check_text("query", query)
         budget = _check_budget(filters.pop("token_budget", None))
         given_vector = filters.pop("query_vector", None)
         unknown = set(filters) - RECALL_FILTERS
@@ -398,7 +411,13 @@ class Audrey(AsyncTwins):
     def consolidation_history(self) -> list[ConsolidationRun]:
         """This agent's consolidation runs, oldest first, with their status."""
         self._check_open()
-        return self.storage.find_records(ConsolidationRun, agent=self.agent)
+        return self._runs_within(self.storage.find_records(ConsolidationRun, agent=self.agent))
+
+    def _runs_within(self, runs: list[ConsolidationRun]) -> list[ConsolidationRun]:
+        """The runs a scoped instance may see: those whose every episode and principle is its own."""
+        if not self.scope:
+            return runs
+        return [run for run in runs if consolidate_stage.run_within(self._context, run)]
 
     def contradictions(self, states: Sequence[str] | None = None) -> list[Contradiction]:
         """This agent's recorded contradictions (optionally only those in ``states``), oldest first."""
@@ -406,7 +425,11 @@ class Audrey(AsyncTwins):
         where: dict[str, Any] = {"agent": self.agent}
         if states is not None:
             where["state"] = list(states)
-        return self.storage.find_records(Contradiction, **where)
+        found = self.storage.find_records(Contradiction, **where)
+        if not self.scope:
+            return found
+        mine = self.storage.get_memories({i for c in found for i in (c.claim_a_id, c.claim_b_id)}, owner=self.tenant)
+        return [c for c in found if c.claim_a_id in mine and c.claim_b_id in mine]
 
     def causal_links(self, memory_id: str | None = None) -> list[CausalLink]:
         """This agent's active causal links (those explaining ``memory_id`` when given)."""
@@ -414,19 +437,26 @@ class Audrey(AsyncTwins):
         where: dict[str, Any] = {"agent": self.agent, "state": "active"}
         if memory_id is not None:
             where["memory_id"] = memory_id
-        return self.storage.find_records(CausalLink, **where)
+        found = self.storage.find_records(CausalLink, **where)
+        if not self.scope:
+            return found
+        mine = self.storage.get_memories({link.memory_id for link in found}, owner=self.tenant)
+        return [link for link in found if link.memory_id in mine]
 
     # -- reading ----------------------------------------------------------------------------------------------
 
     def get(self, memory_id: str) -> Memory | None:
-        """The stored memory with this id (any type, any agent), or ``None``."""
+        """This instance's memory with this id (any type), or ``None``: also when it belongs to another agent or
+        lies outside this instance's scope."""
         self._check_open()
-        return self.storage.get_memory(memory_id)
+        (memory_id,) = check_ids_text("get", [memory_id])
+        return self.storage.get_memory(memory_id, owner=self.tenant)
 
     def get_many(self, ids: Sequence[str]) -> list[Memory | None]:
-        """The memories with these ids, in the same order (``None`` where there is none)."""
+        """This instance's memories with these ids, in the same order (``None`` where there is none of its own)."""
         self._check_open()
-        found = self.storage.get_memories(ids)
+        ids = check_ids_text("get_many", ids)
+        found = self.storage.get_memories(ids, owner=self.tenant)
         return [found.get(i) for i in ids]
 
     def embed_query(self, text: str) -> np.ndarray:
@@ -434,16 +464,16 @@ class Audrey(AsyncTwins):
         self._check_open()
         if not isinstance(text, str) or not text.strip():
             raise InvalidInputError("query must be a non-empty string")
-        return self._queries.vector(text)
+        return self._queries.vector(check_text("query", text))
 
     def confidence(self, memory: Memory) -> ConfidenceBreakdown:
         """``memory``'s confidence now, with its parts."""
         return recall_stage.memory_confidence(memory, self.clock(), self.config.confidence)
 
     def vectors(self, ids: Sequence[str]) -> dict[str, np.ndarray]:
-        """The stored embedding of each memory that exists."""
+        """The stored embedding of each of this instance's memories among ``ids``."""
         self._check_open()
-        return self.storage.get_vectors(list(ids))
+        return self.storage.get_vectors(check_ids_text("vectors", ids), owner=self.tenant)
 
     def list_memories(
         self,
@@ -457,6 +487,7 @@ class Audrey(AsyncTwins):
         self._check_open()
         if isinstance(offset, bool) or not isinstance(offset, int) or offset < 0:
             raise InvalidInputError(f"offset must be a non-negative int, got {offset!r}")
+        check_int("offset", offset)
         unknown = set(filters) - RECALL_FILTERS - {"tags", "sources"}
         if unknown:
             raise InvalidInputError(f"unknown options {sorted(unknown)}")
@@ -466,20 +497,19 @@ class Audrey(AsyncTwins):
         return self.storage.list_memories(options.where, options.limit, offset)
 
     def scopes(self) -> list[tuple[str, ...]]:
-        """Every scope that holds at least one of this agent's memories, sorted."""
+        """Every scope at or below this instance's that holds at least one of its agent's memories, sorted."""
         self._check_open()
-        return self.storage.scopes(self.agent)
+        return [s for s in self.storage.scopes(self.agent) if self.tenant.contains(s)]
 
     def forget(self, ids: Sequence[str]) -> list[str]:
         """Delete memories for good (explicit forgetting, unlike decay); return the ids that existed.
 
-        Only this agent's memories are deleted; an audit entry records what was forgotten."""
+        Only this instance's memories are deleted (its agent's, at or below its scope): another tenant's id is
+        treated as missing. An audit entry records what was forgotten."""
         self._check_open()
-        if isinstance(ids, str) or not isinstance(ids, Sequence):
-            raise InvalidInputError("forget takes a list of memory ids")
-        mine = [m.id for m in self.storage.get_memories(ids).values() if m.agent == self.agent]
+        ids = check_ids_text("forget", ids)
         with self.storage.transaction():
-            deleted = self.storage.delete_memories(mine)
+            deleted = self.storage.delete_memories(ids, owner=self.tenant)
             if deleted:
                 self.storage.audit(self.agent, "forget", None, {"ids": deleted}, self.clock())
         if deleted:
@@ -487,9 +517,18 @@ class Audrey(AsyncTwins):
         return deleted
 
     def introspect(self, all_agents: bool = False) -> Introspection:
-        """Counts by type and state, contradictions, causal links, last consolidation, sources, embedding model."""
+        """Counts by type and state, contradictions, causal links, last consolidation, sources, embedding model: of
+        this instance's memories (its agent, at or below its scope). ``all_agents=True`` counts the whole store, an
+        explicit crossing of tenants for operators."""
         self._check_open()
-        return introspect(self.storage, None if all_agents else self.agent)
+        if all_agents or not self.scope:
+            return introspect(self.storage, None if all_agents else self.agent)
+        contradictions: dict[str, int] = {}
+        for contradiction in self.contradictions():
+            contradictions[contradiction.state] = contradictions.get(contradiction.state, 0) + 1
+        completed = [r.completed_at for r in self.consolidation_history() if r.status == "completed" and r.completed_at]
+        within = StoreCounts({}, contradictions, len(self.causal_links()), max(completed, default=None), {})
+        return introspect(self.storage, self.agent, self.scope, within)
 
     def __repr__(self) -> str:
         path = getattr(self.storage, "path", "?")

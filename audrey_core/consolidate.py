@@ -202,14 +202,27 @@ def _run(ctx: StageContext, run_id: str) -> ConsolidationRun:
     return ctx.storage.find_records(ConsolidationRun, id=run_id)[0]
 
 
+def run_within(ctx: StageContext, run: ConsolidationRun) -> bool:
+    """True when every episode a run read and every principle it made belongs to the context's tenant (always, for
+    an instance without a scope: runs are per agent)."""
+    if run.agent != ctx.agent:
+        return False
+    if not ctx.scope:
+        return True
+    ids = {*run.input_episode_ids, *run.output_memory_ids}
+    found = ctx.storage.get_memories(ids)
+    return all(ctx.tenant.owns(m) for m in found.values())
+
+
 def _resume_or_plan(ctx: StageContext) -> ConsolidationRun:
     unfinished = ctx.storage.find_records(ConsolidationRun, agent=ctx.agent, status=["running", "failed"])
+    unfinished = [run for run in unfinished if run_within(ctx, run)]
     if unfinished:
         run = unfinished[0]
         ctx.storage.update_record(ConsolidationRun, run.id, {"status": "running", "error": None})
         return _run(ctx, run.id)
     now = ctx.clock()
-    episodes = ctx.storage.unconsolidated_episodes(ctx.agent, EPISODE_STATES)
+    episodes = ctx.tenant.mine(ctx.storage.unconsolidated_episodes(ctx.agent, EPISODE_STATES))
     vectors = ctx.storage.get_vectors([e.id for e in episodes])
     by_id = {e.id: e for e in episodes}
     lineage = lineages(ctx.storage, episodes)
@@ -237,7 +250,9 @@ def _resume_or_plan(ctx: StageContext) -> ConsolidationRun:
 
 
 def _promote_cluster(ctx: StageContext, run_id: str, ids: list[str]) -> None:
-    output_id = deterministic_id("M", ctx.agent, *ids)
+    # The run's id is part of the principle's: a resumed run finds what it made, and a run after a rollback makes new
+    # principles instead of finding the rolled-back ones.
+    output_id = deterministic_id("M", ctx.agent, run_id, *ids)
     if ctx.storage.get_memory(output_id) is not None:
         return  # promoted before the run was interrupted
     found = ctx.storage.get_memories(ids)

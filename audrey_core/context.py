@@ -7,6 +7,7 @@ from typing import Any
 
 from .config import AudreyConfig
 from .events import EventBus
+from .ownership import Tenant
 from .storage import Storage
 from .timeutil import Clock
 
@@ -22,6 +23,12 @@ class StageContext:
     clock: Clock
     events: EventBus
     agent: str
+    scope: tuple[str, ...] = ()  # the instance's scope: decay and consolidation work on this subtree of the agent
+
+    @property
+    def tenant(self) -> Tenant:
+        """The agent and scope subtree the stages may change."""
+        return Tenant(self.agent, self.scope)
 
     def emit(self, event: str, payload: dict[str, Any]) -> None:
         """Emit ``event`` if anything listens."""

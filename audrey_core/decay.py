@@ -26,7 +26,10 @@ def decay(ctx: StageContext) -> DecayReport:
     threshold = ctx.config.decay.dormant_threshold
     examined = 0
     asleep: list[str] = []
+    tenant = ctx.tenant
     for memory in ctx.storage.iter_memories(ctx.agent, DECAYING_STATES):
+        if not tenant.owns(memory):
+            continue
         examined += 1
         breakdown = memory_confidence(memory, now, ctx.config.confidence)
         if retention(breakdown.value, breakdown.recency) < threshold:

@@ -13,7 +13,9 @@ from .config import SOURCES, ConfidenceConfig
 from .embedding import chunk_spans, embed_texts, to_matrix
 from .errors import InvalidInputError, NotFoundError
 from .ids import new_ulid
+from .inputs import check_json_value, check_text
 from .models import Episode
+from .ownership import Tenant
 from .storage import Storage
 
 ENCODE_FIELDS = frozenset(
@@ -73,6 +75,7 @@ def check_request(
         raise InvalidInputError(f"content must be a string, got {type(content).__name__}")
     if not content.strip():
         raise InvalidInputError("content is empty or only whitespace; there is nothing to remember")
+    check_text("content", content)
     if source not in SOURCES:
         raise InvalidInputError(f"unknown source {source!r}; use one of: {', '.join(SOURCES)}")
     if isinstance(salience, bool) or not isinstance(salience, (int, float)) or not math.isfinite(salience):
@@ -106,22 +109,28 @@ def check_tags(tags: Any) -> tuple[str, ...]:
     for tag in tags:
         if not isinstance(tag, str) or not tag.strip():
             raise InvalidInputError(f"every tag must be a non-empty string, got {tag!r}")
-        cleaned.append(tag.strip())
+        cleaned.append(check_text("a tag", tag.strip()))
     return tuple(dict.fromkeys(cleaned))
 
 
 def check_metadata(metadata: Any) -> dict[str, Any]:
-    """A JSON-serialisable dict with string keys (stored as JSON)."""
+    """A JSON-serialisable dict with string keys (stored as JSON). Top-level keys may not start with ``$``: the filter
+    language keeps those for its operators, so such a key could be stored but never filtered on."""
     if metadata is None:
         return {}
     if not isinstance(metadata, Mapping):
         raise InvalidInputError(f"metadata must be a dict, got {type(metadata).__name__}")
     if not all(isinstance(key, str) for key in metadata):
         raise InvalidInputError("metadata keys must be strings")
+    reserved = sorted(key for key in metadata if key.startswith("$"))
+    if reserved:
+        raise InvalidInputError(f"metadata keys may not start with '$' (kept for filter operators): {reserved}")
     try:
-        return json.loads(json.dumps(dict(metadata), allow_nan=False))
-    except (TypeError, ValueError) as exc:
+        plain = json.loads(json.dumps(dict(metadata), allow_nan=False))
+    except (TypeError, ValueError, RecursionError) as exc:
         raise InvalidInputError(f"metadata must be JSON-serialisable (no NaN, sets or objects): {exc}") from exc
+    check_json_value("metadata", plain)
+    return plain
 
 
 def _causal_part(causal: Any, key: str) -> str | None:
@@ -135,7 +144,7 @@ def _causal_part(causal: Any, key: str) -> str | None:
     value = causal.get(key)
     if value is not None and (not isinstance(value, str) or not value.strip()):
         raise InvalidInputError(f"causal {key} must be a non-empty string, got {value!r}")
-    return value
+    return None if value is None else check_text(f"causal {key}", value)
 
 
 def _check_event_time(value: Any) -> datetime | None:
@@ -153,7 +162,7 @@ def _check_name(name: str, value: Any) -> str | None:
         raise InvalidInputError(
             f"{name} must be a non-empty string of at most {MAX_ID_LENGTH} characters, got {value!r}"
         )
-    return value
+    return check_text(name, value)
 
 
 def check_scope(scope: Any) -> tuple[str, ...]:
@@ -167,6 +176,7 @@ def check_scope(scope: Any) -> tuple[str, ...]:
             raise InvalidInputError(
                 f"scope labels must be non-empty strings without the \\x1f character, got {label!r}"
             )
+        check_text("a scope label", label)
     return tuple(scope)
 
 
@@ -177,7 +187,7 @@ def _check_ids(name: str, ids: Any) -> tuple[str, ...]:
         raise InvalidInputError(f"{name} must be a list of memory ids, got {ids!r}")
     if not all(isinstance(i, str) and i for i in ids):
         raise InvalidInputError(f"{name} must hold memory ids (non-empty strings), got {list(ids)!r}")
-    return tuple(dict.fromkeys(ids))
+    return tuple(dict.fromkeys(check_text(name, i) for i in ids))
 
 
 def _check_supersedes(supersedes: Any) -> str | None:
@@ -185,7 +195,7 @@ def _check_supersedes(supersedes: Any) -> str | None:
         return None
     if not isinstance(supersedes, str) or not supersedes:
         raise InvalidInputError(f"supersedes must be an episode id (string), got {supersedes!r}")
-    return supersedes
+    return check_text("supersedes", supersedes)
 
 
 def request_from_item(item: Any, index: int) -> EncodeRequest:
@@ -205,12 +215,15 @@ def request_from_item(item: Any, index: int) -> EncodeRequest:
         raise InvalidInputError(f"encode_batch item {index}: {exc}") from exc
 
 
-def check_references(storage: Storage, requests: Sequence[EncodeRequest], agent: str) -> None:
-    """``derived_from`` must name stored memories; each ``supersedes`` an existing, not yet superseded episode of
-    this agent, at most once per batch."""
+def check_references(storage: Storage, requests: Sequence[EncodeRequest], tenant: Tenant) -> None:
+    """Each request's scope lies in the tenant's; ``derived_from`` names the tenant's stored memories; each
+    ``supersedes`` an existing, not yet superseded episode of the tenant, at most once per batch. Another tenant's
+    memory is reported exactly like a missing one."""
+    for request in requests:
+        tenant.require_scope(request.scope)
     lineage = {i for r in requests for i in r.derived_from}
     if lineage:
-        missing = sorted(lineage - set(storage.get_memories(lineage)))
+        missing = sorted(lineage - set(storage.get_memories(lineage, owner=tenant)))
         if missing:
             raise NotFoundError(f"derived_from names {', '.join(missing)}, which are not stored memories")
     targets = [r.supersedes for r in requests if r.supersedes]
@@ -221,15 +234,13 @@ def check_references(storage: Storage, requests: Sequence[EncodeRequest], agent:
         if target in seen:
             raise InvalidInputError(f"episode {target} is superseded twice in one batch")
         seen.add(target)
-    found = storage.get_memories(targets)
+    found = storage.get_memories(targets, owner=tenant)
     for target in targets:
         episode = found.get(target)
         if episode is None:
             raise NotFoundError(f"supersedes names {target}, which is not a stored memory")
         if not isinstance(episode, Episode):
             raise InvalidInputError(f"supersedes must name an episode; {target} is a {episode.memory_type} memory")
-        if episode.agent != agent:
-            raise InvalidInputError(f"episode {target} belongs to agent {episode.agent!r}, not {agent!r}")
         if episode.superseded_by:
             raise InvalidInputError(
                 f"episode {target} is already superseded by {episode.superseded_by}; supersede that one instead"
@@ -241,7 +252,7 @@ def encode_episodes(
     embedder: Any,
     requests: Sequence[EncodeRequest],
     *,
-    agent: str,
+    tenant: Tenant,
     now: datetime,
     confidence: ConfidenceConfig,
     replace: bool = False,
@@ -251,8 +262,8 @@ def encode_episodes(
 
     Caller-chosen ids must be new unless ``replace``, which swaps out the stored memory of that id. ``vectors``
     (one per request, from the same embedding model) skips the embedding call."""
-    check_references(storage, requests, agent)
-    check_ids(storage, requests, replace)
+    check_references(storage, requests, tenant)
+    check_ids(storage, requests, replace, tenant)
     if vectors is None:
         spans = [chunk_spans(embedder, r.content) for r in requests]  # long texts: one vector per chunk
         vectors = embed_texts(embedder, [r.content[a:b] for r, s in zip(requests, spans) for a, b in s])
@@ -262,7 +273,7 @@ def encode_episodes(
     episodes = [
         Episode(
             id=r.id or new_ulid(now),
-            agent=agent,
+            agent=tenant.agent,
             scope=r.scope,
             key=r.key,
             content=r.content,
@@ -281,16 +292,17 @@ def encode_episodes(
         )
         for r in requests
     ]
-    storage.insert_memories(episodes, vectors, replace=replace, chunks=spans)
+    storage.insert_memories(episodes, vectors, replace=replace, chunks=spans, owner=tenant)
     return episodes
 
 
-def check_ids(storage: Storage, requests: Sequence[EncodeRequest], replace: bool) -> None:
-    """Caller-chosen ids are unique in the batch, and new unless replacing."""
+def check_ids(storage: Storage, requests: Sequence[EncodeRequest], replace: bool, tenant: Tenant) -> None:
+    """Caller-chosen ids are unique in the batch, and new unless replacing one of the tenant's own memories (an id
+    another tenant holds is refused by the store, inside the write)."""
     chosen = [r.id for r in requests if r.id is not None]
     if len(chosen) != len(set(chosen)):
         raise InvalidInputError("the same id appears twice in one batch")
     if chosen and not replace:
-        taken = sorted(storage.get_memories(chosen))
+        taken = sorted(storage.get_memories(chosen, owner=tenant))
         if taken:
             raise InvalidInputError(f"memory ids already exist: {', '.join(taken)}; pass replace=True to replace them")

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .errors import InvalidInputError
+from .inputs import check_json_value, check_text
 
 OPERATORS = ("$eq", "$ne", "$gt", "$gte", "$lt", "$lte", "$in", "$nin")
 _SCALARS = (str, int, float, bool, type(None))
@@ -63,6 +64,7 @@ def _parse(spec: Mapping[str, Any]) -> Filter:
     for key, value in spec.items():
         if not isinstance(key, str) or not key:
             raise InvalidInputError(f"filter keys must be non-empty strings, got {key!r}")
+        check_text("a filter key", key)
         if key in ("$and", "$or"):
             if not isinstance(value, (list, tuple)) or not value or not all(isinstance(v, Mapping) for v in value):
                 raise InvalidInputError(f"{key} takes a non-empty list of filter dicts")
@@ -81,6 +83,10 @@ def _parse(spec: Mapping[str, Any]) -> Filter:
 
 
 def _compare(key: str, op: Any, operand: Any) -> Compare:
+    if isinstance(operand, (set, frozenset, tuple)):
+        check_json_value(f"filter value on {key[:40]!r}", list(operand))
+    elif isinstance(operand, (str, int, float, list)):
+        check_json_value(f"filter value on {key[:40]!r}", operand)
     if op not in OPERATORS:
         raise InvalidInputError(f"unknown filter operator {op!r} on {key!r}; use one of {', '.join(OPERATORS)}")
     if op in ("$in", "$nin"):

@@ -7,6 +7,7 @@ causal links it created are closed, and an audit entry records it all. Runs are 
 
 from __future__ import annotations
 
+from .consolidate import run_within
 from .context import StageContext
 from .errors import InvalidInputError, NotFoundError
 from .models import CausalLink, ConsolidationRun, Contradiction
@@ -16,8 +17,8 @@ from .undo import restored_fields
 def rollback(ctx: StageContext, run_id: str) -> ConsolidationRun:
     """Unwind ``run_id``; raise :class:`NotFoundError` for an unknown run, :class:`InvalidInputError` for one
     already rolled back or still running."""
-    found = ctx.storage.find_records(ConsolidationRun, id=run_id)
-    if not found or found[0].agent != ctx.agent:
+    found = ctx.storage.find_records(ConsolidationRun, id=run_id) if isinstance(run_id, str) else []
+    if not found or not run_within(ctx, found[0]):
         raise NotFoundError(f"no consolidation run {run_id!r} for agent {ctx.agent!r}; see consolidation_history()")
     run = found[0]
     if run.status == "rolled_back":

@@ -14,6 +14,7 @@ import numpy as np
 
 from ..filters import Filter
 from ..models import CausalLink, ConsolidationRun, Contradiction, Episode, Memory
+from ..ownership import Tenant
 
 # Fields of a stored memory that the pipeline may change (content, source and ids never change: episodes are immutable).
 MUTABLE_MEMORY_FIELDS = frozenset(
@@ -120,17 +121,21 @@ class Storage(ABC):
         vectors: np.ndarray | None,
         replace: bool = False,
         chunks: Sequence[Sequence[tuple[int, int]]] | None = None,
+        owner: Tenant | None = None,
     ) -> None:
         """Store memories with their vectors in one transaction. Without ``chunks`` row i of ``vectors`` belongs to
         ``memories[i]``; with them, memory i owns one vector per (start, end) span, rows in order.
 
         An episode whose ``supersedes`` names another episode marks that one ``superseded`` in the same transaction.
-        With ``replace``, a stored memory with the same id is deleted first (in the same transaction).
+        With ``replace``, a stored memory with the same id is deleted first (in the same transaction); with an
+        ``owner``, an id held by a memory that owner does not own is refused (:class:`InvalidInputError`) and nothing
+        is written.
         """
 
     @abstractmethod
-    def delete_memories(self, ids: Sequence[str]) -> list[str]:
-        """Delete memories, their vectors and tags for good (explicit forgetting); return the ids that existed.
+    def delete_memories(self, ids: Sequence[str], owner: Tenant | None = None) -> list[str]:
+        """Delete memories, their vectors and tags for good (explicit forgetting); return the ids that existed
+        (and, with an ``owner``, belonged to it: others are left alone, as if missing).
 
         Episodes that a deleted episode superseded get their previous state back."""
 
@@ -153,16 +158,19 @@ class Storage(ABC):
         """The ``k`` memories best matching any of ``terms`` by full-text rank, with ``where`` applied."""
 
     @abstractmethod
-    def get_memories(self, ids: Iterable[str], memory_types: Mapping[str, str] | None = None) -> dict[str, Memory]:
-        """The memories with these ids (missing ids are absent from the result). ``memory_types`` is a hint."""
+    def get_memories(
+        self, ids: Iterable[str], memory_types: Mapping[str, str] | None = None, owner: Tenant | None = None
+    ) -> dict[str, Memory]:
+        """The memories with these ids (missing ids, and with an ``owner`` those it does not own, are absent from the
+        result). ``memory_types`` is a hint."""
 
     @abstractmethod
     def chunk_spans(self, vector_rows: Sequence[int]) -> dict[int, tuple[int, int]]:
         """The (start, end) span of each vector row that covers part of its memory's text (whole-text rows omitted)."""
 
     @abstractmethod
-    def get_vectors(self, ids: Sequence[str]) -> dict[str, np.ndarray]:
-        """The stored vector of each memory (its first chunk's vector)."""
+    def get_vectors(self, ids: Sequence[str], owner: Tenant | None = None) -> dict[str, np.ndarray]:
+        """The stored vector of each memory (its first chunk's vector); with an ``owner``, of its memories only."""
 
     @abstractmethod
     def supersedes_chain(self, episode_id: str) -> list[Episode]:
@@ -181,8 +189,9 @@ class Storage(ABC):
         """Retrieval reinforcement: bump ``retrieval_count``, stamp ``last_retrieved_at`` and ``last_reinforced_at``."""
 
     @abstractmethod
-    def counts(self, agent: str | None) -> StoreCounts:
-        """Counts per type and state, contradictions, links, last consolidation, episode sources."""
+    def counts(self, agent: str | None, scope_prefix: tuple[str, ...] = ()) -> StoreCounts:
+        """Counts per type and state, contradictions, links, last consolidation, episode sources. A non-root
+        ``scope_prefix`` limits the memory and source counts to that subtree (the rest stay per agent)."""
 
     @abstractmethod
     def transaction(self) -> AbstractContextManager[Any]:
@@ -325,6 +334,6 @@ class Storage(ABC):
         every other writer (SQLite). A server backend locks the row."""
         return self.get_memory(memory_id)
 
-    def get_memory(self, memory_id: str) -> Memory | None:
-        """One memory by id, or ``None``."""
-        return self.get_memories([memory_id]).get(memory_id)
+    def get_memory(self, memory_id: str, owner: Tenant | None = None) -> Memory | None:
+        """One memory by id, or ``None`` (also when ``owner`` is given and does not own it)."""
+        return self.get_memories([memory_id], owner=owner).get(memory_id)

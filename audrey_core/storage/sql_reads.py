@@ -10,6 +10,7 @@ import numpy as np
 
 from ..filters import Filter
 from ..models import Episode, Memory
+from ..ownership import Tenant
 from ..timeutil import from_iso, to_iso
 from .base import StoreCounts, VectorFilter, VectorHit
 from .connection import placeholders
@@ -105,14 +106,9 @@ class SQLReads:
             low = encode_scope(where.scope_prefix)  # a range over the scope column: only that subtree is scanned
             sql.append("scope >= ? AND scope < ?")
             params.extend([low, scope_upper_bound(low)])
-        if where.tags is not None:
-            if not where.tags:
-                return None
-            sql.append(
-                "rowid IN (SELECT r.rowid FROM memory_tags t JOIN memory_vector_rows r ON r.memory_id = t.memory_id "
-                f"WHERE t.tag IN ({placeholders(where.tags)}))"
-            )
-            params.extend(where.tags)
+        if where.tags is not None and not where.tags:
+            return None
+        # sqlite-vec takes one "rowid IN (...)" constraint per query, so tags, metadata and time share one subquery.
         if where.metadata is not None or where.time_range is not None:
             union, sub_params = self._over_tables(
                 where,
@@ -121,6 +117,12 @@ class SQLReads:
             )
             sql.append(f"rowid IN ({union})")
             params.extend(sub_params)
+        elif where.tags is not None:
+            sql.append(
+                "rowid IN (SELECT r.rowid FROM memory_tags t JOIN memory_vector_rows r ON r.memory_id = t.memory_id "
+                f"WHERE t.tag IN ({placeholders(where.tags)}))"
+            )
+            params.extend(where.tags)
         return sql, params
 
     @staticmethod
@@ -154,12 +156,12 @@ class SQLReads:
                 params.append(encode_scope(where.scope))
             if where.scoped:
                 conditions.append(f"{alias}.scope != ''")
-            if where.tags is not None:
-                conditions.append(
-                    f"EXISTS (SELECT 1 FROM memory_tags t WHERE t.memory_id = {alias}.id "
-                    f"AND t.tag IN ({placeholders(where.tags)}))"
-                )
-                params.extend(where.tags)
+        if where.tags is not None:  # on the vector side too: it shares the one rowid subquery (see above)
+            conditions.append(
+                f"EXISTS (SELECT 1 FROM memory_tags t WHERE t.memory_id = {alias}.id "
+                f"AND t.tag IN ({placeholders(where.tags)}))"
+            )
+            params.extend(where.tags)
         if where.scope_prefix and not vector_side:
             low = encode_scope(where.scope_prefix)  # an indexable range, exact by construction; never a pattern
             conditions.append(f"{alias}.scope >= ? AND {alias}.scope < ?")
@@ -213,7 +215,9 @@ class SQLReads:
             rows = db.execute(scope_sql, [agent] * len(TABLES) if agent is not None else []).fetchall()
         return sorted(decode_scope(r[0]) for r in rows)
 
-    def get_memories(self, ids: Iterable[str], memory_types: Mapping[str, str] | None = None) -> dict[str, Memory]:
+    def get_memories(
+        self, ids: Iterable[str], memory_types: Mapping[str, str] | None = None, owner: Tenant | None = None
+    ) -> dict[str, Memory]:
         wanted = list(dict.fromkeys(ids))
         if not wanted:
             return {}
@@ -234,11 +238,15 @@ class SQLReads:
                     ).fetchall()
                     for row in rows:
                         found[row[0]] = row_to_memory(memory_type, row)
+        if owner is not None:
+            return {memory_id: m for memory_id, m in found.items() if owner.owns(m)}
         return found
 
-    def get_vectors(self, ids: Sequence[str]) -> dict[str, np.ndarray]:
+    def get_vectors(self, ids: Sequence[str], owner: Tenant | None = None) -> dict[str, np.ndarray]:
         if not ids or self.vector_error is not None:
             return {}
+        if owner is not None:
+            ids = list(self.get_memories(ids, owner=owner))
         rows = []
         with self._read() as db:
             for batch in batches(list(ids)):
@@ -285,11 +293,18 @@ class SQLReads:
             ).fetchall()
         return [row_to_memory("episodic", row) for row in rows]  # type: ignore[misc]
 
-    def counts(self, agent: str | None) -> StoreCounts:
+    def counts(self, agent: str | None, scope_prefix: tuple[str, ...] = ()) -> StoreCounts:
         scope, params = ("WHERE agent = ?", [agent]) if agent is not None else ("", [])
+        subtree, subtree_params = scope, params
+        if scope_prefix:
+            low = encode_scope(scope_prefix)
+            subtree = f"{scope or 'WHERE 1 = 1'} AND scope >= ? AND scope < ?"
+            subtree_params = [*params, low, scope_upper_bound(low)]
         with self._read() as db:
             states = {
-                memory_type: dict(db.execute(f"SELECT state, COUNT(*) FROM {table} {scope} GROUP BY state", params))
+                memory_type: dict(
+                    db.execute(f"SELECT state, COUNT(*) FROM {table} {subtree} GROUP BY state", subtree_params)
+                )
                 for memory_type, table in TABLES.items()
             }
             contradictions = dict(
@@ -298,7 +313,9 @@ class SQLReads:
             links = db.execute(f"SELECT COUNT(*) FROM causal_links {scope}", params).fetchone()[0]
             completed = "WHERE status = 'completed'" + (" AND agent = ?" if agent is not None else "")
             last = db.execute(f"SELECT MAX(completed_at) FROM consolidation_runs {completed}", params).fetchone()[0]
-            sources = dict(db.execute(f"SELECT source, COUNT(*) FROM episodes {scope} GROUP BY source", params))
+            sources = dict(
+                db.execute(f"SELECT source, COUNT(*) FROM episodes {subtree} GROUP BY source", subtree_params)
+            )
         return StoreCounts(
             states=states,
             contradictions=contradictions,

@@ -10,14 +10,15 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import StorageError
+from ..errors import InvalidInputError, StorageError
 from ..models import Episode, Memory
+from ..ownership import Tenant
 from ..timeutil import to_iso
 from .base import MUTABLE_MEMORY_FIELDS
 from .connection import placeholders
 from .migrations import FTS_TABLE
 from .rows import COLUMNS, TABLES, encode_value, memory_to_row
-from .sql_filters import encode_scope
+from .sql_filters import decode_scope, encode_scope
 
 
 class SQLWrites:
@@ -79,6 +80,7 @@ class SQLWrites:
         vectors: np.ndarray | None,
         replace: bool = False,
         chunks: Sequence[Sequence[tuple[int, int]]] | None = None,
+        owner: Tenant | None = None,
     ) -> None:
         expected = len(memories) if chunks is None else sum(len(c) for c in chunks)
         if vectors is not None and expected != len(vectors):
@@ -86,6 +88,8 @@ class SQLWrites:
         if not memories:
             return
         with self._write() as db:
+            if owner is not None:
+                self._refuse_foreign_ids(db, [m.id for m in memories], owner)
             if replace:
                 self._delete(db, [m.id for m in memories])
             for memory_type in TABLES:
@@ -137,19 +141,35 @@ class SQLWrites:
         )
         self._insert_vector_rows(db, self.vector_table, owned, matrix)
 
-    def delete_memories(self, ids: Sequence[str]) -> list[str]:
+    def delete_memories(self, ids: Sequence[str], owner: Tenant | None = None) -> list[str]:
         if not ids:
             return []
         with self._write() as db:
-            return self._delete(db, ids)
+            return self._delete(db, ids, owner)
 
-    def _delete(self, db: Any, ids: Sequence[str]) -> list[str]:
-        ids = list(dict.fromkeys(ids))
+    def _holders(self, db: Any, ids: Sequence[str]) -> list[tuple[str, str, tuple[str, ...]]]:
+        """(id, agent, scope) of each stored memory among ``ids``."""
         marks = placeholders(ids)
-        existing = [
-            row[0]
+        return [
+            (row[0], row[1], decode_scope(row[2]))
             for table in TABLES.values()
-            for row in db.execute(f"SELECT id FROM {table} WHERE id IN ({marks})", ids)
+            for row in db.execute(f"SELECT id, agent, scope FROM {table} WHERE id IN ({marks})", list(ids))
+        ]
+
+    def _refuse_foreign_ids(self, db: Any, ids: Sequence[str], owner: Tenant) -> None:
+        """Ids are one namespace for the whole store: one that another tenant's memory holds cannot be taken over."""
+        taken = sorted(
+            i for i, agent, scope in self._holders(db, ids) if agent != owner.agent or not owner.contains(scope)
+        )
+        if taken:
+            raise InvalidInputError(f"memory ids {', '.join(taken)} cannot be used here; choose other ids")
+
+    def _delete(self, db: Any, ids: Sequence[str], owner: Tenant | None = None) -> list[str]:
+        ids = list(dict.fromkeys(ids))
+        existing = [
+            i
+            for i, agent, scope in self._holders(db, ids)
+            if owner is None or (agent == owner.agent and owner.contains(scope))
         ]
         if not existing:
             return []

@@ -29,6 +29,11 @@ from typing import Any
 import numpy as np
 
 from ..errors import ClosedError, EmbeddingMismatchError, StorageError
+
+try:
+    import fcntl
+except ImportError:  # Windows: consolidation is serialised within a process only
+    fcntl = None  # type: ignore[assignment]
 from ..models import Memory
 from .base import Storage
 from .connection import connect, load_sqlite_vec, sqlite_module
@@ -46,7 +51,10 @@ class SQLiteStorage(SQLiteMaintenance, SQLiteReads, SQLWrites, SQLRecords, Stora
     def __init__(self, path: str | Path, *, model_name: str, dimensions: int) -> None:
         self.path = str(path)
         if self.path != ":memory:" and not self.path.startswith("file:"):
-            Path(self.path).expanduser().parent.mkdir(parents=True, exist_ok=True)
+            try:
+                Path(self.path).expanduser().parent.mkdir(parents=True, exist_ok=True)
+            except (OSError, ValueError) as exc:  # ValueError: a NUL in the path
+                raise StorageError(f"cannot create the folder for the store {self.path}: {exc}") from exc
         self._lock = threading.RLock()
         self._depth = 0  # nesting of write transactions on the thread holding the lock
         module = sqlite_module()
@@ -174,6 +182,25 @@ class SQLiteStorage(SQLiteMaintenance, SQLiteReads, SQLWrites, SQLRecords, Stora
 
     def transaction(self) -> Any:
         return self._write()
+
+    @contextmanager
+    def consolidation_lock(self, agent: str) -> Iterator[None]:
+        """The per-process lock, then (for a file store) an exclusive OS lock on a file beside the database, held for
+        the whole run: a consolidation in another process waits for it, then finds the episodes consolidated. The
+        kernel releases the lock when its holder dies, as it does SQLite's own locks."""
+        with super().consolidation_lock(agent):
+            if self.path == ":memory:" or self.path.startswith("file:") or fcntl is None:
+                yield
+                return
+            try:
+                handle = open(f"{self.path}-consolidation.lock", "a+b")  # noqa: SIM115 - held across the yield
+            except OSError as exc:
+                raise StorageError(f"cannot open the consolidation lock beside {self.path}: {exc}") from exc
+            try:
+                fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
+                yield
+            finally:
+                handle.close()  # closing the file releases the lock
 
     def close(self) -> None:
         with self._lock:

@@ -144,8 +144,8 @@ def test_supersedes_errors_write_nothing(brain):
 def test_supersedes_cannot_cross_agents(db_path, embedder):
     with Audrey(db_path, agent="alice", embedder=embedder) as alice:
         theirs = alice.encode("alice's note")
-    with Audrey(db_path, agent="bob", embedder=embedder) as bob, pytest.raises(InvalidInputError, match="alice"):
-        bob.encode("bob overrides alice", supersedes=theirs)
+    with Audrey(db_path, agent="bob", embedder=embedder) as bob, pytest.raises(NotFoundError, match="not a stored"):
+        bob.encode("bob overrides alice", supersedes=theirs)  # another agent's memory looks exactly like none
 
 
 class BrokenEmbedder(DeterministicEmbedder):

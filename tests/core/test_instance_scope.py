@@ -24,11 +24,19 @@ def test_instances_recall_their_own_scope_and_below(db_path, embedder):
     with open_scoped(db_path, embedder, ("user", "alice")) as alice:
         assert {r.id for r in alice.recall("garden project notes")} == {ids["alice"], ids["session"]}
         assert {m.id for m in alice.list_memories()} == {ids["alice"], ids["session"]}
-        assert {r.id for r in alice.recall("garden project notes", scope_prefix=())} == set(ids.values())
-        assert [r.id for r in alice.recall("garden notes", scope=("user", "alice2"))] == [ids["alice2"]]
-        batch = alice.encode_batch(["a plain string", {"content": "elsewhere", "scope": ["team"]}])
-        assert alice.get(batch[0]).scope == ("user", "alice") and alice.get(batch[1]).scope == ("team",)
+        assert [r.id for r in alice.recall("garden notes", scope=("user", "alice", "session-1"))] == [ids["session"]]
+        assert [r.id for r in alice.recall("garden notes", scope_prefix=None, scope=None)] != []
+        for outside in ({"scope_prefix": ()}, {"scope": ("user", "alice2")}, {"scope_prefix": ("user",)}):
+            with pytest.raises(InvalidInputError, match="outside this instance's scope"):
+                alice.recall("garden notes", **outside)
+        batch = alice.encode_batch(["a plain string", {"content": "below", "scope": ["user", "alice", "s2"]}])
+        assert alice.get(batch[0]).scope == ("user", "alice") and alice.get(batch[1]).scope == ("user", "alice", "s2")
+        with pytest.raises(InvalidInputError, match="outside this instance's scope"):
+            alice.encode_batch([{"content": "elsewhere", "scope": ["team"]}])
         assert "scope=('user', 'alice')" in repr(alice)
+    with open_scoped(db_path, embedder, ()) as everyone:  # the whole agent: the documented way to cross scopes
+        assert set(ids.values()) <= {r.id for r in everyone.recall("garden project notes")}
+        assert [r.id for r in everyone.recall("garden notes", scope=("user", "alice2"))] == [ids["alice2"]]
     with pytest.raises(InvalidInputError, match="scope"):
         open_scoped(db_path, embedder, "alice")
 
@@ -51,4 +59,6 @@ def test_consolidation_never_mixes_scopes(db_path):
         mine = next(p for p in principles if p.scope == ("user", "bob"))
         theirs = next(p for p in principles if p.scope == ("user", "alice"))
         assert bob.get(mine.id).evidence_count == mine.evidence_count + 1
-        assert bob.get(theirs.id).evidence_count == theirs.evidence_count
+        assert bob.get(theirs.id) is None  # alice's principle is not bob's to see
+    with open_scoped(path, placed, ()) as everyone:
+        assert everyone.get(theirs.id).evidence_count == theirs.evidence_count
