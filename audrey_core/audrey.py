@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from datetime import datetime
@@ -70,6 +71,8 @@ class Audrey(AsyncTwins):
         clock: Clock | None = None,
         scope: Sequence[str] | None = None,
     ) -> None:
+        if not isinstance(path, (str, os.PathLike)):
+            raise InvalidInputError(f"path must be a file path, ':memory:' or a postgresql:// URL, got {path!r}")
         if not isinstance(agent, str) or not agent.strip():
             raise InvalidInputError(f"agent must be a non-empty string, got {agent!r}")
         check_text("agent", agent)

@@ -21,6 +21,7 @@ from .config import MEMORY_TYPES, RECALLABLE_STATES, SOURCES, STATES, Confidence
 from .encode import check_scope, check_tags
 from .errors import InvalidInputError, StorageError
 from .filters import parse_filter
+from .inputs import check_int
 from .keywords import convex_fusion, reciprocal_rank_fusion
 from .models import Episode, Memory, Procedure, Provenance, RecallResult, Semantic
 from .storage import KeywordHit, Storage, VectorFilter, VectorHit
@@ -65,6 +66,7 @@ def check_options(
     """Validate recall's arguments; raise :class:`InvalidInputError` saying what is wrong."""
     if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1:
         raise InvalidInputError(f"limit must be a positive int, got {limit!r}")
+    check_int("limit", limit)
     if (
         isinstance(min_confidence, bool)
         or not isinstance(min_confidence, (int, float))

@@ -1,5 +1,6 @@
-"""One PostgreSQL memory shared by many processes: concurrent encodes all land once; concurrent consolidations of the
-same agent produce one run's principles. Real processes, a real server (tests/postgres_server.py)."""
+"""One memory shared by many processes: concurrent encodes all land once (PostgreSQL); concurrent consolidations of
+the same agent produce one run's principles (PostgreSQL and one SQLite file). Real processes, a real server
+(tests/postgres_server.py)."""
 
 from __future__ import annotations
 
@@ -73,8 +74,11 @@ def test_eight_processes_encoding_at_once_store_every_memory_exactly_once(tmp_pa
         assert hit.content == "worker 5 observation 999 about topic 0"
 
 
-def test_two_consolidations_started_together_give_one_runs_principles(tmp_path):
-    url, go = fresh_database_url(), tmp_path / "go"
+@pytest.mark.parametrize("store", ["postgres", "sqlite"])
+def test_two_consolidations_started_together_give_one_runs_principles(tmp_path, store):
+    # On SQLite the processes share a file: the lock beside it serialises them (before it, one raised 5 times in 5).
+    url = fresh_database_url() if store == "postgres" else str(tmp_path / "shared.db")
+    go = tmp_path / "go"
     placed = PlacedEmbedder(dimensions=256)
     with Audrey(url, agent="tester", embedder=placed, config=SYNC) as brain:
         three_topics(brain, placed)
