@@ -58,3 +58,13 @@ SYNC = AudreyConfig(validation=ValidationConfig(background=False))  # validation
 def brain(db_path, embedder, clock):
     with Audrey(path=db_path, agent="tester", embedder=embedder, clock=clock, config=SYNC) as instance:
         yield instance
+
+
+@pytest.fixture(params=BACKENDS)
+def store_location(request, tmp_path):
+    """An SQLite file or a fresh PostgreSQL schema, for adapter tests that must hold on both backends."""
+    if request.param == "postgres":
+        from .postgres_server import fresh_database_url
+
+        return fresh_database_url()
+    return str(tmp_path / "shared.db")
