@@ -408,6 +408,9 @@ class Audrey(AsyncTwins):
     def rollback(self, run_id: str) -> ConsolidationRun:
         """Unwind a consolidation run: its principles become rolled_back, its episodes unconsolidated."""
         self._check_open()
+        if not isinstance(run_id, str):
+            raise InvalidInputError(f"run_id must be a consolidation run's id (a string), got {run_id!r}")
+        check_text("run_id", run_id)
         with self._consolidation_lock:
             return rollback_stage.rollback(self._context, run_id)
 

@@ -33,6 +33,7 @@ from .cli_stores import (
 from .config import MEMORY_TYPES, SOURCES, AudreyConfig, ValidationConfig
 from .embedding import embedder_for
 from .errors import AudreyError, EmbeddingMismatchError, InvalidInputError, NotFoundError, StorageError
+from .inputs import check_text
 from .maintenance import backfill, export_snapshot, import_snapshot, read_snapshot_header, reembed
 from .storage import Storage, open_storage
 from .storage.postgres_connection import is_postgres_url
@@ -198,7 +199,9 @@ class AudreyGroup(click.Group):
 def cli(ctx: click.Context, db: str, agent: str, as_json: bool, embedder: str | None) -> None:
     """Audrey: a memory for LLM agents. Exit codes: 0 ok, 1 failed, 2 usage, 3 no database, 4 not found,
     5 refused."""
-    ctx.obj = Settings(db, agent, as_json, embedder)
+    if not agent.strip():
+        raise InvalidInputError("--agent must name an agent")
+    ctx.obj = Settings(db, check_text("--agent", agent), as_json, embedder)
 
 
 @cli.command()

@@ -7,6 +7,8 @@ import os
 import threading
 from datetime import datetime
 
+from .inputs import check_text
+
 _ALPHABET = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
 _lock = threading.Lock()
 _last_ms = -1
@@ -38,6 +40,8 @@ def new_ulid(moment: datetime) -> str:
 
 
 def deterministic_id(prefix: str, *parts: str) -> str:
-    """A stable id derived from its inputs, for outputs that must not duplicate when work is re-run."""
-    digest = hashlib.sha256("\x1f".join(parts).encode("utf-8")).digest()
+    """A stable id derived from its inputs, for outputs that must not duplicate when work is re-run. Inputs that are
+    not valid text (a NUL or a lone surrogate) raise :class:`InvalidInputError`, as they would when stored."""
+    joined = check_text("a name an id is derived from", "\x1f".join(parts))
+    digest = hashlib.sha256(joined.encode("utf-8")).digest()
     return prefix + _encode(int.from_bytes(digest[:16], "big"), 26)

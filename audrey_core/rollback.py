@@ -17,7 +17,7 @@ from .undo import restored_fields
 def rollback(ctx: StageContext, run_id: str) -> ConsolidationRun:
     """Unwind ``run_id``; raise :class:`NotFoundError` for an unknown run, :class:`InvalidInputError` for one
     already rolled back or still running."""
-    found = ctx.storage.find_records(ConsolidationRun, id=run_id) if isinstance(run_id, str) else []
+    found = ctx.storage.find_records(ConsolidationRun, id=run_id)
     if not found or not run_within(ctx, found[0]):
         raise NotFoundError(f"no consolidation run {run_id!r} for agent {ctx.agent!r}; see consolidation_history()")
     run = found[0]

@@ -47,6 +47,8 @@ def to_audrey_filter(filters: MetadataFilters | None) -> dict[str, Any] | None:
         if operator is None:
             name = FilterOperator(f.operator).value
             raise ValueError(f"AudreyVectorStore does not support the {name!r} filter operator on {f.key!r}")
+        if operator in ("$in", "$nin") and not isinstance(f.value, (list, tuple)):
+            raise ValueError(f"the {FilterOperator(f.operator).value!r} filter on {f.key!r} takes a list of values")
         parts.append({f.key: {operator: list(f.value) if operator in ("$in", "$nin") else f.value}})
     if filters.condition == FilterCondition.NOT:
         raise ValueError("AudreyVectorStore does not support the NOT filter condition")

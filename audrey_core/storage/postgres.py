@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import ClosedError, EmbeddingMismatchError, StorageError
+from ..errors import ClosedError, EmbeddingMismatchError, InvalidInputError, StorageError
 from ..filters import Filter
 from ..models import Memory
 from .base import KeywordHit, Storage, VectorFilter, VectorHit
@@ -106,6 +106,8 @@ class PostgresStorage(SQLMaintenance, SQLReads, SQLWrites, SQLRecords, Storage):
     def _driver_errors(self) -> Iterator[None]:
         try:
             yield
+        except (UnicodeEncodeError, OverflowError) as exc:  # a value the input checks let through
+            raise InvalidInputError(f"a value cannot be stored or compared in PostgreSQL: {exc}") from exc
         except self._error as exc:
             raise StorageError(f"PostgreSQL error on {self.path}: {driver_error(exc, self.url)}") from exc
 

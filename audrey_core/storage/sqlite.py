@@ -28,7 +28,7 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import ClosedError, EmbeddingMismatchError, StorageError
+from ..errors import ClosedError, EmbeddingMismatchError, InvalidInputError, StorageError
 
 try:
     import fcntl
@@ -138,6 +138,8 @@ class SQLiteStorage(SQLiteMaintenance, SQLiteReads, SQLWrites, SQLRecords, Stora
                 yield self._conn
             except (StorageError, ClosedError):
                 raise
+            except (UnicodeEncodeError, OverflowError) as exc:  # a value the input checks let through
+                raise InvalidInputError(f"a value cannot be stored or compared in SQLite: {exc}") from exc
             except self._db_error as exc:
                 raise StorageError(f"SQLite error on {self.path}: {exc}") from exc
             finally:
@@ -156,6 +158,8 @@ class SQLiteStorage(SQLiteMaintenance, SQLiteReads, SQLWrites, SQLRecords, Stora
                 raise ClosedError("this Audrey store is closed; open a new Audrey instance")
             try:
                 yield self._side
+            except (UnicodeEncodeError, OverflowError) as exc:
+                raise InvalidInputError(f"a value cannot be stored or compared in SQLite: {exc}") from exc
             except self._db_error as exc:
                 raise StorageError(f"SQLite error on {self.path}: {exc}") from exc
 
