@@ -55,7 +55,9 @@ class Audrey(AsyncTwins):
     ``path`` is a SQLite file (created with its parent folder if missing) or ``":memory:"``. ``embedder`` defaults
     to the local all-MiniLM-L6-v2 model (loaded on first use). ``llm`` (optional: an object with
     ``complete(messages)`` or a callable) judges contradictions and extracts principles; without one Audrey uses
-    documented heuristics. ``clock`` returns the current aware datetime; inject one to simulate time. Each new episode
+    documented heuristics. ``scope`` confines the instance to one part of the agent's memory (e.g. one user's): it
+    reads and changes only memories at or below that scope, and another tenant's memory behaves like a missing one.
+    ``clock`` returns the current aware datetime; inject one to simulate time. Each new episode
     is validated on a background thread (``wait_for_idle()`` waits for it). Use as a context manager or call
     :meth:`close`.
     """
@@ -274,7 +276,8 @@ class Audrey(AsyncTwins):
         Filters run inside the vector search: ``types`` (episodic / semantic / procedural), ``tags`` (any of),
         ``sources``, ``states`` (default active, disputed, context_dependent; ``include_dormant`` adds dormant),
         ``filter`` (metadata, see :mod:`audrey_core.filters`), ``scope`` (exactly) or ``scope_prefix`` (a scope and
-        everything below it), ``scoped=True`` (anything but the root scope). ``token_budget=N`` stops before the
+        everything below it), both inside the instance's scope (``None`` means not given), ``scoped=True`` (anything
+        but the root scope). ``token_budget=N`` stops before the
         returned contents would exceed N tokens (the embedder's tokenizer, or about 4 characters per token).
         Semantic and procedural memories returned are reinforced, except the agent's own unsupported inferences.
         """

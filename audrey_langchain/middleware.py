@@ -159,6 +159,9 @@ def memory_tools(audrey: Audrey, *, scope: Sequence[str] | None = None, k: int =
     def forget_or_supersede(memory_id: str, correction: str | None = None) -> str:
         """Fix a memory: with a correction, store it as superseding the old one (kept for the record, no longer
         recalled); without one, forget the memory for good."""
+        memory = audrey.get(memory_id)
+        if memory is None or (scope and tuple(memory.scope[: len(scope)]) != tuple(scope)):
+            return f"no memory {memory_id}"  # the tools reach only their own scope, whatever id they are given
         if correction:
             return "superseded by " + audrey.encode(correction, source="inference", supersedes=memory_id, **where)
         return "forgotten" if audrey.forget([memory_id]) else f"no memory {memory_id}"

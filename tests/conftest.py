@@ -68,3 +68,20 @@ def store_location(request, tmp_path):
 
         return fresh_database_url()
     return str(tmp_path / "shared.db")
+
+
+@pytest.fixture
+def both_locations(tmp_path):
+    """An SQLite file and a fresh PostgreSQL schema, for tests that give both backends the same calls."""
+    from .postgres_server import fresh_database_url
+
+    return [str(tmp_path / "both.db"), fresh_database_url()]
+
+
+@pytest.fixture
+def both_brains(both_locations, embedder):
+    """The same agent on SQLite and on PostgreSQL."""
+    brains = [Audrey(location, agent="prop", embedder=embedder, config=SYNC) for location in both_locations]
+    yield brains
+    for brain in brains:
+        brain.close()

@@ -12,27 +12,18 @@ from hypothesis import strategies as st
 from audrey_core import Audrey, AudreyError
 
 from ..conftest import SYNC
-from ..postgres_server import fresh_database_url
 from ..properties import PROPERTY_SETTINGS, anything, filters, integers, json_values, scopes, tag_lists, texts
 from .helpers import table_counts
 
 
 @pytest.fixture
-def locations(tmp_path):
-    return [str(tmp_path / "p.db"), fresh_database_url()]
-
-
-@pytest.fixture
-def pair(locations, embedder):
-    """The same agent on SQLite and on PostgreSQL, each holding the same three memories."""
-    brains = [Audrey(location, agent="prop", embedder=embedder, config=SYNC) for location in locations]
-    for brain in brains:
+def pair(both_brains):
+    """Both backends, each holding the same three memories."""
+    for brain in both_brains:
         brain.encode("billing runs on Fridays", tags=["billing"], metadata={"topic": "billing", "n": 3})
         brain.encode("support answers in French", tags=["support"], metadata={"topic": "support", "n": 7})
         brain.encode("the vault code is 4711", scope=("users", "john"), metadata={"n": None})
-    yield brains
-    for brain in brains:
-        brain.close()
+    return both_brains
 
 
 def outcome(call, brain):
@@ -157,12 +148,12 @@ def test_lookups_and_forgetting_by_any_id_are_safe(pair, ids, one):
         ),
     ),
 )
-def test_opening_and_time_ranges_take_any_input_safely(pair, locations, agent, scope, time_range):
+def test_opening_and_time_ranges_take_any_input_safely(pair, both_locations, agent, scope, time_range):
     def opened(location):
         with Audrey(location, agent=agent, scope=scope, embedder=pair[0].embedder, config=SYNC) as other:
             return sorted(m.content for m in other.list_memories(limit=5))
 
-    assert outcome(opened, locations[0]) == outcome(opened, locations[1])
+    assert outcome(opened, both_locations[0]) == outcome(opened, both_locations[1])
     same_everywhere(
         pair,
         lambda b: b.list_memories(limit=5, time_range=time_range),

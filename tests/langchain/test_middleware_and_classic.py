@@ -100,6 +100,10 @@ def test_memory_tools(lc_brain):
     assert "Max" in recall.invoke({"query": "dog name"}) and "Rex" not in recall.invoke({"query": "dog name"})
     new_id = answer.split()[-1]
     assert fix.invoke({"memory_id": new_id}) == "forgotten" and lc_brain.get(new_id) is None
+    elsewhere = lc_brain.encode("user y's dog is called Bo", scope=("user", "y"))
+    for args in ({"memory_id": elsewhere}, {"memory_id": elsewhere, "correction": "Bo is a cat"}):
+        assert fix.invoke(args) == f"no memory {elsewhere}"  # the tools never reach outside their scope
+    assert lc_brain.get(elsewhere).state == "active"
     tools = AudreyMemoryMiddleware(lc_brain, with_tools=True).tools
     assert [t.name for t in tools] == ["remember", "recall", "forget_or_supersede"]
 

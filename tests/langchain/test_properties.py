@@ -6,28 +6,14 @@ business here (LangGraph checks a namespace before the store sees it); the core'
 
 from __future__ import annotations
 
-import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from audrey_core import Audrey, AudreyError
+from audrey_core import AudreyError
 from audrey_langchain import AudreyStore, AudreyVectorStore
 
-from ..conftest import SYNC
 from ..core.helpers import table_counts
-from ..postgres_server import fresh_database_url
 from ..properties import PROPERTY_SETTINGS, dict_filters, json_values, texts
-
-
-@pytest.fixture
-def brains(tmp_path, embedder):
-    pair = [
-        Audrey(tmp_path / "lc.db", agent="lc", embedder=embedder, config=SYNC),
-        Audrey(fresh_database_url(), agent="lc", embedder=embedder, config=SYNC),
-    ]
-    yield pair
-    for brain in pair:
-        brain.close()
 
 
 def outcome(call):
@@ -59,12 +45,12 @@ def agree(brains, make, call):
     flt=st.one_of(st.none(), dict_filters),
     k=st.integers(-3, 2**64),
 )
-def test_vector_store_takes_any_input_safely(brains, texts_, metadata, ids, query, flt, k):
+def test_vector_store_takes_any_input_safely(both_brains, texts_, metadata, ids, query, flt, k):
     make = lambda brain: AudreyVectorStore(audrey=brain)  # noqa: E731
-    agree(brains, make, lambda store: store.add_texts(texts_, metadata, ids=ids))
-    agree(brains, make, lambda store: store.similarity_search(query, k=k, filter=flt))
-    agree(brains, make, lambda store: store.get_by_ids(ids or []))
-    agree(brains, make, lambda store: store.delete(ids))
+    agree(both_brains, make, lambda store: store.add_texts(texts_, metadata, ids=ids))
+    agree(both_brains, make, lambda store: store.similarity_search(query, k=k, filter=flt))
+    agree(both_brains, make, lambda store: store.get_by_ids(ids or []))
+    agree(both_brains, make, lambda store: store.delete(ids))
 
 
 @PROPERTY_SETTINGS
@@ -75,12 +61,12 @@ def test_vector_store_takes_any_input_safely(brains, texts_, metadata, ids, quer
     flt=st.one_of(st.none(), dict_filters),
     query=st.one_of(st.none(), texts),
 )
-def test_langgraph_store_takes_any_input_safely(brains, namespace, key, value, flt, query):
+def test_langgraph_store_takes_any_input_safely(both_brains, namespace, key, value, flt, query):
     make = lambda brain: AudreyStore(audrey=brain)  # noqa: E731
-    agree(brains, make, lambda store: store.put(namespace, key, value))
-    agree(brains, make, lambda store: store.get(namespace, key))
+    agree(both_brains, make, lambda store: store.put(namespace, key, value))
+    agree(both_brains, make, lambda store: store.get(namespace, key))
     agree(
-        brains,
+        both_brains,
         make,
         lambda store: store.search(namespace if isinstance(namespace, tuple) else (), query=query, filter=flt),
     )

@@ -4,32 +4,16 @@ nothing, and both backends agree."""
 
 from __future__ import annotations
 
-import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from llama_index.core.base.llms.types import ChatMessage
 from llama_index.core.schema import TextNode
 from llama_index.core.vector_stores.types import FilterOperator, MetadataFilter, MetadataFilters, VectorStoreQuery
 
-from audrey_core import Audrey
 from audrey_llamaindex import AudreyMemory, AudreyVectorStore
 
-from ..conftest import SYNC
 from ..langchain.test_properties import agree
-from ..postgres_server import fresh_database_url
 from ..properties import PROPERTY_SETTINGS, integers, json_values, scalars, texts
-
-
-@pytest.fixture
-def brains(tmp_path, embedder):
-    pair = [
-        Audrey(tmp_path / "li.db", agent="li", embedder=embedder, config=SYNC),
-        Audrey(fresh_database_url(), agent="li", embedder=embedder, config=SYNC),
-    ]
-    yield pair
-    for brain in pair:
-        brain.close()
-
 
 metadata_filters = st.builds(
     lambda items: MetadataFilters(filters=[MetadataFilter(key=k, value=v, operator=op) for k, v, op in items]),
@@ -57,16 +41,16 @@ metadata_filters = st.builds(
     filters=st.one_of(st.none(), metadata_filters),
     top_k=st.integers(-2, 2**64),
 )
-def test_vector_store_takes_any_input_safely(brains, text, node_id, metadata, query, filters, top_k):
+def test_vector_store_takes_any_input_safely(both_brains, text, node_id, metadata, query, filters, top_k):
     make = lambda brain: AudreyVectorStore(audrey=brain)  # noqa: E731
-    agree(brains, make, lambda store: store.add([TextNode(text=text, id_=node_id or "n", metadata=metadata)]))
+    agree(both_brains, make, lambda store: store.add([TextNode(text=text, id_=node_id or "n", metadata=metadata)]))
     agree(
-        brains,
+        both_brains,
         make,
         lambda store: store.query(VectorStoreQuery(query_str=query, similarity_top_k=top_k, filters=filters)),
     )
-    agree(brains, make, lambda store: store.get_nodes(filters=filters))
-    agree(brains, make, lambda store: store.delete(node_id))
+    agree(both_brains, make, lambda store: store.get_nodes(filters=filters))
+    agree(both_brains, make, lambda store: store.delete(node_id))
 
 
 @PROPERTY_SETTINGS
@@ -76,9 +60,11 @@ def test_vector_store_takes_any_input_safely(brains, text, node_id, metadata, qu
     query=st.one_of(st.none(), texts),
     extra=scalars,
 )
-def test_chat_memory_takes_any_message_safely(brains, role, content, query, extra):
+def test_chat_memory_takes_any_message_safely(both_brains, role, content, query, extra):
     make = lambda brain: AudreyMemory.from_defaults(audrey=brain)  # noqa: E731
     agree(
-        brains, make, lambda memory: memory.put(ChatMessage(role=role, content=content, additional_kwargs={"x": extra}))
+        both_brains,
+        make,
+        lambda memory: memory.put(ChatMessage(role=role, content=content, additional_kwargs={"x": extra})),
     )
-    agree(brains, make, lambda memory: memory.get(input=query))
+    agree(both_brains, make, lambda memory: memory.get(input=query))
