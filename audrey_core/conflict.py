@@ -68,12 +68,17 @@ class Conflict:
     detail: str
 
 
-def quantities(text: str) -> dict[str, set[float]]:
-    """Numbers in ``text`` grouped by normalised unit ('' for a bare number)."""
-    found: dict[str, set[float]] = {}
+def quantities(text: str) -> dict[str, set[float | str]]:
+    """Numbers in ``text`` grouped by normalised unit ('' for a bare number). A dotted literal that is no number
+    (a version such as 1.2.3, an address such as 10.0.0.5) is kept as its text."""
+    found: dict[str, set[float | str]] = {}
     lowered = text.lower()
     for match in _NUMBER.finditer(lowered):
-        value = float(match.group(1).replace(",", ""))
+        literal = match.group(1)
+        try:
+            value: float | str = float(literal.replace(",", ""))
+        except ValueError:
+            value = literal
         found.setdefault(_unit(lowered[match.start(1) + len(match.group(1)) :]), set()).add(value)
     return found
 
@@ -100,7 +105,7 @@ def detect_conflict(existing: str, incoming: str) -> Conflict | None:
     for unit in sorted(set(a) & set(b)):
         if a[unit].isdisjoint(b[unit]):
             label = unit or "a bare number"
-            return Conflict("quantity", f"{sorted(a[unit])} vs {sorted(b[unit])} ({label})")
+            return Conflict("quantity", f"{sorted(map(str, a[unit]))} vs {sorted(map(str, b[unit]))} ({label})")
     words_a, words_b = _words(existing), _words(incoming)
     neg_a = sum(w in NEGATIONS or w.endswith("n't") for w in words_a)
     neg_b = sum(w in NEGATIONS or w.endswith("n't") for w in words_b)

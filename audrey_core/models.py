@@ -40,6 +40,13 @@ class Memory:
     embedding_model: str | None = None
     embedding_version: str | None = None
     event_time: datetime | None = None  # when it happened, if that differs from created_at (when it was stored)
+    superseded_by: str | None = None  # the memory that replaced this one (a correction or a detected update)
+    valid_until: datetime | None = None  # when it stopped holding: the replacing memory's event (or encode) time
+
+    @property
+    def valid_from(self) -> datetime:
+        """When it started holding: its event time, else when it was stored."""
+        return self.event_time or self.created_at
 
 
 @dataclass(kw_only=True)
@@ -52,7 +59,6 @@ class Episode(Memory):
     conditions: dict[str, Any] | None = None
     derived_from: tuple[str, ...] = ()
     supersedes: str | None = None
-    superseded_by: str | None = None
     consolidated: bool = False
 
 

@@ -30,6 +30,8 @@ MUTABLE_MEMORY_FIELDS = frozenset(
         "source_type_diversity",
         "success_count",
         "failure_count",
+        "superseded_by",
+        "valid_until",
     }
 )
 

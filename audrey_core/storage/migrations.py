@@ -265,10 +265,34 @@ def has_scope_partitions(create_sql: str) -> bool:
     return "scope TEXT PARTITION KEY" in create_sql and "memory_type TEXT PARTITION KEY" in create_sql
 
 
+def validity_statements() -> list[str]:
+    """Migration 4's portable part: when a memory stopped holding, and what replaced it, for every memory type."""
+    statements = [
+        f"ALTER TABLE {table} ADD COLUMN valid_until TEXT" for table in ("episodes", "semantics", "procedures")
+    ]
+    statements += [f"ALTER TABLE {table} ADD COLUMN superseded_by TEXT" for table in ("semantics", "procedures")]
+    statements += [
+        f"CREATE INDEX {table}_superseded_by ON {table}(superseded_by)" for table in ("semantics", "procedures")
+    ]
+    statements.append("CREATE INDEX episodes_superseded_by ON episodes(superseded_by)")
+    return statements
+
+
+def _validity(connection: Any, dimensions: int) -> None:
+    for statement in validity_statements():
+        connection.execute(statement)
+    # Corrections made before this version get the interval they implied: the old episode held until the new one.
+    connection.execute(
+        "UPDATE episodes SET valid_until = (SELECT COALESCE(n.event_time, n.created_at) FROM episodes n "
+        "WHERE n.id = episodes.superseded_by) WHERE superseded_by IS NOT NULL"
+    )
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "initial schema: seed 002 tables, vec0 vectors, tags", _initial_schema),
     Migration(2, "full-text index (FTS5) for hybrid recall; event times; chunk spans", _full_text),
     Migration(3, "scope words in the full-text index", _scoped_full_text),
+    Migration(4, "validity intervals and supersession for every memory type", _validity),
 )
 LATEST_VERSION = MIGRATIONS[-1].version
 

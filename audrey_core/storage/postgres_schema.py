@@ -14,7 +14,7 @@ from typing import Any
 
 from ..errors import MigrationError
 from ..timeutil import system_clock, to_iso
-from .migrations import FTS_TABLE, initial_statements, text_and_time_statements
+from .migrations import FTS_TABLE, initial_statements, text_and_time_statements, validity_statements
 
 MIGRATION_LOCK = 0x41554452  # "AUDR": one key for every Audrey schema change
 TEXT_SEARCH_CONFIG = "english"  # stemming like SQLite's porter tokenizer
@@ -42,7 +42,15 @@ def _initial(connection: Any) -> None:
     connection.execute("CREATE INDEX memory_text_rows_by_memory ON memory_text_rows(memory_id)")
 
 
-MIGRATIONS = ((1, "memory tables, full text, sequences (SQLite schema 3 in PostgreSQL types)", _initial),)
+def _validity(connection: Any) -> None:
+    for statement in validity_statements():
+        connection.execute(to_postgres(statement))
+
+
+MIGRATIONS = (
+    (1, "memory tables, full text, sequences (SQLite schema 3 in PostgreSQL types)", _initial),
+    (2, "validity intervals and supersession for every memory type (SQLite schema 4)", _validity),
+)
 LATEST_VERSION = MIGRATIONS[-1][0]
 
 

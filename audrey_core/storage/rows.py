@@ -37,6 +37,8 @@ COMMON_COLUMNS: tuple[str, ...] = (
     "embedding_model",
     "embedding_version",
     "event_time",
+    "superseded_by",
+    "valid_until",
 )
 DERIVED_COLUMNS = ("evidence_episode_ids", "consolidation_run_id", "consolidation_model", "consolidation_prompt_hash")
 COLUMNS: dict[str, tuple[str, ...]] = {
@@ -47,7 +49,6 @@ COLUMNS: dict[str, tuple[str, ...]] = {
         "conditions",
         "derived_from",
         "supersedes",
-        "superseded_by",
         "consolidated",
     ),
     "semantic": COMMON_COLUMNS + DERIVED_COLUMNS + ("conditions", "source_type_diversity"),
@@ -99,7 +100,7 @@ RUN_COLUMNS = (
     "plan",
 )
 
-_TIME = frozenset({"event_time"}) | frozenset(
+_TIME = frozenset({"event_time", "valid_until"}) | frozenset(
     {
         "created_at",
         "last_reinforced_at",

@@ -109,7 +109,7 @@ class SQLWrites:
                 self._write_vectors(db, memories, vectors, chunks)
             for memory in memories:
                 if isinstance(memory, Episode) and memory.supersedes:
-                    self._mark_superseded(db, memory.supersedes, memory.id)
+                    self._mark_superseded(db, memory.supersedes, memory.id, memory.valid_from)
 
     def _write_vectors(
         self,
@@ -187,26 +187,30 @@ class SQLWrites:
         db.execute(f"DELETE FROM memory_text_rows WHERE memory_id IN ({marks})", existing)
         db.execute(f"DELETE FROM memory_tags WHERE memory_id IN ({marks})", existing)
         db.execute(f"DELETE FROM claim_support WHERE memory_id IN ({marks}) OR episode_id IN ({marks})", existing * 2)
-        # An episode corrected by a deleted one is no longer superseded; one correcting a deleted one corrects nothing.
-        revived = db.execute(
-            f"SELECT id, COALESCE(prior_state, 'active') FROM episodes WHERE superseded_by IN ({marks}) "
-            f"AND id NOT IN ({marks})",
-            existing * 2,
-        ).fetchall()
-        db.execute(f"UPDATE episodes SET superseded_by = NULL WHERE superseded_by IN ({marks})", existing)
+        # A memory replaced by a deleted one holds again; an episode correcting a deleted one corrects nothing.
+        for table in TABLES.values():
+            revived = db.execute(
+                f"SELECT id, COALESCE(prior_state, 'active') FROM {table} WHERE superseded_by IN ({marks}) "
+                f"AND id NOT IN ({marks})",
+                existing * 2,
+            ).fetchall()
+            db.execute(
+                f"UPDATE {table} SET superseded_by = NULL, valid_until = NULL WHERE superseded_by IN ({marks})",
+                existing,
+            )
+            for memory_id, state in revived:
+                db.execute(f"UPDATE {table} SET state = ?, prior_state = NULL WHERE id = ?", (state, memory_id))
+                self._sync_vector_state(db, [memory_id], state)
         db.execute(f"UPDATE episodes SET supersedes = NULL WHERE supersedes IN ({marks})", existing)
-        for memory_id, state in revived:
-            db.execute("UPDATE episodes SET state = ?, prior_state = NULL WHERE id = ?", (state, memory_id))
-            self._sync_vector_state(db, [memory_id], state)
         for table in TABLES.values():
             db.execute(f"DELETE FROM {table} WHERE id IN ({marks})", existing)
         return existing
 
-    def _mark_superseded(self, db: Any, old_id: str, new_id: str) -> None:
+    def _mark_superseded(self, db: Any, old_id: str, new_id: str, until: datetime) -> None:
         updated = db.execute(
-            "UPDATE episodes SET superseded_by = ?, prior_state = state, state = 'superseded' "
+            "UPDATE episodes SET superseded_by = ?, valid_until = ?, prior_state = state, state = 'superseded' "
             "WHERE id = ? AND superseded_by IS NULL",
-            (new_id, old_id),
+            (new_id, to_iso(until), old_id),
         ).rowcount
         if updated != 1:
             raise StorageError(f"episode {old_id} does not exist or is already superseded")

@@ -113,7 +113,7 @@ def test_a_process_killed_mid_write_leaves_nothing_half_written(db_path, embedde
         from audrey_core.testing import DeterministicEmbedder
 
         # Die after the batch's rows and vectors are written, before COMMIT.
-        SQLWrites._mark_superseded = lambda self, db, old, new: os._exit(17)
+        SQLWrites._mark_superseded = lambda self, *args: os._exit(17)
         brain = Audrey({str(db_path)!r}, embedder=DeterministicEmbedder())
         items = [{{"content": "c" + str(i)}} for i in range(50)]
         brain.encode_batch(items + [{{"content": "x", "supersedes": {target!r}}}])
