@@ -126,18 +126,22 @@ class RecallConfig:
 
 @dataclass(frozen=True)
 class ValidationConfig:
-    """How each new episode is checked against the nearest semantic memory (seed 002, pipeline step 2)."""
+    """How each new episode is checked against the nearest memories of its scope (seed 002, pipeline step 2)."""
 
     reinforce_similarity: float = 0.85  # at or above: same claim; reinforce unless it conflicts
     conflict_similarity: float = 0.60  # at or above: check for conflict (the LLM below reinforce_similarity)
+    update_similarity: float = 0.50  # at or above, between claims from different times: check for an update
+    update_neighbors: int = 5  # nearest memories of the scope (any type) each new episode is compared with
     resolution_delta: float = 0.3  # confidence gap above which the weaker claim becomes disputed
     reopen_min_sources: int = 3  # independent supporting episodes (distinct source types) that reopen a dispute
     background: bool = True  # validate in a worker thread; False validates inside encode()
     batch_size: int = 32
 
     def __post_init__(self) -> None:
-        if not 0.0 <= self.conflict_similarity <= self.reinforce_similarity <= 1.0:
-            raise ConfigurationError("need 0 <= conflict_similarity <= reinforce_similarity <= 1")
+        if not 0.0 <= self.update_similarity <= self.conflict_similarity <= self.reinforce_similarity <= 1.0:
+            raise ConfigurationError("need 0 <= update_similarity <= conflict_similarity <= reinforce_similarity <= 1")
+        if self.update_neighbors < 1:
+            raise ConfigurationError("update_neighbors must be >= 1")
         if not 0.0 <= self.resolution_delta <= 1.0 or self.reopen_min_sources < 1 or self.batch_size < 1:
             raise ConfigurationError("resolution_delta must lie in [0, 1]; reopen_min_sources, batch_size >= 1")
 

@@ -1,4 +1,4 @@
-"""A deterministic conflict detector for when no LLM is configured (and a guard before any reinforcement).
+"""A deterministic conflict and update detector for when no LLM is configured (and a guard before any reinforcement).
 
 This is a heuristic, not understanding. Two texts already known to be about the same subject (by embedding
 similarity) are judged to conflict when:
@@ -10,6 +10,19 @@ similarity) are judged to conflict when:
 
 It misses paraphrased disagreement ("the limit went up") and flags consistent statements that quote different
 numbers ("429 at 120 req/s" vs "throttles above 100 req/s"). Configure an LLM for judgement.
+
+:func:`update_signal` looks for a changed value of the same attribute, which (later in time) makes an update:
+
+* the two texts have the same subject (their first content words, possessives folded, are not two different
+  names that each text lacks: "Alice moved..." vs "Bob moved..." are about different people), and
+* one of: a conflicting quantity with a unit, or a negation flip (above); an update cue the newer text adds ("now", "no longer",
+  "moved", "switched", "renamed", "quit", "replaced", "upgraded", "instead", "again", ...); "from X to Y" where the
+  older text mentions X; or a single changed slot: both texts share a beginning that names the attribute and
+  links it to a value ("my manager is") and differ in one place after it, with no word in common there ("Priya
+  Shah" vs "Tom Becker").
+
+Two texts that differ in two places ("a dog called Rex" vs "a cat called Tom") or before any shared attribute
+("the API timeout is..." vs "the API rate limit is...") are left unrelated.
 """
 
 from __future__ import annotations
@@ -64,8 +77,9 @@ _WORD = re.compile(r"[a-z0-9']+")
 class Conflict:
     """Why two texts were judged to conflict."""
 
-    kind: str  # "quantity" or "negation"
+    kind: str  # "quantity", "negation", "update" or "value"
     detail: str
+    unit: str | None = None  # for a quantity: its normalised unit ("" for a bare number)
 
 
 def quantities(text: str) -> dict[str, set[float | str]]:
@@ -105,7 +119,8 @@ def detect_conflict(existing: str, incoming: str) -> Conflict | None:
     for unit in sorted(set(a) & set(b)):
         if a[unit].isdisjoint(b[unit]):
             label = unit or "a bare number"
-            return Conflict("quantity", f"{sorted(map(str, a[unit]))} vs {sorted(map(str, b[unit]))} ({label})")
+            detail = f"{sorted(map(str, a[unit]))} vs {sorted(map(str, b[unit]))} ({label})"
+            return Conflict("quantity", detail, unit)
     words_a, words_b = _words(existing), _words(incoming)
     neg_a = sum(w in NEGATIONS or w.endswith("n't") for w in words_a)
     neg_b = sum(w in NEGATIONS or w.endswith("n't") for w in words_b)
@@ -115,4 +130,92 @@ def detect_conflict(existing: str, incoming: str) -> Conflict | None:
         union = content_a | content_b
         if union and len(content_a & content_b) / len(union) >= 0.5:
             return Conflict("negation", "one statement negates the other")
+    return None
+
+
+UPDATE_CUES = frozenset(
+    "now anymore longer instead moved moves switched switches changed changes renamed quit quits lowered raised "
+    "increased decreased reduced dropped replaced upgraded downgraded migrated transferred rewritten rewrote "
+    "postponed rescheduled bumped grew shrank became left joined stopped married divorced new updated".split()
+)
+UPDATE_PHRASES = ("no longer", "pushed back", "from now on", "once more", "any more")
+# Verbs that join an attribute to its value: the shared opening of a single-slot change must contain one.
+LINKING_VERBS = frozenset(
+    "is are was were be has have had uses use used lives live works work runs run costs cost takes take starts start "
+    "opens open closes close called named means equals prefers prefer likes like drives drive".split()
+)
+_SUBJECT_SKIP = STOPWORDS | frozenset("after before during since once".split())
+_FROM_TO = re.compile(r"\bfrom ([a-z0-9'.-]+)(?: [a-z0-9'.-]+)? to\b")
+
+
+def _subject(words: list[str]) -> str | None:
+    for word in words:
+        if word not in _SUBJECT_SKIP and word not in NEGATIONS:
+            return word.removesuffix("'s")
+    return None
+
+
+def different_subjects(existing: str, incoming: str) -> bool:
+    """True when the two texts start with different subjects, neither of which the other text mentions."""
+    a, b = _words(existing), _words(incoming)
+    sa, sb = _subject(a), _subject(b)
+    if sa is None or sb is None or sa == sb:
+        return False
+    folded_a, folded_b = {w.removesuffix("'s") for w in a}, {w.removesuffix("'s") for w in b}
+    return sa not in folded_b and sb not in folded_a
+
+
+def update_cue(existing: str, incoming: str) -> str | None:
+    """An update cue the newer text adds (a word or phrase the older one lacks), or "from X to Y" with X in the
+    older text."""
+    lower_a, lower_b = existing.lower(), incoming.lower()
+    for phrase in UPDATE_PHRASES:
+        if phrase in lower_b and phrase not in lower_a:
+            return phrase
+    words_a = set(_words(existing))
+    for word in _words(incoming):
+        if word in UPDATE_CUES and word not in words_a:
+            return word
+    for match in _FROM_TO.finditer(lower_b):
+        if match.group(1) in words_a:
+            return f"from {match.group(1)} to"
+    return None
+
+
+def single_slot_change(existing: str, incoming: str) -> str | None:
+    """The changed value when both texts share an opening that names an attribute and differ after it in one slot
+    with no word in common; cue words are set aside first ("my manager is now Tom" -> "my manager is tom")."""
+    a = [w for w in _words(existing) if w not in UPDATE_CUES]
+    b = [w for w in _words(incoming) if w not in UPDATE_CUES]
+    prefix = 0
+    while prefix < min(len(a), len(b)) and a[prefix] == b[prefix]:
+        prefix += 1
+    suffix = 0
+    while suffix < min(len(a), len(b)) - prefix and a[-1 - suffix] == b[-1 - suffix]:
+        suffix += 1
+    middle_a, middle_b = a[prefix : len(a) - suffix], b[prefix : len(b) - suffix]
+    named = [w for w in a[:prefix] if w not in STOPWORDS and w not in NEGATIONS]
+    linked = any(w in LINKING_VERBS for w in a[:prefix])  # "my manager is", not just "the api"
+    if prefix < 2 or not named or not linked or not middle_a or not middle_b or set(middle_a) & set(middle_b):
+        return None
+    if all(w in STOPWORDS for w in middle_a) or all(w in STOPWORDS for w in middle_b):
+        return None
+    if all(w.isdigit() for w in (*middle_a, *middle_b)) and a[prefix - 1] not in STOPWORDS:
+        return None  # a bare number right after a noun is an identifier ("note 1", "note 2"), not a value ("at 10")
+    return f"{' '.join(middle_a)} -> {' '.join(middle_b)}"
+
+
+def update_signal(existing: str, incoming: str) -> Conflict | None:
+    """Why ``incoming`` (the newer text) changes the value ``existing`` states, or ``None`` (see the module doc)."""
+    if different_subjects(existing, incoming):
+        return None
+    conflict = detect_conflict(existing, incoming)
+    if conflict is not None and conflict.unit != "":
+        return conflict  # a bare number may be an identifier ("note 1", "note 2"): the rules below must show a change
+    cue = update_cue(existing, incoming)
+    if cue is not None:
+        return Conflict("update", f"the newer statement says {cue!r}")
+    slot = single_slot_change(existing, incoming)
+    if slot is not None:
+        return Conflict("value", slot)
     return None

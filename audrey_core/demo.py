@@ -2,8 +2,10 @@
 
 1. The batch payment job hits HTTP 429 (observed directly); 2. the nightly refund job hits it too (a tool result);
 3. consolidation (the "sleep" cycle) turns the two episodes into a principle; 4. the third time, before sending a
-burst, the agent recalls the principle, with the episodes it rests on; 5. someone says the limit is 25 req/s in test
-mode: Audrey records a contradiction, keeps both claims and resolves it by the confidence rules.
+burst, the agent recalls the principle, with the episodes it rests on; 5. weeks later the user reports the limit was
+lowered to 25 req/s: Audrey notices the update, marks the principle superseded (kept, with the date it stopped
+holding) and recall answers with the new limit; 6. the agent's own guess of 200 req/s cannot replace that: Audrey
+records a contradiction, keeps both claims and resolves it by the confidence rules.
 
 Offline by default (local all-MiniLM-L6-v2, no LLM: extractive principle, heuristic conflict check). With an
 OpenAI-compatible LLM: ``--llm-model gpt-4o-mini`` (key from OPENAI_API_KEY) or a local server with
@@ -21,6 +23,7 @@ from pathlib import Path
 from .audrey import Audrey
 from .config import AudreyConfig, ConsolidationConfig
 from .llm import OpenAICompatibleLLM
+from .testing import ManualClock
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
@@ -42,7 +45,8 @@ def main(argv: list[str] | None = None) -> int:
     config = AudreyConfig(consolidation=ConsolidationConfig(min_episodes=2))
     print(f"memory: {path} | LLM: {llm or 'none (offline: extractive principles, heuristic conflict check)'}")
 
-    with Audrey(path, agent="payments-agent", llm=llm, config=config) as brain:
+    clock = ManualClock()  # the story spans weeks: a clock the demo can move on
+    with Audrey(path, agent="payments-agent", llm=llm, config=config, clock=clock) as brain:
         brain.on("contradiction", lambda e: print(f"   ! contradiction: {e['resolution']['reason']}"))
 
         print("\n1-2. Two code paths hit Stripe's rate limit:")
@@ -94,8 +98,21 @@ def main(argv: list[str] | None = None) -> int:
             print(f"     evidence [{episode.source}]: {episode.content}")
         print("   -> the agent throttles to under 100 req/s before it hits the error")
 
-        print("\n5. A teammate says otherwise")
-        brain.encode("Stripe rate limit is 25 requests per second in test mode", source="told-by-user", tags=["stripe"])
+        print("\n5. Weeks later, Stripe support says the limit changed")
+        brain.on("update", lambda e: print(f"   ~ update noticed: {e['reason']}"))
+        clock.advance(days=30)
+        newer = "Stripe lowered the API rate limit to 25 requests per second for this account"
+        brain.encode(newer, source="told-by-user", tags=["stripe"])
+        brain.wait_for_idle()
+        for memory_id in run.output_memory_ids:
+            old = brain.get(memory_id)
+            print(f"   the principle is now {old.state} (valid until {old.valid_until:%Y-%m-%d}), replaced by:")
+            print(f"   '{brain.get(old.superseded_by).content}'" if old.superseded_by else "   nothing")
+        top = brain.recall("Stripe API rate limit", limit=1)[0]
+        print(f"   recall now answers: {top.content}")
+
+        print("\n6. The agent guesses otherwise: its own inference cannot replace what it was told")
+        brain.encode("Stripe's rate limit is probably 200 requests per second", source="inference", tags=["stripe"])
         brain.wait_for_idle()
         for c in brain.contradictions():
             a, b = brain.get(c.claim_a_id), brain.get(c.claim_b_id)

@@ -19,6 +19,7 @@ EVENTS: tuple[str, ...] = (
     "forget",
     "reinforcement",
     "contradiction",
+    "update",
     "reopen",
     "consolidation",
     "decay",

@@ -44,7 +44,7 @@ class Prompt(Generic[T]):
 class Relation(BaseModel):
     """How a new observation relates to an existing memory."""
 
-    relation: Literal["supports", "contradicts", "unrelated", "context_dependent"]
+    relation: Literal["supports", "contradicts", "updates", "unrelated", "context_dependent"]
     reason: str = ""
     conditions_existing: str | None = Field(None, description="when the existing memory holds (context_dependent)")
     conditions_new: str | None = Field(None, description="when the new observation holds (context_dependent)")
@@ -54,9 +54,11 @@ CONTRADICTION_CHECK = Prompt(
     name="contradiction_check",
     system=(
         "You compare a new observation with an existing memory of an AI agent. Decide whether the observation "
-        "supports the memory (same claim), contradicts it (both cannot be true), is unrelated, or is "
+        "supports the memory (same claim), updates it (the same subject now has a new value or state: the memory "
+        "was true but no longer is), contradicts it (both cannot be true at the same time), is unrelated, or is "
         "context_dependent (both can be true under different conditions: then state the condition for each). "
-        "A changed number, quantity or a negation is a contradiction unless the conditions differ."
+        "A changed number, quantity or a negation is an update when the observation says things changed, a "
+        "contradiction when both claim to hold at once, unless the conditions differ."
     ),
     user="Existing memory: {existing}\nNew observation: {incoming}",
     response_model=Relation,

@@ -1,32 +1,27 @@
-"""VALIDATE: check each new episode against the nearest semantic memory (seed 002 step 2, seed 000 §4).
+"""VALIDATE: check each new episode against the nearest memories of its scope (seed 002 step 2, seed 000 §4).
 
-Decision rules are pure functions (:func:`judge` without an LLM, :func:`resolve`); :func:`validate_episode`
-applies them to the store. Zones by similarity to the nearest active semantic memory:
-
-* >= reinforce_similarity (0.85): the same claim. It reinforces, unless it conflicts (a changed number or a negation
-  makes it a contradiction, never a reinforcement) or shares a provenance chain with the memory (counts once).
-* >= conflict_similarity (0.60): ask the LLM (supports / contradicts / unrelated / context_dependent); without one,
-  the heuristic of :mod:`audrey_core.conflict` decides contradicts or unrelated.
-* below: unrelated.
+The decision rules are pure (:mod:`audrey_core.judgement`); this stage applies them to the store. Each new episode
+is compared with its ``update_neighbors`` nearest memories of every type in its scope (knowledge never crosses
+scopes). A memory it restates is reinforced (a principle) or left as it is (an episode); one it updates is marked
+``superseded`` by the later of the two, with the time it stopped holding, when that source may replace it
+(:func:`~audrey_core.judgement.can_supersede`), and contradicted otherwise; one it contradicts keeps both sides.
 """
 
 from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import replace
 
 import numpy as np
 
-from .config import ValidationConfig
 from .conflict import detect_conflict
 from .context import StageContext
 from .errors import LLMError
 from .ids import deterministic_id
+from .judgement import Judgement, can_supersede, judge, judge_offline, resolve
 from .lineage import independent, lineages
-from .llm import ask, model_name_of
 from .models import Contradiction, Episode, Memory
-from .prompts import CONTRADICTION_CHECK
 from .recall import memory_confidence
 from .storage import VectorFilter
 
@@ -34,83 +29,6 @@ log = logging.getLogger(__name__)
 CLAIM_STATES = ("active", "context_dependent")
 REOPENABLE_STATES = ("disputed", "superseded")
 OPEN_CONTRADICTION_STATES = ("open", "resolved", "context_dependent")
-
-
-@dataclass(frozen=True)
-class Judgement:
-    """How an incoming claim relates to an existing one, and how that was decided."""
-
-    relation: str  # supports | contradicts | unrelated | context_dependent
-    method: str  # heuristic | llm
-    reason: str = ""
-    conditions_existing: str | None = None
-    conditions_incoming: str | None = None
-    model: str | None = None  # the LLM that judged, with the SHA-256 of its prompt
-    prompt_hash: str | None = None
-
-
-@dataclass(frozen=True)
-class Resolution:
-    """The states a contradiction leaves both claims in."""
-
-    contradiction_state: str  # resolved | open | context_dependent
-    existing_state: str
-    incoming_state: str
-    delta: float  # confidence(existing) - confidence(incoming)
-    flagged: bool  # left open for a human or agent to review
-
-
-def judge_offline(existing: str, incoming: str, similarity: float, cfg: ValidationConfig) -> Judgement | None:
-    """The heuristic verdict (``None`` below the conflict zone)."""
-    if similarity < cfg.conflict_similarity:
-        return None
-    conflict = detect_conflict(existing, incoming)
-    if conflict is not None:
-        return Judgement("contradicts", "heuristic", f"{conflict.kind}: {conflict.detail}")
-    if similarity >= cfg.reinforce_similarity:
-        return Judgement("supports", "heuristic", f"near-duplicate (similarity {similarity:.2f})")
-    return Judgement("unrelated", "heuristic", "no conflict detected")
-
-
-def judge(existing: str, incoming: str, similarity: float, llm: object, cfg: ValidationConfig) -> Judgement | None:
-    """The verdict for two claims at ``similarity``: the LLM decides in the uncertain zone when there is one."""
-    offline = judge_offline(existing, incoming, similarity, cfg)
-    if offline is None or llm is None:
-        return offline
-    if offline.relation == "supports":
-        return offline  # a near-duplicate with no changed number or negation needs no LLM call
-    reply = ask(llm, CONTRADICTION_CHECK, existing=existing, incoming=incoming)
-    relation = reply.relation
-    if offline.relation == "contradicts" and similarity >= cfg.reinforce_similarity and relation == "supports":
-        relation = "contradicts"  # a near-duplicate that changes a number is never a reinforcement
-    return Judgement(
-        relation,
-        "llm",
-        reply.reason,
-        reply.conditions_existing,
-        reply.conditions_new,
-        model_name_of(llm),
-        CONTRADICTION_CHECK.hash,
-    )
-
-
-def resolve(relation: str, existing_confidence: float, incoming_confidence: float, cfg: ValidationConfig) -> Resolution:
-    """Seed 002's resolution: a gap above ``resolution_delta`` disputes the weaker claim; a smaller one leaves both
-    active and the contradiction open (flagged); context-dependent claims both become ``context_dependent``."""
-    delta = existing_confidence - incoming_confidence
-    if relation == "context_dependent":
-        return Resolution("context_dependent", "context_dependent", "context_dependent", delta, False)
-    # Rounded so that 0.8 - 0.5 counts as 0.3 (not 0.30000000000000004) at the boundary.
-    if round(abs(delta), 9) > cfg.resolution_delta:
-        existing_wins = delta > 0
-        return Resolution(
-            "resolved",
-            "active" if existing_wins else "disputed",
-            "disputed" if existing_wins else "active",
-            delta,
-            False,
-        )
-    return Resolution("open", "active", "active", delta, True)
 
 
 def nearest(
@@ -124,6 +42,16 @@ def nearest(
         return None
     memory = ctx.storage.get_memory(hits[0].memory_id)
     return (memory, hits[0].similarity) if memory is not None else None
+
+
+def neighbours(ctx: StageContext, episode: Episode, vector: np.ndarray) -> list[tuple[Memory, float]]:
+    """The episode's nearest current memories of any type in its scope, closest first, down to the update zone."""
+    cfg = ctx.config.validation
+    where = VectorFilter(agent=ctx.agent, states=CLAIM_STATES, scope=tuple(episode.scope))
+    hits = [h for h in ctx.storage.knn(vector, cfg.update_neighbors + 1, where) if h.memory_id != episode.id]
+    hits = [h for h in hits if h.similarity >= cfg.update_similarity][: cfg.update_neighbors]
+    found = ctx.storage.get_memories([h.memory_id for h in hits], {h.memory_id: h.memory_type for h in hits})
+    return [(found[h.memory_id], h.similarity) for h in hits if h.memory_id in found]
 
 
 def validate_episodes(ctx: StageContext, episode_ids: Sequence[str]) -> None:
@@ -142,38 +70,88 @@ def validate_episodes(ctx: StageContext, episode_ids: Sequence[str]) -> None:
 
 
 def validate_episode(ctx: StageContext, episode: Episode, vector: np.ndarray) -> str:
-    """Reinforce, contradict or ignore against the nearest claim; then count support for disputed claims.
-
-    Returns what happened: reinforced, self-citation, contradiction, unrelated or nothing.
-    """
-    outcome = "nothing"
-    found = nearest(ctx, vector, CLAIM_STATES, episode.scope)
-    if found is not None:
-        claim, similarity = found
-        verdict = judge_safely(ctx, claim.content, episode.content, similarity)
-        if verdict is not None:
-            outcome = apply_verdict(ctx, claim, episode, similarity, verdict)
+    """Judge the episode against each of its neighbours and write what follows; then count support for disputed
+    claims. Returns what happened to the closest judged neighbour: reinforced, self-citation, restated, updated,
+    contradiction, unrelated or nothing."""
+    outcomes = []
+    reinforced = False
+    for claim, similarity in neighbours(ctx, episode, vector):
+        newer = _newer(episode, claim)
+        verdict = judge_safely(ctx, claim.content, episode.content, similarity, newer, claim.memory_type == "episodic")
+        if verdict is None:
+            continue
+        if verdict.relation == "supports" and reinforced:
+            continue  # one reinforcement per episode: the closest claim it restates
+        outcome = apply_verdict(ctx, claim, episode, similarity, verdict, newer)
+        reinforced = reinforced or outcome == "reinforced"
+        outcomes.append(outcome)
     support_disputed_claim(ctx, episode, vector)
-    return outcome
+    return outcomes[0] if outcomes else "nothing"
 
 
-def judge_safely(ctx: StageContext, existing: str, incoming: str, similarity: float) -> Judgement | None:
+def _newer(episode: Memory, claim: Memory) -> bool | None:
+    """Whether the episode holds from a later time than the claim (None: the same time)."""
+    if episode.valid_from == claim.valid_from:
+        return None
+    return episode.valid_from > claim.valid_from
+
+
+def judge_safely(
+    ctx: StageContext,
+    existing: str,
+    incoming: str,
+    similarity: float,
+    newer: bool | None = None,
+    strict: bool = False,
+) -> Judgement | None:
     try:
-        return judge(existing, incoming, similarity, ctx.llm, ctx.config.validation)
+        return judge(existing, incoming, similarity, ctx.llm, ctx.config.validation, newer, strict)
     except LLMError as exc:  # the LLM failing must not lose the check: fall back to the heuristic
         log.warning("LLM contradiction check failed (%s); using the offline heuristic", exc)
         ctx.emit("error", {"event": "validation", "error": exc})
-        return judge_offline(existing, incoming, similarity, ctx.config.validation)
+        return judge_offline(existing, incoming, similarity, ctx.config.validation, newer, strict)
 
 
-def apply_verdict(ctx: StageContext, claim: Memory, episode: Episode, similarity: float, verdict: Judgement) -> str:
-    """Write what a verdict means: reinforcement or a contradiction with its resolution."""
+def apply_verdict(
+    ctx: StageContext,
+    claim: Memory,
+    episode: Episode,
+    similarity: float,
+    verdict: Judgement,
+    newer: bool | None = None,
+) -> str:
+    """Write what a verdict means: reinforcement, an update, or a contradiction with its resolution."""
     if verdict.relation == "supports":
-        return reinforce(ctx, claim, episode, similarity)
-    if verdict.relation in ("contradicts", "context_dependent"):
+        return reinforce(ctx, claim, episode, similarity) if claim.memory_type == "semantic" else "restated"
+    if verdict.relation == "updates" and newer is not None:
+        earlier, later = (claim, episode) if newer else (episode, claim)
+        reliability = ctx.config.confidence.source_reliability
+        if can_supersede(later.source, earlier.source, reliability):
+            return supersede(ctx, earlier, later, verdict)
+        refused = f"{verdict.reason}; a {later.source} claim cannot replace a {earlier.source} one"
+        verdict = replace(verdict, relation="contradicts", reason=refused)
+    if verdict.relation in ("contradicts", "updates", "context_dependent"):
         record_contradiction(ctx, claim, episode, verdict)
         return "contradiction"
     return "unrelated"
+
+
+def supersede(ctx: StageContext, old: Memory, new: Memory, verdict: Judgement) -> str:
+    """Mark ``old`` replaced by ``new``: state superseded, a link to it, and its validity ending when ``new`` began.
+    Nothing is deleted; the judgement is kept in the audit log."""
+    now = ctx.clock()
+    details = {"new": new.id, "method": verdict.method, "reason": verdict.reason}
+    if verdict.model is not None:
+        details.update(model=verdict.model, prompt_hash=verdict.prompt_hash)
+    with ctx.storage.transaction():
+        current = ctx.storage.lock_memory(old.id)
+        if current is None or current.state not in CLAIM_STATES:
+            return "nothing"  # forgotten, replaced or disputed meanwhile
+        change = {"state": "superseded", "superseded_by": new.id, "valid_until": new.valid_from}
+        ctx.storage.update_memories({old.id: change})
+        ctx.storage.audit(ctx.agent, "update", old.id, details, now)
+    ctx.emit("update", {"old": old.id, "new": new.id, "reason": verdict.reason, "judge": verdict.method, **details})
+    return "updated"
 
 
 def reinforce(ctx: StageContext, claim: Memory, episode: Episode, similarity: float) -> str:

@@ -37,6 +37,8 @@ def test_stripe_demo_offline():
     out = run_example("stripe_demo.py")
     assert "principle (extractive" in out
     assert "recalled principle" in out and "evidence [direct-observation]" in out and "evidence [tool-result]" in out
+    assert "update noticed" in out and "the principle is now superseded" in out
+    assert "recall now answers: Stripe lowered the API rate limit to 25" in out
     assert "contradiction open" in out and "flagged for review" in out
 
 

@@ -89,7 +89,8 @@ def test_export_then_import_reproduces_everything(run, tmp_path):
     for source in ("direct-observation", "tool-result", "told-by-user"):
         run("encode", "the deploy window is Thursday at 10", "--source", source, "--tag", "deploy")
     run("consolidate")
-    run("encode", "the deploy window is Thursday at 11")  # contradicts the principle: a contradiction record
+    # An inference cannot replace what was observed: it contradicts the principle, a contradiction record.
+    run("encode", "the deploy window is Thursday at 11", "--source", "inference")
     snapshot = tmp_path / "snap.jsonl"
     assert j(run("--json", "export", str(snapshot)))["records"] > 0
     copy = tmp_path / "copy.db"

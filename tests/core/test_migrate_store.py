@@ -105,7 +105,7 @@ def sqlite_store(tmp_path):
             )
         assert brain.consolidate().output_memory_ids
         clock.advance(hours=1)
-        brain.encode("the deploy window is Thursday at 11")  # contradicts the principle
+        brain.encode("the deploy window is Thursday at 11", source="inference")  # contradicts the principle
         for source in ("direct-observation", "tool-result", "told-by-user"):
             brain.encode("the nightly export job takes forty minutes", source=source)
         second = brain.consolidate()
