@@ -45,7 +45,9 @@ from .worker import BatchWorker
 
 T = TypeVar("T")
 _END = object()
-RECALL_FILTERS = frozenset({"states", "filter", "scope", "scope_prefix", "scoped", "mode", "time_range"})
+RECALL_FILTERS = frozenset(
+    {"states", "filter", "scope", "scope_prefix", "scoped", "mode", "time_range", "as_of", "include_superseded"}
+)
 SCOPE_FILTERS = ("scope", "scope_prefix", "scoped")
 
 
@@ -277,9 +279,14 @@ class Audrey(AsyncTwins):
         ``sources``, ``states`` (default active, disputed, context_dependent; ``include_dormant`` adds dormant),
         ``filter`` (metadata, see :mod:`audrey_core.filters`), ``scope`` (exactly) or ``scope_prefix`` (a scope and
         everything below it), both inside the instance's scope (``None`` means not given), ``scoped=True`` (anything
-        but the root scope). ``token_budget=N`` stops before the
-        returned contents would exceed N tokens (the embedder's tokenizer, or about 4 characters per token).
-        Semantic and procedural memories returned are reinforced, except the agent's own unsupported inferences.
+        but the root scope). ``token_budget=N`` stops before the returned contents would exceed N tokens (the
+        embedder's tokenizer, or about 4 characters per token).
+
+        Recall answers what is true now: a memory an update replaced is left out (``include_superseded=True`` shows
+        it, with ``superseded_by`` and ``valid_until``; ``include_provenance`` says what each result replaced).
+        ``as_of=datetime`` answers what was believed true then. A result that is one side of an open contradiction
+        carries the other sides in ``counterclaims``. Semantic and procedural memories returned are reinforced,
+        except the agent's own unsupported inferences.
         """
         return list(
             self.recall_stream(
@@ -366,6 +373,7 @@ class Audrey(AsyncTwins):
     ) -> Iterator[RecallResult]:
         taken: list[Memory] = []
         spent = 0
+        against = recall_stage.counterclaims(self.storage, [item.memory for item in ranked], self.tenant)
         try:
             for item in ranked:
                 if budget is not None:
@@ -374,7 +382,7 @@ class Audrey(AsyncTwins):
                         return  # stop before the budget is exceeded
                 prov = recall_stage.provenance(self.storage, item.memory) if with_provenance else None
                 taken.append(item.memory)
-                yield recall_stage.to_result(item, prov)
+                yield recall_stage.to_result(item, prov, against.get(item.memory.id, ()))
         finally:
             if taken and not self._closed:
                 reinforced = recall_stage.reinforce_retrieved(self.storage, taken, self.agent, now)

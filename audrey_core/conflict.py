@@ -15,14 +15,15 @@ numbers ("429 at 120 req/s" vs "throttles above 100 req/s"). Configure an LLM fo
 
 * the two texts have the same subject (their first content words, possessives folded, are not two different
   names that each text lacks: "Alice moved..." vs "Bob moved..." are about different people), and
-* one of: a conflicting quantity with a unit, or a negation flip (above); an update cue the newer text adds ("now", "no longer",
-  "moved", "switched", "renamed", "quit", "replaced", "upgraded", "instead", "again", ...); "from X to Y" where the
-  older text mentions X; or a single changed slot: both texts share a beginning that names the attribute and
+* one of: a conflicting quantity with a unit, or a negation flip (above); an update cue the newer text adds
+  ("now", "no longer", "moved", "switched", "renamed", "quit", "replaced", "upgraded", ...); "from X to
+  Y" where the older text mentions X; or a single changed slot: both texts share a beginning that names the attribute and
   links it to a value ("my manager is") and differ in one place after it, with no word in common there ("Priya
   Shah" vs "Tom Becker").
 
 Two texts that differ in two places ("a dog called Rex" vs "a cat called Tom") or before any shared attribute
-("the API timeout is..." vs "the API rate limit is...") are left unrelated.
+("the API timeout is..." vs "the API rate limit is...") are left unrelated, and so is anything longer than one short
+sentence: in a chat turn of several sentences, "changed" or "from now on" rarely concerns a stated fact.
 """
 
 from __future__ import annotations
@@ -133,12 +134,16 @@ def detect_conflict(existing: str, incoming: str) -> Conflict | None:
     return None
 
 
+# Verbs and words that announce a change. A cue counts only next to what changed (see update_cue): in conversation
+# "moved" or "changed" are everywhere ("new" and "now" so much that they are no cue at all).
 UPDATE_CUES = frozenset(
-    "now anymore longer instead moved moves switched switches changed changes renamed quit quits lowered raised "
-    "increased decreased reduced dropped replaced upgraded downgraded migrated transferred rewritten rewrote "
-    "postponed rescheduled bumped grew shrank became left joined stopped married divorced new updated".split()
+    "anymore instead moved switched changed renamed quit lowered raised increased decreased reduced dropped "
+    "replaced upgraded downgraded migrated transferred rewritten rewrote postponed rescheduled bumped grew shrank "
+    "married divorced updated".split()
 )
-UPDATE_PHRASES = ("no longer", "pushed back", "from now on", "once more", "any more")
+SLOT_NOISE = UPDATE_CUES | {"now", "new", "again", "still"}  # set aside before comparing slots ("is now Tom" ~ "is Tom")
+UPDATE_PHRASES = ("no longer", "pushed back", "from now on", "once more")
+CUE_REACH = 3  # words between a cue and the subject or a shared word it must be near
 # Verbs that join an attribute to its value: the shared opening of a single-slot change must contain one.
 LINKING_VERBS = frozenset(
     "is are was were be has have had uses use used lives live works work runs run costs cost takes take starts start "
@@ -166,18 +171,27 @@ def different_subjects(existing: str, incoming: str) -> bool:
 
 
 def update_cue(existing: str, incoming: str) -> str | None:
-    """An update cue the newer text adds (a word or phrase the older one lacks), or "from X to Y" with X in the
-    older text."""
+    """An update cue the newer text adds (a word or phrase the older one lacks) next to what changed: within
+    ``CUE_REACH`` words after the newer text's subject, or of a common word the two texts share (not a name); or
+    "from X to Y" with X in the older text."""
     lower_a, lower_b = existing.lower(), incoming.lower()
     for phrase in UPDATE_PHRASES:
         if phrase in lower_b and phrase not in lower_a:
             return phrase
-    words_a = set(_words(existing))
-    for word in _words(incoming):
-        if word in UPDATE_CUES and word not in words_a:
+    words_a, words_b = set(_words(existing)), _words(incoming)
+    names = {w.lower() for w in re.findall(r"\b[A-Z][\w']*", incoming[1:])}  # capitalised after the first letter
+    subject = _subject(words_b)
+    anchors = [
+        i
+        for i, w in enumerate(words_b)
+        if (w.removesuffix("'s") == subject and i < 4)
+        or (w in words_a and w not in STOPWORDS and w not in names and w not in UPDATE_CUES)
+    ]
+    for index, word in enumerate(words_b):
+        if word in UPDATE_CUES and word not in words_a and any(abs(index - a) <= CUE_REACH for a in anchors):
             return word
     for match in _FROM_TO.finditer(lower_b):
-        if match.group(1) in words_a:
+        if match.group(1) in words_a and match.group(1) not in STOPWORDS:
             return f"from {match.group(1)} to"
     return None
 
@@ -185,8 +199,8 @@ def update_cue(existing: str, incoming: str) -> str | None:
 def single_slot_change(existing: str, incoming: str) -> str | None:
     """The changed value when both texts share an opening that names an attribute and differ after it in one slot
     with no word in common; cue words are set aside first ("my manager is now Tom" -> "my manager is tom")."""
-    a = [w for w in _words(existing) if w not in UPDATE_CUES]
-    b = [w for w in _words(incoming) if w not in UPDATE_CUES]
+    a = [w for w in _words(existing) if w not in SLOT_NOISE]
+    b = [w for w in _words(incoming) if w not in SLOT_NOISE]
     prefix = 0
     while prefix < min(len(a), len(b)) and a[prefix] == b[prefix]:
         prefix += 1
@@ -205,9 +219,20 @@ def single_slot_change(existing: str, incoming: str) -> str | None:
     return f"{' '.join(middle_a)} -> {' '.join(middle_b)}"
 
 
+MAX_STATEMENT_WORDS = 30
+_SENTENCE_BREAK = re.compile(r"[.!?;]\s+\S")
+
+
+def is_statement(text: str) -> bool:
+    """One short sentence: what these word-level rules can judge. Several sentences (a chat turn such as "No
+    problem, John. Let me know if you need help.") mix many claims, and their cue words rarely concern a fact."""
+    return len(_words(text)) <= MAX_STATEMENT_WORDS and _SENTENCE_BREAK.search(text.strip()) is None
+
+
 def update_signal(existing: str, incoming: str) -> Conflict | None:
-    """Why ``incoming`` (the newer text) changes the value ``existing`` states, or ``None`` (see the module doc)."""
-    if different_subjects(existing, incoming):
+    """Why ``incoming`` (the newer text) changes the value ``existing`` states, or ``None`` (see the module doc).
+    Only single statements are judged (:func:`is_statement`); longer texts need an LLM."""
+    if not (is_statement(existing) and is_statement(incoming)) or different_subjects(existing, incoming):
         return None
     conflict = detect_conflict(existing, incoming)
     if conflict is not None and conflict.unit != "":

@@ -173,8 +173,9 @@ class DecayReport:
 class Provenance:
     """Where a recalled memory came from.
 
-    ``evidence``: the episodes a semantic or procedural memory rests on. ``supersedes``: for an episode, the chain of
-    older episodes it corrects, newest first. ``superseded_by``: the episode that corrected this one, if any.
+    ``evidence``: the episodes a semantic or procedural memory rests on. ``supersedes``: the memories it replaced,
+    directly or through a chain of updates (corrections named with ``supersedes=`` and updates validation noticed),
+    newest first. ``superseded_by``: the memory that replaced this one, if any.
     """
 
     evidence: tuple[Memory, ...] = ()
@@ -182,6 +183,18 @@ class Provenance:
     superseded_by: str | None = None
     causal_trigger: str | None = None
     causal_consequence: str | None = None
+
+
+@dataclass(frozen=True)
+class Counterclaim:
+    """The other side of an open contradiction that a recalled memory is part of: the record disagrees, and an agent
+    should say so rather than assert one side."""
+
+    contradiction_id: str
+    memory_id: str
+    content: str
+    source: str
+    state: str
 
 
 @dataclass(frozen=True)
@@ -210,6 +223,9 @@ class RecallResult:
     relevance: float | None = None
     event_time: datetime | None = None
     chunk: str | None = None  # for a long memory, the part of its text that matched best
+    superseded_by: str | None = None  # what replaced it (seen with include_superseded=True or as_of=)
+    valid_until: datetime | None = None  # when it stopped holding, if it has
+    counterclaims: tuple[Counterclaim, ...] = ()  # the other sides of its open contradictions
 
 
 @dataclass(frozen=True)

@@ -23,7 +23,8 @@ from .errors import InvalidInputError, StorageError
 from .filters import parse_filter
 from .inputs import check_int
 from .keywords import convex_fusion, reciprocal_rank_fusion
-from .models import Episode, Memory, Procedure, Provenance, RecallResult, Semantic
+from .models import Contradiction, Counterclaim, Episode, Memory, Procedure, Provenance, RecallResult, Semantic
+from .ownership import Tenant
 from .storage import KeywordHit, Storage, VectorFilter, VectorHit
 from .timeutil import days_between
 
@@ -62,8 +63,12 @@ def check_options(
     scoped: Any = False,
     mode: Any = "hybrid",
     time_range: Any = None,
+    as_of: Any = None,
+    include_superseded: Any = False,
 ) -> RecallOptions:
-    """Validate recall's arguments; raise :class:`InvalidInputError` saying what is wrong."""
+    """Validate recall's arguments; raise :class:`InvalidInputError` saying what is wrong. ``as_of`` (an aware
+    datetime) answers what was believed true then: memories stored by then whose validity covers it, superseded
+    ones included; ``include_superseded`` adds replaced memories to the default states."""
     if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1:
         raise InvalidInputError(f"limit must be a positive int, got {limit!r}")
     check_int("limit", limit)
@@ -76,6 +81,10 @@ def check_options(
     chosen_states = _choice("states", states, STATES) or RECALLABLE_STATES
     if include_dormant and "dormant" not in chosen_states:
         chosen_states = (*chosen_states, "dormant")
+    if as_of is not None and (not isinstance(as_of, datetime) or as_of.tzinfo is None):
+        raise InvalidInputError(f"as_of must be a timezone-aware datetime, got {as_of!r}")
+    if (include_superseded or as_of is not None) and states is None and "superseded" not in chosen_states:
+        chosen_states = (*chosen_states, "superseded")
     where = VectorFilter(
         agent=agent,
         memory_types=_choice("types", types, MEMORY_TYPES),
@@ -87,6 +96,7 @@ def check_options(
         scope_prefix=check_scope(scope_prefix) or None if scope_prefix is not None else None,
         scoped=bool(scoped),
         time_range=_check_time_range(time_range),
+        as_of=as_of,
     )
     if mode not in MODES:
         raise InvalidInputError(f"mode must be one of {', '.join(MODES)}, got {mode!r}")
@@ -333,21 +343,46 @@ def score_hits(
 
 
 def provenance(storage: Storage, memory: Memory) -> Provenance:
-    """Evidence episodes of a semantic / procedural memory; supersedes chain and causes of an episode."""
+    """Evidence episodes of a semantic / procedural memory, causes of an episode; for every memory, what it replaced
+    and what replaced it."""
+    replaced = tuple(storage.supersedes_chain(memory.id))
     if isinstance(memory, (Semantic, Procedure)):
         found = storage.get_memories(memory.evidence_episode_ids)
-        return Provenance(evidence=tuple(found[i] for i in memory.evidence_episode_ids if i in found))
+        evidence = tuple(found[i] for i in memory.evidence_episode_ids if i in found)
+        return Provenance(evidence=evidence, supersedes=replaced, superseded_by=memory.superseded_by)
     assert isinstance(memory, Episode)
     return Provenance(
-        supersedes=tuple(storage.supersedes_chain(memory.id)),
+        supersedes=replaced,
         superseded_by=memory.superseded_by,
         causal_trigger=memory.causal_trigger,
         causal_consequence=memory.causal_consequence,
     )
 
 
-def to_result(item: Ranked, prov: Provenance | None) -> RecallResult:
-    """The public record for a ranked memory."""
+COUNTERCLAIM_STATES = ("open", "reopened")
+
+
+def counterclaims(storage: Storage, memories: Sequence[Memory], owner: Tenant) -> dict[str, tuple[Counterclaim, ...]]:
+    """For each memory that is one side of an open contradiction, the other sides its owner may see."""
+    ids = [m.id for m in memories]
+    if not ids:
+        return {}
+    pairs = []
+    for mine, theirs in (("claim_a_id", "claim_b_id"), ("claim_b_id", "claim_a_id")):
+        for c in storage.find_records(Contradiction, **{mine: ids, "state": list(COUNTERCLAIM_STATES)}):
+            pairs.append((getattr(c, mine), getattr(c, theirs), c.id))
+    others = storage.get_memories({other for _, other, _ in pairs}, owner=owner)
+    found: dict[str, list[Counterclaim]] = {}
+    for memory_id, other_id, contradiction_id in pairs:
+        other = others.get(other_id)
+        if other is not None:
+            claim = Counterclaim(contradiction_id, other.id, other.content, other.source, other.state)
+            found.setdefault(memory_id, []).append(claim)
+    return {memory_id: tuple(claims) for memory_id, claims in found.items()}
+
+
+def to_result(item: Ranked, prov: Provenance | None, against: tuple[Counterclaim, ...] = ()) -> RecallResult:
+    """The public record for a ranked memory (``against``: the other sides of its open contradictions)."""
     m = item.memory
     return RecallResult(
         id=m.id,
@@ -370,6 +405,9 @@ def to_result(item: Ranked, prov: Provenance | None) -> RecallResult:
         relevance=item.similarity if item.relevance is None else item.relevance,
         event_time=m.event_time,
         chunk=item.chunk,
+        superseded_by=m.superseded_by,
+        valid_until=m.valid_until,
+        counterclaims=against,
     )
 
 

@@ -79,13 +79,14 @@ class VectorFilter:
     metadata: Filter | None = None
     scoped: bool = False  # only memories below the root scope
     time_range: tuple[datetime | None, datetime | None] | None = None  # on event_time, else created_at
+    as_of: datetime | None = None  # only memories stored by then and valid then (valid_from <= as_of < valid_until)
 
     @property
     def is_narrowed(self) -> bool:
         """True when anything beyond the agent and default states restricts the search."""
         narrowing = (
             self.memory_types, self.sources, self.tags, self.consolidated, self.scope_prefix, self.metadata,
-            self.time_range,
+            self.time_range, self.as_of,
         )  # fmt: skip
         return self.scoped or any(x is not None for x in narrowing)
 
@@ -175,8 +176,9 @@ class Storage(ABC):
         """The stored vector of each memory (its first chunk's vector); with an ``owner``, of its memories only."""
 
     @abstractmethod
-    def supersedes_chain(self, episode_id: str) -> list[Episode]:
-        """The episodes ``episode_id`` corrects, directly or transitively, newest first."""
+    def supersedes_chain(self, memory_id: str) -> list[Memory]:
+        """The memories ``memory_id`` replaced (their ``superseded_by`` names it), directly or transitively, newest
+        first."""
 
     @abstractmethod
     def evidence_origins(self, memory_ids: Sequence[str]) -> dict[str, list[tuple[str, str]]]:

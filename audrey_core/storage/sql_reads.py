@@ -109,7 +109,7 @@ class SQLReads:
         if where.tags is not None and not where.tags:
             return None
         # sqlite-vec takes one "rowid IN (...)" constraint per query, so tags, metadata and time share one subquery.
-        if where.metadata is not None or where.time_range is not None:
+        if where.metadata is not None or where.time_range is not None or where.as_of is not None:
             union, sub_params = self._over_tables(
                 where,
                 lambda t, table: f"SELECT r.rowid FROM memory_vector_rows r JOIN {table} m ON m.id = r.memory_id",
@@ -170,6 +170,11 @@ class SQLReads:
             sql, values = self._metadata_sql(where.metadata, f"{alias}.metadata")
             conditions.append(sql)
             params.extend(values)
+        if where.as_of is not None:  # stored by then, begun by then, not yet ended then
+            moment = to_iso(where.as_of)
+            conditions.append(f"{alias}.created_at <= ? AND COALESCE({alias}.event_time, {alias}.created_at) <= ?")
+            conditions.append(f"({alias}.valid_until IS NULL OR {alias}.valid_until > ?)")
+            params.extend([moment, moment, moment])
         if where.time_range is not None:
             start, end = where.time_range
             moment = f"COALESCE({alias}.event_time, {alias}.created_at)"  # fixed-width UTC text compares as time
@@ -278,20 +283,23 @@ class SQLReads:
                     origins[memory_id].append((source, agent))
         return origins
 
-    def supersedes_chain(self, episode_id: str) -> list[Episode]:
-        columns = COLUMNS["episodic"]
-        with self._read() as db:
-            rows = db.execute(
-                f"""WITH RECURSIVE chain(id, depth) AS (
-                        SELECT supersedes, 1 FROM episodes WHERE id = ? AND supersedes IS NOT NULL
-                        UNION ALL
-                        SELECT e.supersedes, c.depth + 1 FROM episodes e JOIN chain c ON e.id = c.id
-                        WHERE e.supersedes IS NOT NULL AND c.depth < 1000)
-                    SELECT {", ".join("e." + c for c in columns)} FROM chain c JOIN episodes e ON e.id = c.id
-                    ORDER BY c.depth""",
-                (episode_id,),
-            ).fetchall()
-        return [row_to_memory("episodic", row) for row in rows]  # type: ignore[misc]
+    def supersedes_chain(self, memory_id: str) -> list[Memory]:
+        chain: list[Memory] = []
+        frontier, seen = [memory_id], {memory_id}
+        while frontier and len(chain) < 1000:  # newest first: each step goes one replacement further back
+            found = []
+            with self._read() as db:
+                for memory_type, table in TABLES.items():
+                    rows = db.execute(
+                        f"SELECT {', '.join(COLUMNS[memory_type])} FROM {table} "
+                        f"WHERE superseded_by IN ({placeholders(frontier)}) ORDER BY id DESC",
+                        frontier,
+                    ).fetchall()
+                    found += [row_to_memory(memory_type, row) for row in rows if row[0] not in seen]
+            chain += found
+            seen.update(m.id for m in found)
+            frontier = [m.id for m in found]
+        return chain
 
     def counts(self, agent: str | None, scope_prefix: tuple[str, ...] = ()) -> StoreCounts:
         scope, params = ("WHERE agent = ?", [agent]) if agent is not None else ("", [])

@@ -1,0 +1,144 @@
+"""Knowledge updates: does Audrey notice a fact replaced weeks later, and recall the current one first?
+
+    python -m benchmarks.updates [--embedder local|deterministic]
+
+Each case of ``benchmarks.update_cases`` is told to one Audrey in a scope of its own, its statements ``days`` apart
+(a manual clock), then its question is asked. Printed per case kind, and as a final JSON line:
+
+* newer first: of updates and chains, the share whose newest statement is the first of the case's statements that
+  recall returns;
+* flagged: of updates and chains, the share of older statements superseded or in a recorded contradiction; of
+  weaker-source changes, the share kept (not superseded) with a contradiction recorded;
+* false flags: of restatements and unrelated pairs, the share with any statement superseded or contradicted;
+* encode and recall latency (median ms): encode with validation in the background, as users run it; recall against
+  the ranking alone (what recall did before updates: no counterclaims), in the same run.
+
+Two judges: the offline heuristic (no LLM), and a scripted LLM that answers from the cases' own labels. The second is
+an upper bound: it shows what the pipeline does with a perfect judge, not what any model achieves.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import time
+from collections import defaultdict
+from typing import Any
+
+from audrey_core import Audrey, AudreyConfig
+from audrey_core import recall as recall_stage
+from audrey_core.config import ValidationConfig
+from audrey_core.testing import DeterministicEmbedder, ManualClock
+
+from .update_cases import CASES, Case, sources_of
+
+
+def oracle_llm(cases: tuple[Case, ...]) -> Any:
+    """A judge that knows the labels: 'updates' for two statements of one update, chain or weaker case, 'supports'
+    for a restatement, 'unrelated' for anything else."""
+    labels: dict[tuple[str, str], str] = {}
+    for case in cases:
+        relation = {"restatement": "supports", "unrelated": "unrelated"}.get(case.kind, "updates")
+        for older in case.statements:
+            for newer in case.statements:
+                if older != newer:
+                    labels[(older, newer)] = relation
+
+    def complete(messages: list[dict[str, str]]) -> str:
+        lines = messages[-1]["content"].split("\n")
+        existing, incoming = lines[0].removeprefix("Existing memory: "), lines[1].removeprefix("New observation: ")
+        relation = labels.get((existing, incoming), "unrelated")
+        return json.dumps({"relation": relation, "reason": "oracle"})
+
+    return complete
+
+
+def run(embedder: Any, llm: Any = None) -> dict[str, Any]:
+    clock = ManualClock()
+    config = AudreyConfig(validation=ValidationConfig(background=True))
+    ids: list[list[str]] = []
+    encode_ms: list[float] = []
+    with Audrey(":memory:", agent="updates", embedder=embedder, llm=llm, config=config, clock=clock) as brain:
+        for number, case in enumerate(CASES):
+            scope = ("case", str(number))
+            case_ids = []
+            for step, (text, source) in enumerate(zip(case.statements, sources_of(case))):
+                if step:
+                    brain.wait_for_idle()
+                    clock.advance(days=case.days)
+                start = time.perf_counter()
+                case_ids.append(brain.encode(text, source=source, scope=scope))
+                encode_ms.append(1000 * (time.perf_counter() - start))
+            ids.append(case_ids)
+        brain.wait_for_idle()
+        clock.advance(days=1)
+        contradicted = {i for c in brain.contradictions() for i in (c.claim_a_id, c.claim_b_id)}
+        outcome: dict[str, list[bool]] = defaultdict(list)
+        recall_ms, rank_ms = [], []
+        for number, (case, case_ids) in enumerate(zip(CASES, ids)):
+            scope = ("case", str(number))
+            start = time.perf_counter()
+            vector = brain.embed_query(case.query)  # both timings below get the query vector: only search counts
+            start = time.perf_counter()
+            found = [r.id for r in brain.recall(case.query, limit=10, scope=scope, query_vector=vector)]
+            recall_ms.append(1000 * (time.perf_counter() - start))
+            options = recall_stage.check_options(agent=brain.agent, limit=10, scope=scope)
+            start = time.perf_counter()
+            recall_stage.rank(
+                brain.storage, vector, options, now=clock(), confidence_cfg=brain.config.confidence,
+                recall_cfg=brain.config.recall, terms=case.query.lower().split(),
+            )  # fmt: skip
+            rank_ms.append(1000 * (time.perf_counter() - start))
+            memories = brain.get_many(case_ids)
+            flagged = [m.state == "superseded" or m.id in contradicted for m in memories]
+            if case.kind in ("update", "chain"):
+                first = next((i for i in found if i in case_ids), None)
+                outcome["newer first"].append(first == case_ids[-1])
+                outcome["flagged"].extend(flagged[:-1])
+            elif case.kind == "weaker":
+                kept = memories[0].state != "superseded" and case_ids[0] in contradicted
+                outcome["weaker kept and contradicted"].append(kept)
+            else:
+                outcome[f"false flags ({case.kind})"].append(any(flagged))
+    rates = {name: round(100 * sum(v) / len(v), 1) for name, v in outcome.items()}
+    counts = {name: len(v) for name, v in outcome.items()}
+    timing = {
+        "encode_ms_p50": round(statistics.median(encode_ms), 3),
+        "recall_ms_p50": round(statistics.median(recall_ms), 3),
+        "rank_only_ms_p50": round(statistics.median(rank_ms), 3),
+    }
+    return {"rates_percent": rates, "counts": counts, "timing": timing}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--embedder", choices=["local", "deterministic"], default="local")
+    args = parser.parse_args()
+    if args.embedder == "local":
+        os.environ.setdefault("HF_HUB_OFFLINE", "1")
+        from audrey_core import SentenceTransformerEmbedder
+
+        embedder: Any = SentenceTransformerEmbedder()
+    else:
+        embedder = DeterministicEmbedder()
+    kinds = {kind: sum(c.kind == kind for c in CASES) for kind in dict.fromkeys(c.kind for c in CASES)}
+    print(f"knowledge updates: {len(CASES)} cases {kinds}, embedder {embedder.model_name}")
+    results = {}
+    for judge, llm in (("heuristic", None), ("oracle LLM", oracle_llm(CASES))):
+        result = run(embedder, llm)
+        results[judge] = result
+        print(f"\n{judge}:")
+        for name, rate in result["rates_percent"].items():
+            print(f"  {name:<32} {rate:5.1f}%  (n={result['counts'][name]})")
+        t = result["timing"]
+        print(f"  encode p50 {t['encode_ms_p50']} ms; recall p50 {t['recall_ms_p50']} ms", end="")
+        print(f" (the ranking alone: {t['rank_only_ms_p50']} ms)")
+    print(
+        json.dumps({"benchmark": "updates", "cases": len(CASES), "embedder": embedder.model_name, "results": results})
+    )
+
+
+if __name__ == "__main__":
+    main()
