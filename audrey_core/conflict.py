@@ -15,11 +15,11 @@ numbers ("429 at 120 req/s" vs "throttles above 100 req/s"). Configure an LLM fo
 
 * the two texts have the same subject (their first content words, possessives folded, are not two different
   names that each text lacks: "Alice moved..." vs "Bob moved..." are about different people), and
-* one of: a conflicting quantity with a unit, or a negation flip (above); an update cue the newer text adds
-  ("now", "no longer", "moved", "switched", "renamed", "quit", "replaced", "upgraded", ...); "from X to
-  Y" where the older text mentions X; or a single changed slot: both texts share a beginning that names the attribute and
-  links it to a value ("my manager is") and differ in one place after it, with no word in common there ("Priya
-  Shah" vs "Tom Becker").
+* one of: a conflicting quantity with a unit, or a negation flip (above); an update cue the newer text adds next to
+  what changed ("no longer", "moved", "switched", "renamed", "quit", "replaced", "upgraded", ...); "from X to Y"
+  where the older text mentions X; or a single changed slot: both texts share a beginning that names the attribute
+  and links it to a value ("my manager is") and differ in one place after it, with no word in common there
+  ("Priya Shah" vs "Tom Becker").
 
 Two texts that differ in two places ("a dog called Rex" vs "a cat called Tom") or before any shared attribute
 ("the API timeout is..." vs "the API rate limit is...") are left unrelated, and so is anything longer than one short
@@ -141,7 +141,8 @@ UPDATE_CUES = frozenset(
     "replaced upgraded downgraded migrated transferred rewritten rewrote postponed rescheduled bumped grew shrank "
     "married divorced updated".split()
 )
-SLOT_NOISE = UPDATE_CUES | {"now", "new", "again", "still"}  # set aside before comparing slots ("is now Tom" ~ "is Tom")
+# Set aside before comparing slots ("is now Tom" ~ "is Tom").
+SLOT_NOISE = UPDATE_CUES | {"now", "new", "again", "still"}
 UPDATE_PHRASES = ("no longer", "pushed back", "from now on", "once more")
 CUE_REACH = 3  # words between a cue and the subject or a shared word it must be near
 # Verbs that join an attribute to its value: the shared opening of a single-slot change must contain one.

@@ -1,0 +1,126 @@
+"""Knowledge updates: a changed fact from a later time supersedes the older memory (never deletes it), a weaker source
+cannot, recall answers what is true now and ``as_of`` what was believed then. On SQLite and PostgreSQL."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+
+from audrey_core import Audrey, InvalidInputError
+from audrey_core.config import ValidationConfig
+from audrey_core.judgement import can_supersede, judge_offline
+
+from ..conftest import SYNC
+from .vectors import PlacedEmbedder
+
+CFG = ValidationConfig()
+RELIABILITY = {"direct-observation": 0.95, "told-by-user": 0.9, "tool-result": 0.85, "inference": 0.6,
+               "model-generated": 0.4}  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("older", "newer", "relation"),
+    [
+        ("The API rate limit is 100 requests per second.", "The API rate limit was lowered to 25 req/s.", "updates"),
+        ("My manager is Priya Shah.", "My manager is now Tom Becker.", "updates"),
+        ("Kim lives in Lisbon.", "Kim moved from Lisbon to Berlin.", "updates"),
+        ("The shop is open on Sundays.", "The shop is no longer open on Sundays.", "updates"),
+        ("The deploy window is Thursday at 10.", "The deploy window is Thursday at 11.", "updates"),
+        ("Maria lives in Leeds.", "Maria's home is in Leeds.", "unrelated"),  # a restatement below 0.85: no change
+        ("Alice moved to Berlin in 2019.", "Bob moved to Berlin in 2021.", "unrelated"),  # another subject
+        ("The user has a dog called Rex.", "The user has a cat called Tom.", "unrelated"),  # two slots differ
+        ("The API rate limit is 100 requests per second.", "The API timeout is 30 seconds.", "unrelated"),
+        ("Ticket 41 is closed.", "Ticket 42 is closed.", "unrelated"),  # a bare number after a noun: an identifier
+        ("Caroline: Thanks, Mel. I moved the show.", "Caroline: Sure! Things changed since we talked.", "unrelated"),
+    ],
+)  # fmt: skip
+def test_each_class_of_pair_offline(older, newer, relation):
+    assert judge_offline(older, newer, 0.7, CFG, newer=True).relation == relation
+    assert judge_offline(newer, older, 0.7, CFG, newer=False).relation == relation  # the same pair seen the other way
+    same_time = judge_offline(older, newer, 0.7, CFG, newer=None, strict=True)
+    assert same_time.relation == ("contradicts" if relation == "updates" else "unrelated")
+    assert judge_offline(older, newer, 0.45, CFG, newer=True) is None  # below the update zone nothing is judged
+
+
+def test_near_duplicates_restate_and_sources_rank_by_who_may_replace_whom():
+    assert judge_offline("The cache is Redis.", "We cache with Redis.", 0.9, CFG, newer=True).relation == "supports"
+    assert can_supersede("told-by-user", "direct-observation", RELIABILITY)  # first-hand replaces first-hand
+    assert not can_supersede("inference", "told-by-user", RELIABILITY)
+    assert not can_supersede("model-generated", "inference", RELIABILITY)
+    assert can_supersede("inference", "model-generated", RELIABILITY)
+
+
+@pytest.fixture
+def placed():
+    return PlacedEmbedder(dimensions=64)
+
+
+def told(brain, placed, text, clock=None, days=0, source="told-by-user"):
+    if clock is not None and days:
+        clock.advance(days=days)
+    return brain.encode(placed.place(text, 0.9), source=source)
+
+
+def test_an_update_supersedes_with_links_validity_and_an_event(db_path, placed, clock):
+    with Audrey(db_path, embedder=placed, config=SYNC, clock=clock) as brain:
+        events = []
+        brain.on("update", events.append)
+        old = told(brain, placed, "The API rate limit is 100 requests per second.")
+        new = told(brain, placed, "The API rate limit was lowered to 25 requests per second.", clock, days=40)
+        stored = brain.get(old)
+        assert stored.state == "superseded" and stored.superseded_by == new
+        assert stored.valid_until == brain.get(new).valid_from and brain.get(new).state == "active"
+        assert [e["old"] for e in events] == [old] and events[0]["new"] == new and events[0]["judge"] == "heuristic"
+        assert brain.storage.audit_entries(brain.agent)[-1]["action"] == "update"
+        query = placed.place("What is the API rate limit?", 0.9)
+        assert [r.id for r in brain.recall(query)] == [new]  # what is true now
+        shown = {r.id: r for r in brain.recall(query, include_superseded=True)}
+        assert set(shown) == {old, new} and shown[old].superseded_by == new and shown[old].valid_until is not None
+        hit = brain.recall(query, include_provenance=True)[0]
+        assert [m.id for m in hit.provenance.supersedes] == [old]
+        assert brain.contradictions() == [] and brain.introspect().states["episodic"]["superseded"] == 1
+
+
+def test_a_weaker_source_cannot_replace_what_was_told(db_path, placed, clock):
+    with Audrey(db_path, embedder=placed, config=SYNC, clock=clock) as brain:
+        fact = told(brain, placed, "My manager is Priya Shah.")
+        guess = told(brain, placed, "My manager is now Tom Becker.", clock, days=40, source="inference")
+        assert brain.get(fact).state != "superseded" and brain.get(fact).superseded_by is None
+        (contradiction,) = brain.contradictions()
+        assert {contradiction.claim_a_id, contradiction.claim_b_id} == {fact, guess}
+        assert "cannot replace" in contradiction.resolution["reason"]
+        query = placed.place("Who is my manager?", 0.9)
+        results = {r.id: r for r in brain.recall(query)}
+        if contradiction.state == "open":  # both kept, each result carries the other side
+            assert [c.memory_id for c in results[fact].counterclaims] == [guess]
+            assert [c.memory_id for c in results[guess].counterclaims] == [fact]
+
+
+def test_chains_and_as_of(db_path, placed, clock):
+    with Audrey(db_path, embedder=placed, config=SYNC, clock=clock) as brain:
+        start = clock()
+        a = told(brain, placed, "Kim lives in Lisbon.")
+        b = told(brain, placed, "Kim moved from Lisbon to Madrid.", clock, days=30)
+        c = told(brain, placed, "Kim moved from Madrid to Berlin.", clock, days=30)
+        assert [brain.get(i).state for i in (a, b, c)] == ["superseded", "superseded", "active"]
+        query = placed.place("Where does Kim live?", 0.9)
+        assert [r.id for r in brain.recall(query)] == [c]
+        assert [r.id for r in brain.recall(query, as_of=start + timedelta(days=10))] == [a]
+        assert [r.id for r in brain.recall(query, as_of=start + timedelta(days=45))] == [b]
+        assert [r.id for r in brain.recall(query, as_of=start + timedelta(days=70))] == [c]
+        assert brain.recall(query, as_of=start - timedelta(days=1)) == []  # nothing was known yet
+        assert [m.id for m in brain.list_memories(as_of=start + timedelta(days=45))] == [b]
+        assert [m.id for m in brain.recall(query, include_provenance=True)[0].provenance.supersedes] == [b, a]
+        with pytest.raises(InvalidInputError, match="as_of"):
+            brain.recall(query, as_of="yesterday")
+
+
+def test_forgetting_the_update_revives_what_it_replaced(db_path, placed, clock):
+    with Audrey(db_path, embedder=placed, config=SYNC, clock=clock) as brain:
+        old = told(brain, placed, "The office is on the third floor.")
+        new = told(brain, placed, "The office moved to the fifth floor.", clock, days=40)
+        assert brain.get(old).state == "superseded"
+        brain.forget([new])
+        revived = brain.get(old)
+        assert (revived.state, revived.superseded_by, revived.valid_until) == ("active", None, None)
