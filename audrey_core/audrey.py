@@ -476,6 +476,24 @@ class Audrey(AsyncTwins):
         found = self.storage.get_memories(ids, owner=self.tenant)
         return [found.get(i) for i in ids]
 
+    def update_chain(self, memory_id: str) -> list[Memory]:
+        """A memory's history of updates, oldest first: what it replaced (directly or through earlier updates), the
+        memory itself, and what replaced it since. Empty when this instance has no such memory."""
+        self._check_open()
+        (memory_id,) = check_ids_text("update_chain", [memory_id])
+        memory = self.storage.get_memory(memory_id, owner=self.tenant)
+        if memory is None:
+            return []
+        chain = [*reversed(self.storage.supersedes_chain(memory.id)), memory]
+        seen = {m.id for m in chain}
+        while chain[-1].superseded_by and chain[-1].superseded_by not in seen:
+            later = self.storage.get_memory(chain[-1].superseded_by, owner=self.tenant)
+            if later is None:
+                break
+            chain.append(later)
+            seen.add(later.id)
+        return [m for m in chain if self.tenant.owns(m)]
+
     def embed_query(self, text: str) -> np.ndarray:
         """The embedding recall would use for ``text`` (cached)."""
         self._check_open()

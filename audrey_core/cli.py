@@ -283,9 +283,18 @@ def rollback(s: Settings, run_id: str) -> None:
 
 @cli.command()
 @json_option
+@click.argument("memory_id", required=False)
 @click.pass_obj
-def history(s: Settings) -> None:
-    """Consolidation runs, oldest first."""
+def history(s: Settings, memory_id: str | None) -> None:
+    """Consolidation runs, oldest first; with MEMORY_ID, that memory's chain of updates instead."""
+    if memory_id is not None:
+        with s.audrey() as brain:
+            chain = brain.update_chain(memory_id)
+        if not chain:
+            raise CliError(f"no memory {memory_id} for agent {s.agent}", EXIT_NOT_FOUND)
+        lines = [(m.id, m.state, m.valid_from, m.valid_until or "", m.source, m.content) for m in chain]
+        s.emit(chain, lambda: table(["memory", "state", "valid from", "valid until", "source", "content"], lines))
+        return
     with s.audrey() as brain:
         runs = brain.consolidation_history()
     rows = [(r.id, r.status, r.started_at, len(r.input_episode_ids), len(r.output_memory_ids)) for r in runs]
@@ -312,16 +321,17 @@ def status(s: Settings) -> None:
 
     def human() -> str:
         rows = [
-            (t, stats.counts[t], *[stats.states[t][st] for st in ("active", "disputed", "dormant")])
+            (t, stats.counts[t], *[stats.states[t][st] for st in ("active", "disputed", "superseded", "dormant")])
             for t in MEMORY_TYPES
         ]
         lines = [
             f"database {s.name} (agent {s.agent})",
             f"embedding model {stats.embedding_model} ({stats.embedding_dimensions} dimensions)",
-            table(["type", "total", "active", "disputed", "dormant"], rows),
+            table(["type", "total", "active", "disputed", "superseded", "dormant"], rows),
             f"vectors: {with_vectors} memories with, {without} without"
             + (" (run `audrey backfill`)" if without else ""),
-            f"contradictions: {stats.contradictions or 'none'}; causal links: {stats.causal_links}",
+            f"contradictions: {stats.contradictions or 'none'} ({stats.open_contradictions} open); "
+            f"superseded by updates: {stats.superseded}; causal links: {stats.causal_links}",
             f"last consolidation: {stats.last_consolidation or 'never'}",
         ]
         if pending:

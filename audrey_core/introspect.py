@@ -27,6 +27,7 @@ def introspect(
         counts={t: sum(states[t].values()) for t in MEMORY_TYPES},
         states=states,
         dormant=sum(states[t]["dormant"] for t in MEMORY_TYPES),
+        superseded=sum(states[t]["superseded"] for t in MEMORY_TYPES),
         contradictions={s: int(n) for s, n in sorted(raw.contradictions.items())},
         causal_links=raw.causal_links,
         last_consolidation=raw.last_consolidation,

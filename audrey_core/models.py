@@ -243,6 +243,12 @@ class Introspection:
     embedding_dimensions: int
     agent: str | None
     vector_search_error: str | None = None  # why vector search is unavailable, if it is
+    superseded: int = 0  # memories an update or correction replaced (kept, out of recall by default)
+
+    @property
+    def open_contradictions(self) -> int:
+        """Contradictions still waiting for a human or agent to settle them (open or reopened)."""
+        return self.contradictions.get("open", 0) + self.contradictions.get("reopened", 0)
 
     @property
     def total(self) -> int:

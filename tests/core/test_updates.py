@@ -3,6 +3,7 @@ cannot, recall answers what is true now and ``as_of`` what was believed then. On
 
 from __future__ import annotations
 
+import json
 from datetime import timedelta
 
 import pytest
@@ -124,3 +125,33 @@ def test_forgetting_the_update_revives_what_it_replaced(db_path, placed, clock):
         brain.forget([new])
         revived = brain.get(old)
         assert (revived.state, revived.superseded_by, revived.valid_until) == ("active", None, None)
+
+
+def test_update_chain_and_introspection(db_path, placed, clock):
+    with Audrey(db_path, embedder=placed, config=SYNC, clock=clock) as brain:
+        a = told(brain, placed, "Kim lives in Lisbon.")
+        b = told(brain, placed, "Kim moved from Lisbon to Madrid.", clock, days=30)
+        c = told(brain, placed, "Kim moved from Madrid to Berlin.", clock, days=30)
+        for member in (a, b, c):
+            assert [m.id for m in brain.update_chain(member)] == [a, b, c]
+        assert brain.update_chain("01NOSUCHMEMORY000000000000") == []
+        stats = brain.introspect()
+        assert stats.superseded == 2 and stats.open_contradictions == 0
+
+
+def test_the_command_shows_an_update(tmp_path):
+    from click.testing import CliRunner
+
+    from audrey_core.cli import cli
+
+    def run(*args):
+        db = ["--db", str(tmp_path / "cli.db"), "--embedder", "deterministic"]
+        return CliRunner().invoke(cli, [*db, *args])
+
+    run("encode", "The API rate limit is 100 requests per second.")
+    newer = run("--json", "encode", "The API rate limit was lowered to 25 requests per second.")
+    status = run("status")
+    assert "superseded by updates: 1" in status.output
+    chain = run("history", json.loads(newer.output)["id"])
+    assert chain.exit_code == 0 and chain.output.count("superseded") == 1 and "lowered to 25" in chain.output
+    assert run("history", "01NOSUCHMEMORY000000000000").exit_code == 4
