@@ -2,8 +2,9 @@
 
     python -m benchmarks.updates [--embedder local|deterministic]
 
-Each case of ``benchmarks.update_cases`` is told to one Audrey in a scope of its own, its statements ``days`` apart
-(a manual clock), then its question is asked. Printed per case kind, and as a final JSON line:
+Each case of ``benchmarks.update_cases`` (the development set, then the held-out set) is told to one Audrey in a
+scope of its own, its statements ``days`` apart (a manual clock), then its question is asked. Printed per case
+kind, and as a final JSON line:
 
 * newer first: of updates and chains, the share whose newest statement is the first of the case's statements that
   recall returns;
@@ -32,7 +33,7 @@ from audrey_core import recall as recall_stage
 from audrey_core.config import ValidationConfig
 from audrey_core.testing import DeterministicEmbedder, ManualClock
 
-from .update_cases import CASES, Case, sources_of
+from .update_cases import CASES, HELDOUT_CASES, Case, sources_of
 
 
 def oracle_llm(cases: tuple[Case, ...]) -> Any:
@@ -55,13 +56,13 @@ def oracle_llm(cases: tuple[Case, ...]) -> Any:
     return complete
 
 
-def run(embedder: Any, llm: Any = None) -> dict[str, Any]:
+def run(embedder: Any, cases: tuple[Case, ...], llm: Any = None) -> dict[str, Any]:
     clock = ManualClock()
     config = AudreyConfig(validation=ValidationConfig(background=True))
     ids: list[list[str]] = []
     encode_ms: list[float] = []
     with Audrey(":memory:", agent="updates", embedder=embedder, llm=llm, config=config, clock=clock) as brain:
-        for number, case in enumerate(CASES):
+        for number, case in enumerate(cases):
             scope = ("case", str(number))
             case_ids = []
             for step, (text, source) in enumerate(zip(case.statements, sources_of(case))):
@@ -77,7 +78,7 @@ def run(embedder: Any, llm: Any = None) -> dict[str, Any]:
         contradicted = {i for c in brain.contradictions() for i in (c.claim_a_id, c.claim_b_id)}
         outcome: dict[str, list[bool]] = defaultdict(list)
         recall_ms, rank_ms = [], []
-        for number, (case, case_ids) in enumerate(zip(CASES, ids)):
+        for number, (case, case_ids) in enumerate(zip(cases, ids)):
             scope = ("case", str(number))
             start = time.perf_counter()
             vector = brain.embed_query(case.query)  # both timings below get the query vector: only search counts
@@ -123,21 +124,20 @@ def main() -> None:
         embedder: Any = SentenceTransformerEmbedder()
     else:
         embedder = DeterministicEmbedder()
-    kinds = {kind: sum(c.kind == kind for c in CASES) for kind in dict.fromkeys(c.kind for c in CASES)}
-    print(f"knowledge updates: {len(CASES)} cases {kinds}, embedder {embedder.model_name}")
-    results = {}
-    for judge, llm in (("heuristic", None), ("oracle LLM", oracle_llm(CASES))):
-        result = run(embedder, llm)
-        results[judge] = result
-        print(f"\n{judge}:")
-        for name, rate in result["rates_percent"].items():
-            print(f"  {name:<32} {rate:5.1f}%  (n={result['counts'][name]})")
-        t = result["timing"]
-        print(f"  encode p50 {t['encode_ms_p50']} ms; recall p50 {t['recall_ms_p50']} ms", end="")
-        print(f" (the ranking alone: {t['rank_only_ms_p50']} ms)")
-    print(
-        json.dumps({"benchmark": "updates", "cases": len(CASES), "embedder": embedder.model_name, "results": results})
-    )
+    results: dict[str, Any] = {}
+    for name, cases in (("development", CASES), ("held-out", HELDOUT_CASES)):
+        kinds = {kind: sum(c.kind == kind for c in cases) for kind in dict.fromkeys(c.kind for c in cases)}
+        print(f"\n{name} set: {len(cases)} cases {kinds}, embedder {embedder.model_name}")
+        for judge, llm in (("heuristic", None), ("oracle LLM", oracle_llm(cases))):
+            result = run(embedder, cases, llm)
+            results[f"{name} / {judge}"] = result
+            print(f"  {judge}:")
+            for metric, rate in result["rates_percent"].items():
+                print(f"    {metric:<32} {rate:5.1f}%  (n={result['counts'][metric]})")
+            t = result["timing"]
+            print(f"    encode p50 {t['encode_ms_p50']} ms; recall p50 {t['recall_ms_p50']} ms", end="")
+            print(f" (the ranking alone: {t['rank_only_ms_p50']} ms)")
+    print(json.dumps({"benchmark": "updates", "embedder": embedder.model_name, "results": results}))
 
 
 if __name__ == "__main__":

@@ -155,3 +155,32 @@ def test_the_command_shows_an_update(tmp_path):
     chain = run("history", json.loads(newer.output)["id"])
     assert chain.exit_code == 0 and chain.output.count("superseded") == 1 and "lowered to 25" in chain.output
     assert run("history", "01NOSUCHMEMORY000000000000").exit_code == 4
+
+
+def test_a_version_3_file_gains_validity_for_its_corrections(tmp_path):
+    from audrey_core.storage import SQLiteStorage
+    from audrey_core.storage.connection import connect
+    from audrey_core.storage.migrations import MIGRATIONS, migrate
+
+    path = tmp_path / "v3.db"
+    db = connect(str(path), vectors=False)
+    migrate(db, 384, MIGRATIONS[:3])  # a file written before validity intervals existed
+    db.executemany(
+        "INSERT INTO audrey_config (key, value) VALUES (?, ?)",
+        [("embedding_model", "deterministic-hash"), ("embedding_dimensions", "384"), ("vector_table", "v")],
+    )
+    insert = (
+        "INSERT INTO episodes (id, agent, scope, content, source, source_reliability, created_at, state, "
+        "supersedes, superseded_by) VALUES (?, 'default', '', ?, 'told-by-user', 0.9, ?, ?, ?, ?)"
+    )
+    db.execute(insert, ("e1", "the old fact", "2026-01-01T00:00:00.000000+00:00", "superseded", None, None))
+    db.execute(insert, ("e2", "the correction", "2026-02-01T00:00:00.000000+00:00", "active", "e1", None))
+    db.execute("UPDATE episodes SET superseded_by = 'e2' WHERE id = 'e1'")
+    db.close()
+    storage = SQLiteStorage(path, model_name="deterministic-hash", dimensions=384)
+    try:
+        old = storage.get_memory("e1")
+        assert old.superseded_by == "e2" and old.valid_until == storage.get_memory("e2").created_at
+        assert [m.id for m in storage.supersedes_chain("e2")] == ["e1"]
+    finally:
+        storage.close()
