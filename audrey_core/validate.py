@@ -15,7 +15,7 @@ from dataclasses import replace
 
 import numpy as np
 
-from .conflict import detect_conflict
+from .conflict import detect_conflict, is_statement
 from .context import StageContext
 from .errors import LLMError
 from .ids import deterministic_id
@@ -45,9 +45,12 @@ def nearest(
 
 
 def neighbours(ctx: StageContext, episode: Episode, vector: np.ndarray) -> list[tuple[Memory, float]]:
-    """The episode's nearest current memories of any type in its scope, closest first, down to the update zone."""
+    """The episode's nearest current memories of any type in its scope, closest first, down to the update zone.
+    Without an LLM, a text longer than one statement is compared with principles only: the offline rules judge no
+    other pair of it (:func:`~audrey_core.conflict.is_statement`), and scanning every episode would cost for nothing."""
     cfg = ctx.config.validation
-    where = VectorFilter(agent=ctx.agent, states=CLAIM_STATES, scope=tuple(episode.scope))
+    types = None if ctx.llm is not None or is_statement(episode.content) else ("semantic", "procedural")
+    where = VectorFilter(agent=ctx.agent, memory_types=types, states=CLAIM_STATES, scope=tuple(episode.scope))
     hits = [h for h in ctx.storage.knn(vector, cfg.update_neighbors + 1, where) if h.memory_id != episode.id]
     hits = [h for h in hits if h.similarity >= cfg.update_similarity][: cfg.update_neighbors]
     found = ctx.storage.get_memories([h.memory_id for h in hits], {h.memory_id: h.memory_type for h in hits})
