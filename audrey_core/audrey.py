@@ -36,6 +36,7 @@ from .models import (
     Memory,
     RecallResult,
 )
+from .outdated import retire_outdated_principles
 from .ownership import Tenant
 from .scheduler import ConsolidationScheduler
 from .storage import Storage, StoreCounts, open_storage
@@ -392,7 +393,8 @@ class Audrey(AsyncTwins):
     # -- the sleep cycle -----------------------------------------------------------------------------------------
 
     def consolidate(self, progress: Callable[[int, int], None] | None = None) -> ConsolidationRun:
-        """Consolidate unconsolidated episodes into principles (resuming an interrupted run first).
+        """Consolidate unconsolidated episodes into principles (resuming an interrupted run first). First, a
+        principle most of whose evidence episodes were updated is superseded by the newest update.
 
         Waits for pending validation so it works on settled knowledge. Raises if a step fails; the run is then
         marked failed and the next call resumes it.
@@ -400,6 +402,7 @@ class Audrey(AsyncTwins):
         self._check_open()
         self.wait_for_idle()
         with self._consolidation_lock, self.storage.consolidation_lock(self.agent):
+            retire_outdated_principles(self._context)
             return consolidate_stage.consolidate(self._context, progress)
 
     def _scheduled_consolidation(self) -> None:

@@ -184,3 +184,39 @@ def test_a_version_3_file_gains_validity_for_its_corrections(tmp_path):
         assert [m.id for m in storage.supersedes_chain("e2")] == ["e1"]
     finally:
         storage.close()
+
+
+def test_a_principle_whose_evidence_was_updated_is_retired_at_the_next_consolidation(db_path, placed, clock):
+    from .helpers import SOURCES3
+
+    with Audrey(db_path, embedder=placed, config=SYNC, clock=clock) as brain:
+        episodes = [
+            brain.encode(placed.place(f"Deploys go out on Fridays {i}.", 0.97), source=s)
+            for i, s in enumerate(SOURCES3)
+        ]
+        (principle,) = brain.consolidate().output_memory_ids
+        clock.advance(days=30)
+        fixes = [brain.encode(f"Correction {i}: deploys moved to Tuesdays.", supersedes=episodes[i]) for i in range(2)]
+        assert brain.get(principle).state == "active"  # nothing similar enough reached it during validation
+        brain.consolidate()
+        retired = brain.get(principle)
+        assert retired.state == "superseded" and retired.superseded_by in fixes and retired.valid_until is not None
+
+
+def test_an_llm_judges_updates_and_is_recorded(db_path, placed, clock):
+    from audrey_core import AudreyConfig
+    from audrey_core.prompts import CONTRADICTION_CHECK
+    from audrey_core.testing import ScriptedLLM
+
+    llm = ScriptedLLM({"contradiction_check": {"relation": "updates", "reason": "the team changed its tracker"}})
+    config = AudreyConfig(validation=ValidationConfig(background=False))
+    with Audrey(db_path, embedder=placed, llm=llm, config=config, clock=clock) as brain:
+        events = []
+        brain.on("update", events.append)
+        old = told(brain, placed, "Bugs are tracked in Jira.")  # no offline signal: the LLM decides
+        new = told(brain, placed, "These days the team files bugs in Linear.", clock, days=20)
+        assert brain.get(old).superseded_by == new and len(llm.calls) == 1
+        assert events[0]["judge"] == "llm" and events[0]["prompt_hash"] == CONTRADICTION_CHECK.hash
+        same_time = told(brain, placed, "Bugs are tracked in Trello.")  # an LLM 'updates' about the same time
+        assert brain.get(same_time).state == "active" and brain.get(new).state == "active"
+        assert any(same_time in (c.claim_a_id, c.claim_b_id) for c in brain.contradictions())

@@ -1,0 +1,34 @@
+"""Principles whose evidence was updated: at the next consolidation, a principle most of whose evidence episodes
+were superseded (by corrections or noticed updates) is itself superseded by the newest of what replaced them, so
+recall stops answering with an outdated generalisation. Nothing is deleted; it stays findable with
+``include_superseded=True`` and ``as_of``."""
+
+from __future__ import annotations
+
+from .context import StageContext
+from .judgement import Judgement
+from .validate import CLAIM_STATES, supersede
+
+
+def retire_outdated_principles(ctx: StageContext) -> list[str]:
+    """Supersede the tenant's principles whose evidence is mostly outdated; return their ids."""
+    retired = []
+    for principle in ctx.storage.iter_memories(ctx.agent, CLAIM_STATES, ("semantic", "procedural")):
+        evidence_ids = getattr(principle, "evidence_episode_ids", ())
+        if not evidence_ids or not ctx.tenant.owns(principle):
+            continue
+        evidence = ctx.storage.get_memories(evidence_ids)
+        outdated = [e for e in evidence.values() if e.state == "superseded" and e.superseded_by]
+        if 2 * len(outdated) <= len(evidence):
+            continue  # most of its evidence still holds
+        replacements = ctx.storage.get_memories({e.superseded_by for e in outdated}, owner=ctx.tenant)
+        if not replacements:
+            continue
+        newest = max(replacements.values(), key=lambda m: (m.valid_from, m.id))
+        reason = f"{len(outdated)} of its {len(evidence)} evidence episodes were updated"
+        if supersede(ctx, principle, newest, Judgement("updates", "evidence", reason)) == "updated":
+            retired.append(principle.id)
+    return retired
+
+
+__all__ = ["retire_outdated_principles"]
