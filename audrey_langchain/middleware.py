@@ -21,8 +21,14 @@ CONTEXT_HEADER = "Relevant memories (most relevant first; confidence in brackets
 
 def format_memories(results: Sequence[RecallResult]) -> str:
     """The block of recalled memories put in front of the model."""
-    lines = [f"- [{r.confidence:.2f}, {r.source}, {r.memory_type}] {r.content}" for r in results]
+    lines = [f"- [{r.confidence:.2f}, {r.source}, {r.memory_type}] {r.content}{disputed(r)}" for r in results]
     return CONTEXT_HEADER + "\n" + "\n".join(lines) if lines else ""
+
+
+def disputed(result: RecallResult) -> str:
+    """The other sides of a memory's open contradictions, so the model says the record disagrees."""
+    others = "; ".join(f"{c.content} [{c.source}]" for c in result.counterclaims)
+    return f" (disputed by: {others})" if others else ""
 
 
 def latest_user_text(messages: Sequence[AnyMessage]) -> str | None:

@@ -46,4 +46,10 @@ def render(results: Sequence[RecallResult]) -> str:
     """Recalled memories as text for a prompt, each with its confidence and source."""
     if not results:
         return ""
-    return HEADER + "\n" + "\n".join(f"- [{r.confidence:.2f}, {r.source}] {r.content}" for r in results)
+    lines = []
+    for r in results:
+        others = "; ".join(f"{c.content} [{c.source}]" for c in r.counterclaims)
+        lines.append(
+            f"- [{r.confidence:.2f}, {r.source}] {r.content}" + (f" (disputed by: {others})" if others else "")
+        )
+    return HEADER + "\n" + "\n".join(lines)

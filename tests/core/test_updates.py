@@ -93,9 +93,9 @@ def test_a_weaker_source_cannot_replace_what_was_told(db_path, placed, clock):
         assert "cannot replace" in contradiction.resolution["reason"]
         query = placed.place("Who is my manager?", 0.9)
         results = {r.id: r for r in brain.recall(query)}
-        if contradiction.state == "open":  # both kept, each result carries the other side
-            assert [c.memory_id for c in results[fact].counterclaims] == [guess]
-            assert [c.memory_id for c in results[guess].counterclaims] == [fact]
+        assert contradiction.state == "open"  # both kept, each result carries the other side
+        assert [c.memory_id for c in results[fact].counterclaims] == [guess]
+        assert [c.memory_id for c in results[guess].counterclaims] == [fact]
 
 
 def test_chains_and_as_of(db_path, placed, clock):
@@ -220,3 +220,18 @@ def test_an_llm_judges_updates_and_is_recorded(db_path, placed, clock):
         same_time = told(brain, placed, "Bugs are tracked in Trello.")  # an LLM 'updates' about the same time
         assert brain.get(same_time).state == "active" and brain.get(new).state == "active"
         assert any(same_time in (c.claim_a_id, c.claim_b_id) for c in brain.contradictions())
+
+
+def test_prompts_say_when_the_record_disagrees(db_path, placed, clock):
+    pytest.importorskip("langchain_core")
+    pytest.importorskip("llama_index.core")
+    from audrey_langchain.middleware import format_memories
+    from audrey_llamaindex.messages import render
+
+    with Audrey(db_path, embedder=placed, config=SYNC, clock=clock) as brain:
+        told(brain, placed, "My manager is Priya Shah.")
+        told(brain, placed, "My manager is now Tom Becker.", clock, days=40, source="inference")
+        results = brain.recall(placed.place("Who is my manager?", 0.9))
+        assert [c.state for c in brain.contradictions()] == ["open"]  # 40 days of decay brought them close
+        for text in (format_memories(results), render(results)):
+            assert text.count("disputed by: My manager is") == 2
