@@ -83,13 +83,18 @@ class Conflict:
     unit: str | None = None  # for a quantity: its normalised unit ("" for a bare number)
 
 
-def quantities(text: str) -> dict[str, set[float | str]]:
+def quantities(text: str, values_only: bool = False) -> dict[str, set[float | str]]:
     """Numbers in ``text`` grouped by normalised unit ('' for a bare number). A dotted literal that is no number
-    (a version such as 1.2.3, an address such as 10.0.0.5) is kept as its text."""
+    (a version such as 1.2.3, an address such as 10.0.0.5) is kept as its text. ``values_only`` keeps the numbers
+    that stand where a value does (after "is", "to", "at", "has", "costs", ...), not after a noun that they name
+    ("worker 4", "ticket 41")."""
     found: dict[str, set[float | str]] = {}
     lowered = text.lower()
     for match in _NUMBER.finditer(lowered):
         literal = match.group(1)
+        before = _words(lowered[: match.start(1)])
+        if values_only and before and before[-1] not in VALUE_LEADS:
+            continue
         try:
             value: float | str = float(literal.replace(",", ""))
         except ValueError:
@@ -114,9 +119,10 @@ def _words(text: str) -> list[str]:
     return _WORD.findall(text.lower())
 
 
-def detect_conflict(existing: str, incoming: str) -> Conflict | None:
-    """The conflict between two same-subject texts, or ``None`` when the heuristic sees none."""
-    a, b = quantities(existing), quantities(incoming)
+def detect_conflict(existing: str, incoming: str, values_only: bool = False) -> Conflict | None:
+    """The conflict between two same-subject texts, or ``None`` when the heuristic sees none (``values_only``: see
+    :func:`quantities`)."""
+    a, b = quantities(existing, values_only), quantities(incoming, values_only)
     for unit in sorted(set(a) & set(b)):
         if a[unit].isdisjoint(b[unit]):
             label = unit or "a bare number"
@@ -149,6 +155,12 @@ CUE_REACH = 3  # words between a cue and the subject or a shared word it must be
 LINKING_VERBS = frozenset(
     "is are was were be has have had uses use used lives live works work runs run costs cost takes take starts start "
     "opens open closes close called named means equals prefers prefer likes like drives drive".split()
+)
+# Words after which a number is a value ("is 100 req/s", "to 25", "at 9am", "has 6 engineers", "takes 20 minutes").
+VALUE_LEADS = (
+    STOPWORDS
+    | LINKING_VERBS
+    | frozenset("least most now just only roughly nearly approximately probably maybe likely perhaps possibly".split())
 )
 _SUBJECT_SKIP = STOPWORDS | frozenset("after before during since once".split())
 _FROM_TO = re.compile(r"\bfrom ([a-z0-9'.-]+)(?: [a-z0-9'.-]+)? to\b")
@@ -235,7 +247,7 @@ def update_signal(existing: str, incoming: str) -> Conflict | None:
     Only single statements are judged (:func:`is_statement`); longer texts need an LLM."""
     if not (is_statement(existing) and is_statement(incoming)) or different_subjects(existing, incoming):
         return None
-    conflict = detect_conflict(existing, incoming)
+    conflict = detect_conflict(existing, incoming, values_only=True)
     if conflict is not None and conflict.unit != "":
         return conflict  # a bare number may be an identifier ("note 1", "note 2"): the rules below must show a change
     cue = update_cue(existing, incoming)

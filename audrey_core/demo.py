@@ -106,8 +106,11 @@ def main(argv: list[str] | None = None) -> int:
         brain.wait_for_idle()
         for memory_id in run.output_memory_ids:
             old = brain.get(memory_id)
+            if old.superseded_by is None:
+                print(f"   the principle is still {old.state}: the judge saw no update")
+                continue
             print(f"   the principle is now {old.state} (valid until {old.valid_until:%Y-%m-%d}), replaced by:")
-            print(f"   '{brain.get(old.superseded_by).content}'" if old.superseded_by else "   nothing")
+            print(f"   '{brain.get(old.superseded_by).content}'")
         top = brain.recall("Stripe API rate limit", limit=1)[0]
         print(f"   recall now answers: {top.content}")
 
