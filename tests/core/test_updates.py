@@ -33,6 +33,7 @@ RELIABILITY = {"direct-observation": 0.95, "told-by-user": 0.9, "tool-result": 0
         ("The user has a dog called Rex.", "The user has a cat called Tom.", "unrelated"),  # two slots differ
         ("The API rate limit is 100 requests per second.", "The API timeout is 30 seconds.", "unrelated"),
         ("Ticket 41 is closed.", "Ticket 42 is closed.", "unrelated"),  # a bare number after a noun: an identifier
+        ("worker 4 observation 9 about topic 0", "worker 5 observation 9 about topic 0", "unrelated"),  # names too
         ("Caroline: Thanks, Mel. I moved the show.", "Caroline: Sure! Things changed since we talked.", "unrelated"),
     ],
 )  # fmt: skip
