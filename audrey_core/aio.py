@@ -106,6 +106,10 @@ class AsyncTwins:
         """Async :meth:`get`."""
         return await self._in_thread(self.get, memory_id)
 
+    async def aupdate_chain(self, memory_id: str) -> list[Memory]:
+        """Async :meth:`update_chain`."""
+        return await self._in_thread(self.update_chain, memory_id)
+
     async def aintrospect(self, all_agents: bool = False) -> Introspection:
         """Async :meth:`introspect`."""
         return await self._in_thread(self.introspect, all_agents)

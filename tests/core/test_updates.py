@@ -3,6 +3,7 @@ cannot, recall answers what is true now and ``as_of`` what was believed then. On
 
 from __future__ import annotations
 
+import asyncio
 import json
 from datetime import timedelta
 
@@ -135,6 +136,7 @@ def test_update_chain_and_introspection(db_path, placed, clock):
         c = told(brain, placed, "Kim moved from Madrid to Berlin.", clock, days=30)
         for member in (a, b, c):
             assert [m.id for m in brain.update_chain(member)] == [a, b, c]
+        assert [m.id for m in asyncio.run(brain.aupdate_chain(b))] == [a, b, c]
         assert brain.update_chain("01NOSUCHMEMORY000000000000") == []
         stats = brain.introspect()
         assert stats.superseded == 2 and stats.open_contradictions == 0
