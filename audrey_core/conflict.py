@@ -15,7 +15,8 @@ numbers ("429 at 120 req/s" vs "throttles above 100 req/s"). Configure an LLM fo
 
 * the two texts have the same subject (their first content words, possessives folded, are not two different
   names that each text lacks: "Alice moved..." vs "Bob moved..." are about different people), and
-* one of: a conflicting quantity with a unit, or a negation flip (above); an update cue the newer text adds next to
+* one of: a conflicting quantity where a value stands ("is 100 req/s", "at 10", "due on the 1st"; not "worker 4"),
+  or a negation flip (above); an update cue the newer text adds next to
   what changed ("no longer", "moved", "switched", "renamed", "quit", "replaced", "upgraded", ...); "from X to Y"
   where the older text mentions X; or a single changed slot: both texts share a beginning that names the attribute
   and links it to a value ("my manager is") and differ in one place after it, with no word in common there
@@ -72,6 +73,7 @@ _ALIAS_LOOKUP = sorted(
 )
 _NUMBER = re.compile(r"(?<![\w.])(\d+(?:[.,]\d+)*)(?:\s*(%|[a-z][a-z/]*(?:\s+per\s+[a-z]+)?))?", re.IGNORECASE)
 _WORD = re.compile(r"[a-z0-9']+")
+_ORDINAL = re.compile(r"(st|nd|rd|th)\b")
 
 
 @dataclass(frozen=True)
@@ -92,6 +94,9 @@ def quantities(text: str, values_only: bool = False) -> dict[str, set[float | st
     lowered = text.lower()
     for match in _NUMBER.finditer(lowered):
         literal = match.group(1)
+        after = lowered[match.start(1) + len(literal) :]
+        if _ORDINAL.match(after):  # "the 1st", "the 15th": a day or a rank, not a unit "st" / "th"
+            after = after[2:]
         before = _words(lowered[: match.start(1)])
         if values_only and before and before[-1] not in VALUE_LEADS:
             continue
@@ -99,7 +104,7 @@ def quantities(text: str, values_only: bool = False) -> dict[str, set[float | st
             value: float | str = float(literal.replace(",", ""))
         except ValueError:
             value = literal
-        found.setdefault(_unit(lowered[match.start(1) + len(match.group(1)) :]), set()).add(value)
+        found.setdefault(_unit(after), set()).add(value)
     return found
 
 
@@ -145,11 +150,11 @@ def detect_conflict(existing: str, incoming: str, values_only: bool = False) -> 
 UPDATE_CUES = frozenset(
     "anymore instead moved switched changed renamed quit lowered raised increased decreased reduced dropped "
     "replaced upgraded downgraded migrated transferred rewritten rewrote postponed rescheduled bumped grew shrank "
-    "married divorced updated".split()
+    "married divorced updated relocated reassigned stepped resigned retired promoted sold swapped switch".split()
 )
 # Set aside before comparing slots ("is now Tom" ~ "is Tom").
 SLOT_NOISE = UPDATE_CUES | {"now", "new", "again", "still"}
-UPDATE_PHRASES = ("no longer", "pushed back", "from now on", "once more")
+UPDATE_PHRASES = ("no longer", "pushed back", "from now on", "once more", "went up", "went down", "took over")
 CUE_REACH = 3  # words between a cue and the subject or a shared word it must be near
 # Verbs that join an attribute to its value: the shared opening of a single-slot change must contain one.
 LINKING_VERBS = frozenset(
@@ -166,10 +171,16 @@ _SUBJECT_SKIP = STOPWORDS | frozenset("after before during since once".split())
 _FROM_TO = re.compile(r"\bfrom ([a-z0-9'.-]+)(?: [a-z0-9'.-]+)? to\b")
 
 
+def _fold(word: str) -> str:
+    """A word with its possessive and plural endings set aside, for comparing subjects ("invoices" ~ "invoice")."""
+    word = word.removesuffix("'s")
+    return word[:-1] if len(word) > 3 and word.endswith("s") and not word.endswith("ss") else word
+
+
 def _subject(words: list[str]) -> str | None:
     for word in words:
         if word not in _SUBJECT_SKIP and word not in NEGATIONS:
-            return word.removesuffix("'s")
+            return _fold(word)
     return None
 
 
@@ -179,7 +190,7 @@ def different_subjects(existing: str, incoming: str) -> bool:
     sa, sb = _subject(a), _subject(b)
     if sa is None or sb is None or sa == sb:
         return False
-    folded_a, folded_b = {w.removesuffix("'s") for w in a}, {w.removesuffix("'s") for w in b}
+    folded_a, folded_b = {_fold(w) for w in a}, {_fold(w) for w in b}
     return sa not in folded_b and sb not in folded_a
 
 
@@ -223,6 +234,11 @@ def single_slot_change(existing: str, incoming: str) -> str | None:
     middle_a, middle_b = a[prefix : len(a) - suffix], b[prefix : len(b) - suffix]
     named = [w for w in a[:prefix] if w not in STOPWORDS and w not in NEGATIONS]
     linked = any(w in LINKING_VERBS for w in a[:prefix])  # "my manager is", not just "the api"
+    if not linked and middle_a and middle_b and middle_a[0] in VERB_FORMS and middle_b[0] in VERB_FORMS:
+        # "the password is orange42" / "the password might be falcon77": each slot opens with its own verb form
+        middle_a = _after_verbs(middle_a)
+        middle_b = _after_verbs(middle_b)
+        linked = True
     if prefix < 2 or not named or not linked or not middle_a or not middle_b or set(middle_a) & set(middle_b):
         return None
     if all(w in STOPWORDS for w in middle_a) or all(w in STOPWORDS for w in middle_b):
@@ -230,6 +246,16 @@ def single_slot_change(existing: str, incoming: str) -> str | None:
     if all(w.isdigit() for w in (*middle_a, *middle_b)) and a[prefix - 1] not in STOPWORDS:
         return None  # a bare number right after a noun is an identifier ("note 1", "note 2"), not a value ("at 10")
     return f"{' '.join(middle_a)} -> {' '.join(middle_b)}"
+
+
+VERB_FORMS = LINKING_VERBS | frozenset("might may could will would should must can be been being".split())
+
+
+def _after_verbs(words: list[str]) -> list[str]:
+    index = 0
+    while index < len(words) and words[index] in VERB_FORMS:
+        index += 1
+    return words[index:]
 
 
 MAX_STATEMENT_WORDS = 30
@@ -248,8 +274,8 @@ def update_signal(existing: str, incoming: str) -> Conflict | None:
     if not (is_statement(existing) and is_statement(incoming)) or different_subjects(existing, incoming):
         return None
     conflict = detect_conflict(existing, incoming, values_only=True)
-    if conflict is not None and conflict.unit != "":
-        return conflict  # a bare number may be an identifier ("note 1", "note 2"): the rules below must show a change
+    if conflict is not None:  # numbers where a value stands; those naming things ("note 1", "worker 4") are left out
+        return conflict
     cue = update_cue(existing, incoming)
     if cue is not None:
         return Conflict("update", f"the newer statement says {cue!r}")

@@ -2,7 +2,7 @@
 
     python -m benchmarks.updates [--embedder local|deterministic]
 
-Each case of ``benchmarks.update_cases`` (the development set, then the held-out set) is told to one Audrey in a
+Each case of ``benchmarks.update_cases`` (the development, held-out and blind sets) is told to one Audrey in a
 scope of its own, its statements ``days`` apart (a manual clock), then its question is asked. Printed per case
 kind, and as a final JSON line:
 
@@ -33,7 +33,7 @@ from audrey_core import recall as recall_stage
 from audrey_core.config import ValidationConfig
 from audrey_core.testing import DeterministicEmbedder, ManualClock
 
-from .update_cases import CASES, HELDOUT_CASES, Case, sources_of
+from .update_cases import BLIND_CASES, CASES, HELDOUT_CASES, Case, sources_of
 
 
 def oracle_llm(cases: tuple[Case, ...]) -> Any:
@@ -125,7 +125,7 @@ def main() -> None:
     else:
         embedder = DeterministicEmbedder()
     results: dict[str, Any] = {}
-    for name, cases in (("development", CASES), ("held-out", HELDOUT_CASES)):
+    for name, cases in (("development", CASES), ("held-out", HELDOUT_CASES), ("blind", BLIND_CASES)):
         kinds = {kind: sum(c.kind == kind for c in cases) for kind in dict.fromkeys(c.kind for c in cases)}
         print(f"\n{name} set: {len(cases)} cases {kinds}, embedder {embedder.model_name}")
         for judge, llm in (("heuristic", None), ("oracle LLM", oracle_llm(cases))):
