@@ -381,7 +381,7 @@ class Audrey(AsyncTwins):
                     spent += count_tokens(self.embedder, item.memory.content)
                     if spent > budget:
                         return  # stop before the budget is exceeded
-                prov = recall_stage.provenance(self.storage, item.memory) if with_provenance else None
+                prov = recall_stage.provenance(self.storage, item.memory, self.tenant) if with_provenance else None
                 taken.append(item.memory)
                 yield recall_stage.to_result(item, prov, against.get(item.memory.id, ()))
         finally:

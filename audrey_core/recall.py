@@ -342,10 +342,10 @@ def score_hits(
     return ranked
 
 
-def provenance(storage: Storage, memory: Memory) -> Provenance:
+def provenance(storage: Storage, memory: Memory, owner: Tenant | None = None) -> Provenance:
     """Evidence episodes of a semantic / procedural memory, causes of an episode; for every memory, what it replaced
-    and what replaced it."""
-    replaced = tuple(storage.supersedes_chain(memory.id))
+    and what replaced it (of what ``owner``, when given, may see)."""
+    replaced = tuple(m for m in storage.supersedes_chain(memory.id) if owner is None or owner.owns(m))
     if isinstance(memory, (Semantic, Procedure)):
         found = storage.get_memories(memory.evidence_episode_ids)
         evidence = tuple(found[i] for i in memory.evidence_episode_ids if i in found)

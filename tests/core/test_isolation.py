@@ -149,3 +149,15 @@ def test_poisoned_metadata_is_refused_and_other_tenants_filters_keep_working(db_
     with open_tenant(db_path, embedder) as john:
         mine = john.encode("billing runs on Fridays", metadata={"topic": "billing"})
         assert [r.id for r in john.recall("billing", filter={"topic": "billing"})] == [mine]
+
+
+def test_provenance_never_shows_another_tenants_memory(db_path, embedder):
+    with open_tenant(db_path, embedder, scope=()) as everyone:
+        shared = everyone.encode("the team's vault code is 4711")  # in the agent's root scope
+        johns = everyone.encode("john's vault code is 4712", supersedes=shared, scope=JOHN)
+    with open_tenant(db_path, embedder) as john:
+        (hit,) = [r for r in john.recall("vault code", include_provenance=True) if r.id == johns]
+        assert hit.provenance.supersedes == ()  # the root-scope memory it replaced is not john's to see
+    with open_tenant(db_path, embedder, scope=()) as everyone:
+        (hit,) = [r for r in everyone.recall("vault code", include_provenance=True) if r.id == johns]
+        assert [m.id for m in hit.provenance.supersedes] == [shared]
