@@ -12,12 +12,16 @@ from .validate import CLAIM_STATES, supersede
 
 def retire_outdated_principles(ctx: StageContext) -> list[str]:
     """Supersede the tenant's principles whose evidence is mostly outdated; return their ids."""
+    principles = [
+        p
+        for p in ctx.storage.iter_memories(ctx.agent, CLAIM_STATES, ("semantic", "procedural"))
+        if getattr(p, "evidence_episode_ids", ()) and ctx.tenant.owns(p)
+    ]
+    # One read of every principle's evidence, not one per principle: this runs before each consolidation.
+    episodes = ctx.storage.get_memories({i for p in principles for i in p.evidence_episode_ids})
     retired = []
-    for principle in ctx.storage.iter_memories(ctx.agent, CLAIM_STATES, ("semantic", "procedural")):
-        evidence_ids = getattr(principle, "evidence_episode_ids", ())
-        if not evidence_ids or not ctx.tenant.owns(principle):
-            continue
-        evidence = ctx.storage.get_memories(evidence_ids)
+    for principle in principles:
+        evidence = {i: episodes[i] for i in principle.evidence_episode_ids if i in episodes}
         outdated = [e for e in evidence.values() if e.state == "superseded" and e.superseded_by]
         if 2 * len(outdated) <= len(evidence):
             continue  # most of its evidence still holds

@@ -22,9 +22,13 @@ class Tenant:
         """True when ``scope`` lies at or below this tenant's scope (whole labels)."""
         return tuple(scope[: len(self.scope)]) == self.scope
 
+    def holds(self, agent: str, scope: Sequence[str]) -> bool:
+        """True when a memory of ``agent`` in ``scope`` belongs to this tenant."""
+        return agent == self.agent and self.contains(scope)
+
     def owns(self, memory: Any) -> bool:
         """True when ``memory`` (anything with ``agent`` and ``scope``) belongs to this tenant."""
-        return memory.agent == self.agent and self.contains(memory.scope)
+        return self.holds(memory.agent, memory.scope)
 
     def require_scope(self, scope: Sequence[str], what: str = "scope") -> tuple[str, ...]:
         """``scope`` unchanged if this tenant may reach it, else :class:`InvalidInputError` saying how to cross."""

@@ -158,19 +158,13 @@ class SQLWrites:
 
     def _refuse_foreign_ids(self, db: Any, ids: Sequence[str], owner: Tenant) -> None:
         """Ids are one namespace for the whole store: one that another tenant's memory holds cannot be taken over."""
-        taken = sorted(
-            i for i, agent, scope in self._holders(db, ids) if agent != owner.agent or not owner.contains(scope)
-        )
+        taken = sorted(i for i, agent, scope in self._holders(db, ids) if not owner.holds(agent, scope))
         if taken:
             raise InvalidInputError(f"memory ids {', '.join(taken)} cannot be used here; choose other ids")
 
     def _delete(self, db: Any, ids: Sequence[str], owner: Tenant | None = None) -> list[str]:
         ids = list(dict.fromkeys(ids))
-        existing = [
-            i
-            for i, agent, scope in self._holders(db, ids)
-            if owner is None or (agent == owner.agent and owner.contains(scope))
-        ]
+        existing = [i for i, agent, scope in self._holders(db, ids) if owner is None or owner.holds(agent, scope)]
         if not existing:
             return []
         marks = placeholders(existing)
