@@ -1,0 +1,26 @@
+"""Knowledge-update cases, written for Audrey's own evaluation (not drawn from any benchmark's data).
+
+``CASES`` (70) is the development set: the offline heuristic of ``audrey_core.conflict`` was built while looking at
+it, so its figures there are optimistic. ``HELDOUT_CASES`` (30) was written afterwards; after its first run, the
+rules were revised for the kinds of misses it showed, so it too is a development set now. ``BLIND_CASES`` (30) was
+written before that revision and judged it; the next revision looked at its misses, so it is a development set now
+too. ``FRESH_CASES`` (44) was written before that next revision and judges it.
+
+Each case is a short history: statements told weeks apart, and a question whose answer is the newest statement.
+
+* ``update``: a fact replaced later (a new address, manager, limit, schedule, tool, diet, ...): the newest statement
+  must be recalled first and the older one flagged (superseded, or in a recorded contradiction);
+* ``chain``: two updates in a row (A -> B -> C): C first, A and B flagged;
+* ``restatement``: the same fact said again in other words: nothing may be flagged;
+* ``unrelated``: a similar-sounding statement about another subject or attribute, both true: nothing flagged;
+* ``weaker``: a change claimed by a less reliable source (inference, model-generated) than the told or observed
+  fact: it must not supersede it (a recorded contradiction is right; silently replacing the fact is wrong).
+"""
+
+from .blind import BLIND_CASES
+from .case import Case, sources_of
+from .development import CASES
+from .fresh import FRESH_CASES
+from .heldout import HELDOUT_CASES
+
+__all__ = ["BLIND_CASES", "CASES", "FRESH_CASES", "HELDOUT_CASES", "Case", "sources_of"]
