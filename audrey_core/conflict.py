@@ -71,9 +71,15 @@ _ALIAS_LOOKUP = sorted(
     ((spelling, unit) for unit, spellings in UNIT_ALIASES.items() for spelling in spellings),
     key=lambda pair: -len(pair[0]),
 )
-_NUMBER = re.compile(r"(?<![\w.])(\d+(?:[.,]\d+)*)(?:\s*(%|[a-z][a-z/]*(?:\s+per\s+[a-z]+)?))?", re.IGNORECASE)
-_WORD = re.compile(r"[a-z0-9']+")
+_NUMBER = re.compile(r"(?<![\w.])(\d+(?:[.,:-]\d+)*)(?:\s*(%|[a-z][a-z/]*(?:\s+per\s+[a-z]+)?))?", re.IGNORECASE)
+# A word, or a literal that joins digits and letters with dots, colons, hyphens or @ (8:30, 1.28, 555-0142, a@b.org).
+_WORD = re.compile(r"[a-z0-9']+(?:[.:@-](?=[a-z0-9])[a-z0-9']+)*")
 _ORDINAL = re.compile(r"(st|nd|rd|th)\b")
+_NUMBER_NAMES = "zero one two three four five six seven eight nine ten eleven twelve"
+NUMBER_WORDS = {w: n for n, w in enumerate(_NUMBER_NAMES.split())}
+# A number word counts before a unit-like word ("two weeks"), not as a pronoun ("the new one", "one of them").
+_NUMBER_WORD = re.compile(rf"\b({'|'.join(NUMBER_WORDS)})\b(?= (?!(?:{'|'.join(STOPWORDS)})\b)[a-z])")
+_MARKED_VALUE = re.compile(r"\d[.:-]\d")
 
 
 @dataclass(frozen=True)
@@ -91,15 +97,15 @@ def quantities(text: str, values_only: bool = False) -> dict[str, set[float | st
     that stand where a value does (after "is", "to", "at", "has", "costs", ...), not after a noun that they name
     ("worker 4", "ticket 41")."""
     found: dict[str, set[float | str]] = {}
-    lowered = text.lower()
+    lowered = _NUMBER_WORD.sub(lambda m: str(NUMBER_WORDS[m.group(1)]), text.lower())
     for match in _NUMBER.finditer(lowered):
         literal = match.group(1)
         after = lowered[match.start(1) + len(literal) :]
         if _ORDINAL.match(after):  # "the 1st", "the 15th": a day or a rank, not a unit "st" / "th"
             after = after[2:]
         before = _words(lowered[: match.start(1)])
-        if values_only and before and before[-1] not in VALUE_LEADS:
-            continue
+        if values_only and before and before[-1] not in VALUE_LEADS and not _MARKED_VALUE.search(literal):
+            continue  # "ticket 41" names a ticket; "Kubernetes 1.28", "at 8:30" or "555-0142" are values
         try:
             value: float | str = float(literal.replace(",", ""))
         except ValueError:
@@ -150,7 +156,8 @@ def detect_conflict(existing: str, incoming: str, values_only: bool = False) -> 
 UPDATE_CUES = frozenset(
     "anymore instead moved switched changed renamed quit lowered raised increased decreased reduced dropped "
     "replaced upgraded downgraded migrated transferred rewritten rewrote postponed rescheduled bumped grew shrank "
-    "married divorced updated relocated reassigned stepped resigned retired promoted sold swapped switch".split()
+    "married divorced updated relocated reassigned stepped resigned retired promoted sold swapped switch stopped "
+    "started began joined left extended shortened replacing handed".split()
 )
 # Set aside before comparing slots ("is now Tom" ~ "is Tom").
 SLOT_NOISE = UPDATE_CUES | {"now", "new", "again", "still"}
@@ -165,21 +172,44 @@ LINKING_VERBS = frozenset(
 VALUE_LEADS = (
     STOPWORDS
     | LINKING_VERBS
-    | frozenset("least most now just only roughly nearly approximately probably maybe likely perhaps possibly".split())
+    | frozenset(
+        "least most now just only roughly nearly approximately probably maybe likely perhaps possibly version".split()
+    )
 )
 _SUBJECT_SKIP = STOPWORDS | frozenset("after before during since once".split())
 _FROM_TO = re.compile(r"\bfrom ([a-z0-9'.-]+)(?: [a-z0-9'.-]+)? to\b")
 
 
+# The speaker is the user an assistant remembers for: "I work at KPMG" and "the user works at EY" share a subject.
+FIRST_PERSON = frozenset("i i'm i've i'd i'll me myself we we're we've us".split())
+OWNERS = frozenset("my our your his her their its".split())
+
+
 def _fold(word: str) -> str:
-    """A word with its possessive and plural endings set aside, for comparing subjects ("invoices" ~ "invoice")."""
-    word = word.removesuffix("'s")
+    """A word with its possessive and plural endings set aside, for comparing subjects ("invoices" ~ "invoice");
+    the first person is "user"."""
+    if word in FIRST_PERSON:
+        return "user"
+    word = word.removesuffix("'s").removesuffix("'")
     return word[:-1] if len(word) > 3 and word.endswith("s") and not word.endswith("ss") else word
 
 
+def _stem(word: str) -> str:
+    """A crude stem for matching a verb's forms ("sells" ~ "selling" ~ "sold" is beyond it; "sells" ~ "selling")."""
+    for ending in ("ing", "ed", "es", "s"):
+        if len(word) > len(ending) + 2 and word.endswith(ending) and not word.endswith("ss"):
+            return word[: -len(ending)]
+    return word
+
+
 def _subject(words: list[str]) -> str | None:
-    for word in words:
-        if word not in _SUBJECT_SKIP and word not in NEGATIONS:
+    """The first content word; after an owner ("the kids' school", "Tom's daughter") the thing owned, which is what
+    the statement is about (the owner's other things are other subjects)."""
+    for index, word in enumerate(words):
+        if word in OWNERS or word.endswith(("'s", "'")):  # "my manager", "Tom's daughter": what is owned
+            following = [w for w in words[index + 1 : index + 2] if w not in _SUBJECT_SKIP]
+            return _fold(following[0]) if following else _fold(word)
+        if word in FIRST_PERSON or (word not in _SUBJECT_SKIP and word not in NEGATIONS):
             return _fold(word)
     return None
 
@@ -205,19 +235,29 @@ def update_cue(existing: str, incoming: str) -> str | None:
     words_a, words_b = set(_words(existing)), _words(incoming)
     names = {w.lower() for w in re.findall(r"\b[A-Z][\w']*", incoming[1:])}  # capitalised after the first letter
     subject = _subject(words_b)
+    stems_a = {_stem(w) for w in words_a}
     anchors = [
         i
         for i, w in enumerate(words_b)
-        if (w.removesuffix("'s") == subject and i < 4)
-        or (w in words_a and w not in STOPWORDS and w not in names and w not in UPDATE_CUES)
+        if (_fold(w) == subject and i < 4)
+        or (_stem(w) in stems_a and w not in STOPWORDS and w not in names and w not in UPDATE_CUES)
     ]
     for index, word in enumerate(words_b):
-        if word in UPDATE_CUES and word not in words_a and any(abs(index - a) <= CUE_REACH for a in anchors):
+        near = word in UPDATE_CUES and any(abs(index - a) <= CUE_REACH for a in anchors)
+        if near and (word not in words_a or _object_replaced(_words(existing), words_b, word)):
             return word
     for match in _FROM_TO.finditer(lower_b):
         if match.group(1) in words_a and match.group(1) not in STOPWORDS:
             return f"from {match.group(1)} to"
     return None
+
+
+def _object_replaced(words_a: list[str], words_b: list[str], cue: str) -> bool:
+    """Both texts use the cue ("moved to Chicago", "moved again, to Denver"): none of what follows it in the older
+    one is left in the newer one, which names something else there."""
+    after_a = {w for w in words_a[words_a.index(cue) + 1 :] if w not in SLOT_NOISE and w not in STOPWORDS}
+    after_b = {w for w in words_b[words_b.index(cue) + 1 :] if w not in SLOT_NOISE and w not in STOPWORDS}
+    return bool(after_a) and bool(after_b) and not after_a & set(words_b)
 
 
 def single_slot_change(existing: str, incoming: str) -> str | None:
@@ -259,13 +299,45 @@ def _after_verbs(words: list[str]) -> list[str]:
 
 
 MAX_STATEMENT_WORDS = 30
-_SENTENCE_BREAK = re.compile(r"[.!?;]\s+\S")
+# A stop, then a new sentence; not the stop of a title or an abbreviation ("Dr. Okafor", "e.g. Redis").
+_ABBREVIATIONS = ("dr", "mr", "ms", "mrs", "st", "prof", "vs", "e.g", "i.e")
+_SENTENCE_BREAK = re.compile("".join(rf"(?<!\b{re.escape(a)})" for a in _ABBREVIATIONS) + r"[.!?;]\s+\S", re.I)
 
 
 def is_statement(text: str) -> bool:
     """One short sentence: what these word-level rules can judge. Several sentences (a chat turn such as "No
     problem, John. Let me know if you need help.") mix many claims, and their cue words rarely concern a fact."""
     return len(_words(text)) <= MAX_STATEMENT_WORDS and _SENTENCE_BREAK.search(text.strip()) is None
+
+
+def changed_value(existing: str, incoming: str) -> Conflict | None:
+    """For two statements already known to say nearly the same thing: the literal values (anything with a digit, an
+    e-mail address) that the newer one gives instead of the older one's ("555-0142" -> "555-0199", "1.28" -> "1.30"),
+    or ``None`` when either has none or they share one."""
+    if not (is_statement(existing) and is_statement(incoming)) or different_subjects(existing, incoming):
+        return None
+    a, b = _literal_values(existing), _literal_values(incoming)
+    if not a or not b or a & b:
+        return None
+    return Conflict("value", f"{' '.join(sorted(a))} -> {' '.join(sorted(b))}")
+
+
+def _literal_values(text: str) -> set[str]:
+    """Values written as literals; a bare integer right after a noun names something ("ticket 41") and is left out."""
+    words = _words(text)
+    return {
+        w.strip("'")
+        for i, w in enumerate(words)
+        if "@" in w or _MARKED_VALUE.search(w) or (w.isdigit() and (i == 0 or words[i - 1] in VALUE_LEADS))
+    }
+
+
+def same_words(existing: str, incoming: str) -> bool:
+    """Whether the two texts use the same content words (plurals, possessives and stop words aside): a restatement
+    that needs no judge ("The cache is Redis." / "We cache with Redis" is not one)."""
+    a = {_fold(w) for w in _words(existing) if w not in STOPWORDS}
+    b = {_fold(w) for w in _words(incoming) if w not in STOPWORDS}
+    return a == b
 
 
 def update_signal(existing: str, incoming: str) -> Conflict | None:

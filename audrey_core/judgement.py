@@ -7,7 +7,9 @@ Zones by similarity between the two (cosine of their embeddings):
 * >= conflict_similarity (0.60): ask the LLM (supports / contradicts / updates / unrelated / context_dependent);
   without one, the heuristics of :mod:`audrey_core.conflict` decide.
 * >= update_similarity (0.50), when the two hold from different times: a changed value of the same attribute
-  (:func:`audrey_core.conflict.update_signal`) is an update; the later one replaces the earlier.
+  (:func:`audrey_core.conflict.update_signal`) is an update; the later one replaces the earlier. A near-duplicate
+  (>= reinforce_similarity) that gives another literal value (a time, version, number or address) is one too
+  (:func:`audrey_core.conflict.changed_value`).
 * below: unrelated.
 
 A contradiction keeps both claims (:func:`resolve`); an update replaces the older claim only when the newer one's
@@ -20,7 +22,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from .config import ValidationConfig
-from .conflict import detect_conflict, update_signal
+from .conflict import changed_value, detect_conflict, same_words, update_signal
 from .llm import ask, model_name_of
 from .prompts import CONTRADICTION_CHECK
 
@@ -75,6 +77,8 @@ def judge_offline(
             return None
         older, newest = (existing, incoming) if newer else (incoming, existing)
         signal = update_signal(older, newest)
+        if signal is None and similarity >= cfg.reinforce_similarity:
+            signal = changed_value(older, newest)  # the same statement later, with another date, number or address
         if signal is not None:
             return Judgement("updates", "heuristic", f"{signal.kind}: {signal.detail}")
         if similarity < cfg.conflict_similarity:
@@ -97,8 +101,8 @@ def judge(
     offline = judge_offline(existing, incoming, similarity, cfg, newer, strict)
     if offline is None or llm is None:
         return offline
-    if offline.relation == "supports":
-        return offline  # a near-duplicate with no changed number or negation needs no LLM call
+    if offline.relation == "supports" and same_words(existing, incoming):
+        return offline  # the same words again need no LLM call; a near-duplicate with another value or name does
     reply = ask(llm, CONTRADICTION_CHECK, existing=existing, incoming=incoming)
     relation = reply.relation
     if relation == "updates" and newer is None:

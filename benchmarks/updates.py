@@ -1,8 +1,8 @@
 """Knowledge updates: does Audrey notice a fact replaced weeks later, and recall the current one first?
 
-    python -m benchmarks.updates [--embedder local|deterministic]
+    python -m benchmarks.updates [--embedder local|deterministic] [--misses]
 
-Each case of ``benchmarks.update_cases`` (the development, held-out and blind sets) is told to one Audrey in a
+Each case of ``benchmarks.update_cases`` (development, held-out, blind, fresh and unseen) is told to one Audrey in a
 scope of its own, its statements ``days`` apart (a manual clock), then its question is asked. Printed per case
 kind, and as a final JSON line:
 
@@ -33,7 +33,7 @@ from audrey_core import recall as recall_stage
 from audrey_core.config import ValidationConfig
 from audrey_core.testing import DeterministicEmbedder, ManualClock
 
-from .update_cases import BLIND_CASES, CASES, HELDOUT_CASES, Case, sources_of
+from .update_cases import BLIND_CASES, CASES, FRESH_CASES, HELDOUT_CASES, UNSEEN_CASES, Case, sources_of
 
 
 def oracle_llm(cases: tuple[Case, ...]) -> Any:
@@ -56,7 +56,7 @@ def oracle_llm(cases: tuple[Case, ...]) -> Any:
     return complete
 
 
-def run(embedder: Any, cases: tuple[Case, ...], llm: Any = None) -> dict[str, Any]:
+def run(embedder: Any, cases: tuple[Case, ...], llm: Any = None, misses: list[str] | None = None) -> dict[str, Any]:
     clock = ManualClock()
     config = AudreyConfig(validation=ValidationConfig(background=True))
     ids: list[list[str]] = []
@@ -96,13 +96,17 @@ def run(embedder: Any, cases: tuple[Case, ...], llm: Any = None) -> dict[str, An
             flagged = [m.state == "superseded" or m.id in contradicted for m in memories]
             if case.kind in ("update", "chain"):
                 first = next((i for i in found if i in case_ids), None)
-                outcome["newer first"].append(first == case_ids[-1])
-                outcome["flagged"].extend(flagged[:-1])
+                verdicts = {"newer first": [first == case_ids[-1]], "flagged": flagged[:-1]}
             elif case.kind == "weaker":
                 kept = memories[0].state != "superseded" and case_ids[0] in contradicted
-                outcome["weaker kept and contradicted"].append(kept)
+                verdicts = {"weaker kept and contradicted": [kept]}
             else:
-                outcome[f"false flags ({case.kind})"].append(any(flagged))
+                verdicts = {f"false flags ({case.kind})": [any(flagged)]}
+            for metric, values in verdicts.items():
+                outcome[metric].extend(values)
+                wrong = any(values) if metric.startswith("false") else not all(values)
+                if wrong and misses is not None:
+                    misses.append(f"{metric}: {' -> '.join(case.statements)}")
     rates = {name: round(100 * sum(v) / len(v), 1) for name, v in outcome.items()}
     counts = {name: len(v) for name, v in outcome.items()}
     timing = {
@@ -116,6 +120,7 @@ def run(embedder: Any, cases: tuple[Case, ...], llm: Any = None) -> dict[str, An
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--embedder", choices=["local", "deterministic"], default="local")
+    parser.add_argument("--misses", action="store_true", help="print each case a judge got wrong")
     args = parser.parse_args()
     if args.embedder == "local":
         os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -125,11 +130,18 @@ def main() -> None:
     else:
         embedder = DeterministicEmbedder()
     results: dict[str, Any] = {}
-    for name, cases in (("development", CASES), ("held-out", HELDOUT_CASES), ("blind", BLIND_CASES)):
+    for name, cases in (
+        ("development", CASES),
+        ("held-out", HELDOUT_CASES),
+        ("blind", BLIND_CASES),
+        ("fresh", FRESH_CASES),
+        ("unseen", UNSEEN_CASES),
+    ):
         kinds = {kind: sum(c.kind == kind for c in cases) for kind in dict.fromkeys(c.kind for c in cases)}
         print(f"\n{name} set: {len(cases)} cases {kinds}, embedder {embedder.model_name}")
         for judge, llm in (("heuristic", None), ("oracle LLM", oracle_llm(cases))):
-            result = run(embedder, cases, llm)
+            misses: list[str] = []
+            result = run(embedder, cases, llm, misses)
             results[f"{name} / {judge}"] = result
             print(f"  {judge}:")
             for metric, rate in result["rates_percent"].items():
@@ -137,6 +149,8 @@ def main() -> None:
             t = result["timing"]
             print(f"    encode p50 {t['encode_ms_p50']} ms; recall p50 {t['recall_ms_p50']} ms", end="")
             print(f" (the ranking alone: {t['rank_only_ms_p50']} ms)")
+            for miss in misses if args.misses else ():
+                print(f"      missed {miss}")
     print(json.dumps({"benchmark": "updates", "embedder": embedder.model_name, "results": results}))
 
 

@@ -1,5 +1,5 @@
-"""The fresh set: written before the rules were revised after the first blind run, and kept blind: its figures
-judge that revision. Phrased as people say things to an assistant, in the first and third person."""
+"""The fresh set: written before the rules were revised after the first blind run, to judge that revision; a last
+revision then looked at its misses. Phrased as people say things to an assistant, in the first and third person."""
 
 from __future__ import annotations
 

@@ -36,6 +36,15 @@ RELIABILITY = {"direct-observation": 0.95, "told-by-user": 0.9, "tool-result": 0
         ("Ticket 41 is closed.", "Ticket 42 is closed.", "unrelated"),  # a bare number after a noun: an identifier
         ("worker 4 observation 9 about topic 0", "worker 5 observation 9 about topic 0", "unrelated"),  # names too
         ("Caroline: Thanks, Mel. I moved the show.", "Caroline: Sure! Things changed since we talked.", "unrelated"),
+        ("The kids' school starts at 8:30.", "The kids' school now starts at 8:45.", "updates"),  # a time is one value
+        ("The cluster runs Kubernetes 1.26.", "The cluster runs Kubernetes 1.28.", "updates"),  # so is a version
+        ("The user's doctor is Dr. Okafor.", "The user changed doctors and now sees Dr. Lindqvist.", "updates"),  # Dr.
+        ("I work at Deloitte.", "I left Deloitte and joined KPMG.", "updates"),  # the speaker is a subject
+        ("The sprint is two weeks long.", "The sprint is three weeks long.", "updates"),  # number words
+        ("Mia moved to Chicago.", "Mia moved again, to Denver.", "updates"),  # the same cue, another destination
+        ("Kim moved to Berlin.", "Kim moved to Berlin last year.", "unrelated"),  # the same cue and destination
+        ("The kids' school starts at 8:30.", "The kids' football practice starts at 17:00.", "unrelated"),  # owned
+        ("Tom's daughter is in year 3.", "Tom's son is in year 6.", "unrelated"),  # an owner's other things
     ],
 )  # fmt: skip
 def test_each_class_of_pair_offline(older, newer, relation):
@@ -48,6 +57,12 @@ def test_each_class_of_pair_offline(older, newer, relation):
 
 def test_near_duplicates_restate_and_sources_rank_by_who_may_replace_whom():
     assert judge_offline("The cache is Redis.", "We cache with Redis.", 0.9, CFG, newer=True).relation == "supports"
+    # the same statement later with another literal value is an update; an identifier after a noun is no value
+    assert (
+        judge_offline("Jake's number is 555-0142.", "Jake has a new number: 555-0199.", 0.9, CFG, True).relation
+        == "updates"
+    )
+    assert judge_offline("Ticket 41 is closed.", "Ticket 42 is closed.", 0.9, CFG, newer=True).relation == "supports"
     assert can_supersede("told-by-user", "direct-observation", RELIABILITY)  # first-hand replaces first-hand
     assert not can_supersede("inference", "told-by-user", RELIABILITY)
     assert not can_supersede("model-generated", "inference", RELIABILITY)
@@ -238,3 +253,14 @@ def test_prompts_say_when_the_record_disagrees(db_path, placed, clock):
         assert [c.state for c in brain.contradictions()] == ["open"]  # 40 days of decay brought them close
         for text in (format_memories(results), render(results)):
             assert text.count("disputed by: My manager is") == 2
+
+
+def test_an_llm_judges_near_duplicates_unless_they_use_the_same_words():
+    from audrey_core.judgement import judge
+    from audrey_core.testing import ScriptedLLM
+
+    llm = ScriptedLLM({"contradiction_check": {"relation": "updates", "reason": "a new tracker"}})
+    same = judge("Bugs are tracked in Jira.", "Bugs are tracked in Jira!", 0.99, llm, CFG, newer=True)
+    assert same.relation == "supports" and not llm.calls  # the same words: no call
+    other = judge("Bugs are tracked in Jira.", "Bugs are tracked in Linear.", 0.9, llm, CFG, newer=True)
+    assert other.relation == "updates" and other.method == "llm" and len(llm.calls) == 1
