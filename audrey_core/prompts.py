@@ -94,4 +94,28 @@ PRINCIPLE_EXTRACTION = Prompt(
     response_model=Principle,
 )
 
-PROMPTS: dict[str, Prompt] = {p.name: p for p in (CONTRADICTION_CHECK, PRINCIPLE_EXTRACTION)}
+
+class NumberedRelation(Relation):
+    """How the new observation relates to one of several numbered memories."""
+
+    memory: int = Field(description="the number of the existing memory this judges")
+
+
+class Relations(BaseModel):
+    """One judgement per numbered existing memory."""
+
+    judgements: list[NumberedRelation]
+
+
+CONTRADICTION_CHECK_BATCH = Prompt(
+    name="contradiction_check_batch",
+    system=(
+        CONTRADICTION_CHECK.system
+        + " Several existing memories are numbered: judge the observation against each of them on its own, and give "
+        "one judgement per memory with its number."
+    ),
+    user="New observation: {incoming}\nExisting memories:\n{existing}",
+    response_model=Relations,
+)
+
+PROMPTS: dict[str, Prompt] = {p.name: p for p in (CONTRADICTION_CHECK, CONTRADICTION_CHECK_BATCH, PRINCIPLE_EXTRACTION)}

@@ -13,6 +13,7 @@ from itertools import pairwise
 import numpy as np
 
 from .errors import LLMError
+from .prompts import CONTRADICTION_CHECK, CONTRADICTION_CHECK_BATCH
 
 _TOKEN = re.compile(r"[a-z0-9]+")
 
@@ -79,11 +80,22 @@ class ScriptedLLM:
         return [messages for name, messages in self.calls if name == prompt_name]
 
     def complete(self, messages: list[dict[str, str]]) -> str:
-        """Reply to ``messages`` from the script."""
+        """Reply to ``messages`` from the script. A ``contradiction_check_batch`` that is not scripted is answered
+        from the ``contradiction_check`` script, one numbered memory at a time (one call is recorded)."""
         match = _MARKER.match(messages[0]["content"]) if messages else None
         name = match.group(1) if match else "unknown"
         with self._lock:
             self.calls.append((name, messages))
+        if (
+            name == CONTRADICTION_CHECK_BATCH.name
+            and name not in self.script
+            and CONTRADICTION_CHECK.name in self.script
+        ):
+            return self._batch_from_pairs(messages[-1]["content"])
+        return self._reply(name, messages)
+
+    def _reply(self, name: str, messages: list[dict[str, str]]) -> str:
+        with self._lock:
             reply: object = self.script.get(name)
             if isinstance(reply, list):
                 reply = reply.pop(0) if len(reply) > 1 else (reply[0] if reply else None)
@@ -92,6 +104,21 @@ class ScriptedLLM:
         if callable(reply):
             reply = reply(messages)
         return reply if isinstance(reply, str) else json.dumps(reply)
+
+    def _batch_from_pairs(self, user: str) -> str:
+        head, _, listing = user.partition("\nExisting memories:\n")
+        incoming = head.removeprefix("New observation: ")
+        judgements = []
+        for line in listing.splitlines():
+            number, _, existing = line.partition(". ")
+            single = CONTRADICTION_CHECK.render(existing=existing, incoming=incoming)
+            text = self._reply(CONTRADICTION_CHECK.name, single)
+            try:
+                reply = json.loads(text)
+            except json.JSONDecodeError:
+                return text  # a scripted non-JSON reply stays one: the caller's parser refuses it
+            judgements.append({**reply, "memory": int(number)})
+        return json.dumps({"judgements": judgements})
 
 
 class ManualClock:

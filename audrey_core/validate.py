@@ -19,7 +19,7 @@ from .conflict import detect_conflict, is_statement
 from .context import StageContext
 from .errors import LLMError
 from .ids import deterministic_id
-from .judgement import Judgement, can_supersede, judge, judge_offline, resolve
+from .judgement import Judgement, Pair, can_supersede, judge_offline, judge_pairs, resolve
 from .lineage import independent, lineages
 from .models import Contradiction, Episode, Memory
 from .recall import memory_confidence
@@ -78,9 +78,11 @@ def validate_episode(ctx: StageContext, episode: Episode, vector: np.ndarray) ->
     contradiction, unrelated or nothing."""
     outcomes = []
     reinforced = False
-    for claim, similarity in neighbours(ctx, episode, vector):
-        newer = _newer(episode, claim)
-        verdict = judge_safely(ctx, claim.content, episode.content, similarity, newer, claim.memory_type == "episodic")
+    close = neighbours(ctx, episode, vector)
+    pairs = [Pair(c.content, sim, _newer(episode, c), c.memory_type == "episodic") for c, sim in close]
+    verdicts = judge_pairs_safely(ctx, episode.content, pairs)  # one LLM call for all of them
+    for (claim, similarity), pair, verdict in zip(close, pairs, verdicts):
+        newer = pair.newer
         if verdict is None:
             continue
         if verdict.relation == "supports" and reinforced:
@@ -99,20 +101,20 @@ def _newer(episode: Memory, claim: Memory) -> bool | None:
     return episode.valid_from > claim.valid_from
 
 
-def judge_safely(
-    ctx: StageContext,
-    existing: str,
-    incoming: str,
-    similarity: float,
-    newer: bool | None = None,
-    strict: bool = False,
-) -> Judgement | None:
+def judge_safely(ctx: StageContext, existing: str, incoming: str, similarity: float) -> Judgement | None:
+    """The verdict for one pair of claims held at the same time."""
+    return judge_pairs_safely(ctx, incoming, [Pair(existing, similarity)])[0]
+
+
+def judge_pairs_safely(ctx: StageContext, incoming: str, pairs: Sequence[Pair]) -> list[Judgement | None]:
+    """:func:`~audrey_core.judgement.judge_pairs`; the LLM failing must not lose the check: the heuristic decides."""
     try:
-        return judge(existing, incoming, similarity, ctx.llm, ctx.config.validation, newer, strict)
-    except LLMError as exc:  # the LLM failing must not lose the check: fall back to the heuristic
+        return judge_pairs(incoming, pairs, ctx.llm, ctx.config.validation)
+    except LLMError as exc:
         log.warning("LLM contradiction check failed (%s); using the offline heuristic", exc)
         ctx.emit("error", {"event": "validation", "error": exc})
-        return judge_offline(existing, incoming, similarity, ctx.config.validation, newer, strict)
+        cfg = ctx.config.validation
+        return [judge_offline(p.existing, incoming, p.similarity, cfg, p.newer, p.strict) for p in pairs]
 
 
 def apply_verdict(

@@ -31,7 +31,7 @@ from typing import Any
 from audrey_core import Audrey, AudreyConfig
 from audrey_core import recall as recall_stage
 from audrey_core.config import ValidationConfig
-from audrey_core.testing import DeterministicEmbedder, ManualClock
+from audrey_core.testing import DeterministicEmbedder, ManualClock, ScriptedLLM
 
 from .update_cases import BLIND_CASES, CASES, FRESH_CASES, HELDOUT_CASES, UNSEEN_CASES, Case, sources_of
 
@@ -47,13 +47,17 @@ def oracle_llm(cases: tuple[Case, ...]) -> Any:
                 if older != newer:
                     labels[(older, newer)] = relation
 
-    def complete(messages: list[dict[str, str]]) -> str:
-        lines = messages[-1]["content"].split("\n")
-        existing, incoming = lines[0].removeprefix("Existing memory: "), lines[1].removeprefix("New observation: ")
-        relation = labels.get((existing, incoming), "unrelated")
-        return json.dumps({"relation": relation, "reason": "oracle"})
+    def relation(existing: str, incoming: str) -> str:
+        return labels.get((existing, incoming), "unrelated")
 
-    return complete
+    return ScriptedLLM(
+        {"contradiction_check": lambda m: {"relation": relation(*_pair(m[-1]["content"])), "reason": "oracle"}}
+    )  # several pairs in one call are answered pair by pair (ScriptedLLM)
+
+
+def _pair(user: str) -> tuple[str, str]:
+    lines = user.split("\n")
+    return lines[0].removeprefix("Existing memory: "), lines[1].removeprefix("New observation: ")
 
 
 def run(embedder: Any, cases: tuple[Case, ...], llm: Any = None, misses: list[str] | None = None) -> dict[str, Any]:
@@ -114,7 +118,8 @@ def run(embedder: Any, cases: tuple[Case, ...], llm: Any = None, misses: list[st
         "recall_ms_p50": round(statistics.median(recall_ms), 3),
         "rank_only_ms_p50": round(statistics.median(rank_ms), 3),
     }
-    return {"rates_percent": rates, "counts": counts, "timing": timing}
+    calls = {"llm_calls": len(llm.calls), "statements": sum(len(c.statements) for c in cases)} if llm else {}
+    return {"rates_percent": rates, "counts": counts, "timing": timing, **calls}
 
 
 def main() -> None:
@@ -149,6 +154,10 @@ def main() -> None:
             t = result["timing"]
             print(f"    encode p50 {t['encode_ms_p50']} ms; recall p50 {t['recall_ms_p50']} ms", end="")
             print(f" (the ranking alone: {t['rank_only_ms_p50']} ms)")
+            if "llm_calls" in result:
+                print(
+                    f"    {result['llm_calls']} LLM calls for {result['statements']} statements (close pairs batched)"
+                )
             for miss in misses if args.misses else ():
                 print(f"      missed {miss}")
     print(json.dumps({"benchmark": "updates", "embedder": embedder.model_name, "results": results}))

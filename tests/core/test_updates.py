@@ -264,3 +264,48 @@ def test_an_llm_judges_near_duplicates_unless_they_use_the_same_words():
     assert same.relation == "supports" and not llm.calls  # the same words: no call
     other = judge("Bugs are tracked in Jira.", "Bugs are tracked in Linear.", 0.9, llm, CFG, newer=True)
     assert other.relation == "updates" and other.method == "llm" and len(llm.calls) == 1
+
+
+def test_one_llm_call_judges_every_close_memory(db_path, placed, clock):
+    from audrey_core import AudreyConfig
+    from audrey_core.prompts import CONTRADICTION_CHECK_BATCH
+    from audrey_core.testing import ScriptedLLM
+
+    def reply(messages):
+        existing, incoming = messages[-1]["content"].split("\n")
+        replaced = "Jira" in existing and "Linear" in incoming
+        return {"relation": "updates" if replaced else "unrelated", "reason": "scripted"}
+
+    llm = ScriptedLLM({"contradiction_check": reply})  # a batch is answered pair by pair from this script
+    config = AudreyConfig(validation=ValidationConfig(background=False))
+    with Audrey(db_path, embedder=placed, llm=llm, config=config, clock=clock) as brain:
+        updates = []
+        brain.on("update", updates.append)
+        jira = told(brain, placed, "Bugs are tracked in Jira.")
+        docs = told(brain, placed, "Our docs live in Notion.", clock, days=1)
+        chat = told(brain, placed, "The team chats on Slack.", clock, days=1)
+        llm.calls.clear()
+        linear = told(brain, placed, "These days the team files bugs in Linear.", clock, days=20)
+        (call,) = llm.calls  # three close memories, one call
+        assert call[0] == CONTRADICTION_CHECK_BATCH.name and call[1][-1]["content"].count("\n") == 4
+        assert brain.get(jira).superseded_by == linear
+        assert brain.get(docs).state == brain.get(chat).state == "active"
+        (update,) = updates
+        assert update["judge"] == "llm" and update["prompt_hash"] == CONTRADICTION_CHECK_BATCH.hash
+
+
+def test_a_batch_reply_that_leaves_a_memory_out_falls_back_to_the_heuristic(db_path, placed, clock):
+    from audrey_core import AudreyConfig
+    from audrey_core.testing import ScriptedLLM
+
+    only_first = {"judgements": [{"memory": 1, "relation": "unrelated", "reason": "scripted"}]}
+    llm = ScriptedLLM({"contradiction_check": {"relation": "unrelated"}, "contradiction_check_batch": only_first})
+    config = AudreyConfig(validation=ValidationConfig(background=False))
+    with Audrey(db_path, embedder=placed, llm=llm, config=config, clock=clock) as brain:
+        errors = []
+        brain.on("error", errors.append)
+        old = told(brain, placed, "My manager is Priya Shah.")
+        told(brain, placed, "Our docs live in Notion.", clock, days=1)
+        new = told(brain, placed, "My manager is now Tom Becker.", clock, days=20)  # two neighbours: a batch
+        assert "judged memories [1] of 1..2" in str(errors[-1]["error"])
+        assert brain.get(old).superseded_by == new  # the heuristic saw the update
