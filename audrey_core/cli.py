@@ -338,9 +338,29 @@ def status(s: Settings) -> None:
             lines.append(f"re-embed to {pending[0]} in progress: run `audrey reembed --to {pending[0]}` to finish")
         if stats.vector_search_error:
             lines.append(f"vector search unavailable (keyword recall only): {stats.vector_search_error}")
+        lines.extend(index_line(i) for i in stats.indexes)
         return "\n".join(lines)
 
     s.emit(data, human)
+
+
+def index_line(index: dict[str, Any]) -> str:
+    if "documents" not in index:
+        return f"{index['kind']} search: {index['engine']} ({index.get('note', '')})"
+    return (
+        f"{index['kind']} index ({index['engine']}): {index['documents']} documents, last change applied "
+        f"{index['applied']}, lag {index['lag']}, {index['bytes'] / 1e6:.1f} MB in {index['folder']}"
+    )
+
+
+@cli.command()
+@json_option
+@click.pass_obj
+def reindex(s: Settings) -> None:
+    """Rebuild the derived search indexes beside the database from the database itself."""
+    with s.storage() as storage:
+        indexes = storage.rebuild_search_indexes()
+    s.emit({"indexes": indexes}, lambda: "\n".join(index_line(i) for i in indexes) or "no derived indexes here")
 
 
 @cli.command("export")

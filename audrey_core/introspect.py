@@ -36,4 +36,5 @@ def introspect(
         embedding_dimensions=storage.dimensions,
         agent=agent,
         vector_search_error=storage.vector_search_error(),
+        indexes=storage.search_indexes(),
     )

@@ -244,6 +244,7 @@ class Introspection:
     agent: str | None
     vector_search_error: str | None = None  # why vector search is unavailable, if it is
     superseded: int = 0  # memories an update or correction replaced (kept, out of recall by default)
+    indexes: list[dict[str, Any]] = field(default_factory=list)  # derived search indexes (Storage.search_indexes)
 
     @property
     def open_contradictions(self) -> int:

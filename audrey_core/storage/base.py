@@ -318,6 +318,14 @@ class Storage(ABC):
     def close(self) -> None:
         """Release the backend's resources; later calls raise ``ClosedError``."""
 
+    def search_indexes(self) -> list[dict[str, Any]]:
+        """The derived search indexes beside the database: engine, documents, last change applied, lag, bytes."""
+        return []
+
+    def rebuild_search_indexes(self) -> list[dict[str, Any]]:
+        """Build every derived search index again from the database; their status afterwards."""
+        return self.search_indexes()
+
     def vector_search_error(self) -> str | None:
         """Why vector search is unavailable (sqlite-vec could not be loaded), or None when it works."""
         return None

@@ -288,11 +288,29 @@ def _validity(connection: Any, dimensions: int) -> None:
     )
 
 
+def search_log_statements() -> list[str]:
+    """Migration 5: every text row added or removed is logged in its own transaction, for derived indexes to catch
+    up from (:mod:`audrey_core.indexes`)."""
+    return [
+        "CREATE TABLE search_changes (seq INTEGER PRIMARY KEY AUTOINCREMENT, text_rowid INTEGER NOT NULL)",
+        "CREATE TRIGGER memory_text_added AFTER INSERT ON memory_text_rows BEGIN "
+        "INSERT INTO search_changes (text_rowid) VALUES (new.rowid); END",
+        "CREATE TRIGGER memory_text_removed AFTER DELETE ON memory_text_rows BEGIN "
+        "INSERT INTO search_changes (text_rowid) VALUES (old.rowid); END",
+    ]
+
+
+def _search_log(connection: Any, dimensions: int) -> None:
+    for statement in search_log_statements():
+        connection.execute(statement)
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "initial schema: seed 002 tables, vec0 vectors, tags", _initial_schema),
     Migration(2, "full-text index (FTS5) for hybrid recall; event times; chunk spans", _full_text),
     Migration(3, "scope words in the full-text index", _scoped_full_text),
     Migration(4, "validity intervals and supersession for every memory type", _validity),
+    Migration(5, "a log of text-row changes for derived search indexes", _search_log),
 )
 LATEST_VERSION = MIGRATIONS[-1].version
 

@@ -43,9 +43,12 @@ from .sql_records import SQLRecords
 from .sql_writes import SQLWrites
 from .sqlite_maintenance import SQLiteMaintenance
 from .sqlite_reads import SQLiteReads
+from .sqlite_search_log import SQLiteSearchLog
+
+_warned_without_index = False
 
 
-class SQLiteStorage(SQLiteMaintenance, SQLiteReads, SQLWrites, SQLRecords, Storage):
+class SQLiteStorage(SQLiteSearchLog, SQLiteMaintenance, SQLiteReads, SQLWrites, SQLRecords, Storage):
     """Audrey's embedded store. Thread-safe: one connection guarded by a re-entrant lock."""
 
     def __init__(self, path: str | Path, *, model_name: str, dimensions: int) -> None:
@@ -110,6 +113,33 @@ class SQLiteStorage(SQLiteMaintenance, SQLiteReads, SQLWrites, SQLRecords, Stora
         self.dimensions = int(dimensions)
         if self.path != ":memory:" and not self.path.startswith("file:"):
             self._side = connect(self.path, module=module, vectors=self.vector_error is None)
+        self.keyword_index = self._open_keyword_index()
+
+    def _open_keyword_index(self) -> Any:
+        """The tantivy keyword index in ``<db>-indexes/keyword`` (in memory for ``:memory:``), caught up now; None
+        without tantivy, when keyword search runs through FTS5 (linear in the store's size: one warning)."""
+        from ..indexes import KeywordIndex, keyword_index_available
+
+        global _warned_without_index
+        if not keyword_index_available():
+            if not _warned_without_index:
+                _warned_without_index = True
+                warnings.warn(
+                    "the tantivy package is not importable: Audrey's keyword search runs through SQLite FTS5, which "
+                    "slows down as the store grows; `pip install tantivy` makes it an index lookup",
+                    RuntimeWarning,
+                    stacklevel=3,
+                )
+            return None
+        in_memory = self.path == ":memory:" or self.path.startswith("file:")
+        folder = None if in_memory else Path(f"{self.path}-indexes") / "keyword"
+        try:
+            index = KeywordIndex(folder, self)
+            index.ensure_fresh()
+        except OSError as exc:
+            self.close()
+            raise StorageError(f"cannot open the keyword index beside {self.path}: {exc}") from exc
+        return index
 
     # -- plumbing ---------------------------------------------------------------------------------------------
 

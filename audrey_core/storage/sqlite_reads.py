@@ -50,6 +50,8 @@ class SQLiteReads(SQLReads):
         When filters leave fewer than ``k``, the FTS limit widens until every match has been seen."""
         if not terms or k <= 0:
             return []
+        if getattr(self, "keyword_index", None) is not None:
+            return self._indexed_keyword_search(terms, k, where)
         words = " OR ".join(_quoted(term) for term in self._informative_terms(terms))
         match = " AND ".join(
             [*(f"scopes : {w}" for w in scope_match(where.scope, where.scope_prefix)), f"content : ({words})"]

@@ -1,0 +1,59 @@
+"""An index folder beside the database: its state file (written atomically) and one writer at a time across
+processes (an OS lock the kernel releases when its holder dies)."""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+try:
+    import fcntl
+except ImportError:  # Windows: writers are serialised within a process only
+    fcntl = None  # type: ignore[assignment]
+
+
+class IndexFolder:
+    """``path`` is None for an index kept in memory (a ``:memory:`` store): the state lives in this object."""
+
+    def __init__(self, path: Path | None) -> None:
+        self.path = path
+        self._state: dict[str, Any] = {}
+        self._lock = threading.Lock()
+        if path is not None:
+            path.mkdir(parents=True, exist_ok=True)
+
+    def read_state(self) -> dict[str, Any]:
+        if self.path is None:
+            return dict(self._state)
+        try:
+            return json.loads((self.path / "state.json").read_text())
+        except (OSError, ValueError):
+            return {}  # missing or damaged: the index is rebuilt
+
+    def write_state(self, state: dict[str, Any]) -> None:
+        if self.path is None:
+            self._state = dict(state)
+            return
+        temporary = self.path / f"state.json.{os.getpid()}.tmp"
+        temporary.write_text(json.dumps(state))
+        os.replace(temporary, self.path / "state.json")  # readers see the old state or the new one, never half
+
+    @contextmanager
+    def writer_lock(self) -> Iterator[None]:
+        with self._lock:
+            if self.path is None or fcntl is None:
+                yield
+                return
+            with open(self.path / "writer.lock", "a+b") as handle:
+                fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
+                yield  # closing the file releases the lock
+
+    def size_on_disk(self) -> int:
+        if self.path is None:
+            return 0
+        return sum(f.stat().st_size for f in self.path.rglob("*") if f.is_file())

@@ -1,0 +1,178 @@
+"""The keyword index (tantivy) is a derived copy of the database: it agrees with an exact reference under every
+filter, and a deleted folder, a killed writer, another process's writes, a pruned log or a store made before it
+existed lose nothing."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from audrey_core import Audrey
+from audrey_core.filters import parse_filter
+from audrey_core.storage import VectorFilter
+from audrey_core.storage.connection import connect
+
+from ..conftest import SYNC
+from .helpers import add_derived
+
+pytest.importorskip("tantivy")
+ROOT = Path(__file__).resolve().parents[2]
+WORDS = "kiln oven glaze clay wheel kiln porcelain stoneware firing".split()
+FILTERS = [
+    {},
+    {"memory_types": ("semantic",)},
+    {"memory_types": ("episodic", "procedural")},
+    {"tags": ("pottery",)},
+    {"sources": ("tool-result",)},
+    {"metadata": parse_filter({"batch": {"$gte": 3}})},
+    {"scope_prefix": ("user", "ann")},
+    {"scope": ("user", "bob"), "tags": ("pottery",)},
+]
+
+
+def fill(brain: Audrey, count: int = 60) -> None:
+    items = []
+    for i in range(count):
+        text = f"{WORDS[i % len(WORDS)]} {WORDS[(i * 7) % len(WORDS)]} note {i}"
+        items.append(
+            {
+                "content": text,
+                "scope": [(), ("user", "ann"), ("user", "bob")][i % 3],
+                "tags": ["pottery"] if i % 4 == 0 else [],
+                "source": "tool-result" if i % 5 == 0 else "told-by-user",
+                "metadata": {"batch": i % 6},
+            }
+        )
+    brain.encode_batch(items)
+    add_derived(brain, "kiln firing needs a slow cool-down")
+    add_derived(brain, "glaze the clay before the second firing", memory_type="procedural")
+
+
+def open_brain(path: Path, agent: str = "a") -> Audrey:
+    from audrey_core.testing import DeterministicEmbedder
+
+    return Audrey(path, agent=agent, embedder=DeterministicEmbedder(), config=SYNC)
+
+
+def keyword_ids(brain: Audrey, query: str) -> list[str]:
+    """The keyword ranking alone (recall would also weigh confidence, which moves with the clock)."""
+    hits = brain.storage.keyword_search(query.split(), 1000, VectorFilter(agent=brain.agent))
+    return [h.memory_id for h in hits]
+
+
+@pytest.mark.parametrize("extra", FILTERS)
+def test_the_index_agrees_with_the_exact_reference_under_every_filter(tmp_path, extra):
+    with open_brain(tmp_path / "a.db") as brain, open_brain(tmp_path / "a.db", agent="other") as other:
+        fill(brain)
+        fill(other)  # another agent's rows must neither appear nor crowd out
+        storage = brain.storage
+        where = VectorFilter(agent="a", **extra)
+        allowed = {m.id for m in storage.list_memories(where, 10_000)}
+        for terms in (["kiln"], ["glaze", "clay"], ["note", "7"], ["nothing"]):
+            everything = storage.keyword_search(terms, 10_000, VectorFilter(agent="a"))
+            expected = [h.memory_id for h in everything if h.memory_id in allowed][:5]
+            assert [h.memory_id for h in storage.keyword_search(terms, 5, where)] == expected
+            index = storage.keyword_index.search(terms, 10_000)
+            assert len(index.hits) == index.total  # the index alone: every matching row of every agent
+
+
+def test_a_deleted_index_folder_is_rebuilt_from_the_database(tmp_path):
+    with open_brain(tmp_path / "a.db") as brain:
+        fill(brain)
+        before = keyword_ids(brain, "kiln glaze")
+    shutil.rmtree(tmp_path / "a.db-indexes")
+    with open_brain(tmp_path / "a.db") as brain:
+        assert keyword_ids(brain, "kiln glaze") == before
+        assert brain.storage.keyword_index.status()["documents"] == 62
+
+
+def test_a_pruned_log_rebuilds_the_index(tmp_path):
+    with open_brain(tmp_path / "a.db") as brain:
+        fill(brain)
+        before = keyword_ids(brain, "porcelain")
+        brain.encode("porcelain cracks when cooled fast", id="late")
+        brain.storage.prune_search_log(brain.storage.search_log_head())  # the log no longer reaches the index
+        state = tmp_path / "a.db-indexes" / "keyword" / "state.json"
+        assert json.loads(state.read_text())["applied"] < brain.storage.search_log_head()
+        assert set(keyword_ids(brain, "porcelain")) == {*before, "late"}
+
+
+WRITER = """
+import os, sys
+sys.path.insert(0, {root!r})
+from audrey_core import Audrey
+from audrey_core.testing import DeterministicEmbedder
+from tests.conftest import SYNC
+brain = Audrey({path!r}, agent="a", embedder=DeterministicEmbedder(), config=SYNC)
+brain.encode_batch([f"zebra crossing number {{i}}" for i in range(25)])
+os._exit(0)  # killed after the commit: no close, nothing flushed to any index
+"""
+
+
+def test_writes_of_a_killed_process_are_found_by_the_next_recall(tmp_path):
+    path = tmp_path / "a.db"
+    with open_brain(path) as brain:
+        fill(brain)
+        assert keyword_ids(brain, "zebra") == []  # this process's index is now current
+        script = WRITER.format(root=str(ROOT), path=str(path))
+        subprocess.run([sys.executable, "-c", script], check=True, cwd=ROOT, timeout=120)
+        assert len(keyword_ids(brain, "zebra")) == 25  # another process's writes, on the next recall
+    with open_brain(path) as brain:
+        assert len(keyword_ids(brain, "zebra")) == 25
+
+
+def test_a_store_made_before_the_index_builds_it_once(tmp_path):
+    path = tmp_path / "a.db"
+    with open_brain(path) as brain:
+        fill(brain)
+        before = keyword_ids(brain, "stoneware wheel")
+    shutil.rmtree(tmp_path / "a.db-indexes")
+    db = connect(str(path), vectors=False)  # back to schema 4: no change log, no triggers
+    for statement in (
+        "DROP TRIGGER memory_text_added",
+        "DROP TRIGGER memory_text_removed",
+        "DROP TABLE search_changes",
+        "DELETE FROM schema_migrations WHERE version = 5",
+    ):
+        db.execute(statement)
+    db.close()
+    with open_brain(path) as brain:
+        assert keyword_ids(brain, "stoneware wheel") == before
+        brain.encode("stoneware mugs sold out", id="new")
+        assert "new" in keyword_ids(brain, "stoneware")
+    assert os.path.isdir(tmp_path / "a.db-indexes" / "keyword")
+
+
+def test_without_tantivy_keyword_search_runs_through_fts5_with_one_warning(tmp_path, monkeypatch):
+    import audrey_core.indexes.keyword as keyword
+    import audrey_core.storage.sqlite as sqlite
+
+    with open_brain(tmp_path / "a.db") as brain:
+        fill(brain)
+        indexed = keyword_ids(brain, "glaze clay")
+    monkeypatch.setattr(keyword, "tantivy", None)
+    monkeypatch.setattr(sqlite, "_warned_without_index", False)
+    with pytest.warns(RuntimeWarning, match="tantivy"), open_brain(tmp_path / "a.db") as brain:
+        assert brain.storage.keyword_index is None and brain.introspect().indexes[0]["engine"] == "fts5"
+        assert set(keyword_ids(brain, "glaze clay")) == set(indexed)  # the same matches, ranked by FTS5
+
+
+def test_status_and_reindex_show_the_index(tmp_path):
+    from click.testing import CliRunner
+
+    from audrey_core.cli import cli
+
+    with open_brain(tmp_path / "a.db") as brain:
+        fill(brain)
+    runner = CliRunner()
+    status = runner.invoke(cli, ["--db", str(tmp_path / "a.db"), "--json", "status"])
+    (index,) = json.loads(status.output)["indexes"]
+    assert index["engine"] == "tantivy" and index["documents"] == 62 and index["lag"] == 0
+    rebuilt = runner.invoke(cli, ["--db", str(tmp_path / "a.db"), "reindex"])
+    assert rebuilt.exit_code == 0 and "62 documents" in rebuilt.output
