@@ -29,7 +29,7 @@ from audrey_core.models import Episode
 from audrey_core.storage import VectorFilter
 
 from .locomo import load
-from .speed import RandomEmbedder
+from .speed import RandomEmbedder, timings_ms
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "locomo_dev.json"
 
@@ -49,12 +49,7 @@ def store(brain: Audrey, texts: list[str]) -> None:
 
 
 def median_ms(call, items) -> float:
-    times = []
-    for item in items:
-        start = time.perf_counter()
-        call(item)
-        times.append(1000 * (time.perf_counter() - start))
-    return statistics.median(times)
+    return statistics.median(timings_ms(call, items))
 
 
 def measure(size: int, turns: list[str], questions: list[str], folder: Path) -> dict:

@@ -53,7 +53,7 @@ class TextSource(Protocol):
 @dataclass(frozen=True)
 class KeywordMatches:
     hits: list[tuple[int, float]]  # (text row id, BM25 score), best first
-    total: int  # rows matching the query and the in-index filters
+    total: int | None  # rows matching the query and the in-index filters, when counted
 
 
 def _analyzer() -> Any:
@@ -107,7 +107,9 @@ class KeywordIndex:
         """Apply every logged change not in the index yet (rebuilding it when the log no longer reaches back)."""
         with self._lock:
             head = self.source.search_log_head()
-            self._follow(self.folder.read_state())
+            if self._index is not None and self.applied >= head:
+                return  # current: no state file to read on the search path
+            self._follow(self.folder.read_state())  # another process may have applied it already
             if self._index is not None and self.applied >= head:
                 return
             with self.folder.writer_lock():
@@ -220,13 +222,15 @@ class KeywordIndex:
         agent: str | None = None,
         memory_types: Sequence[str] | None = None,
         scope_words: Sequence[str] = (),
+        count: bool = False,
     ) -> KeywordMatches:
         """The ``limit`` best rows for any of ``terms`` (BM25), among the agent's rows of ``memory_types`` that
-        carry every one of ``scope_words``."""
+        carry every one of ``scope_words``. ``count`` also counts every match, which visits them all (fewer hits
+        than ``limit`` already says every match is in)."""
         searcher = self._index.searcher()  # no lock: a caller inside a write transaction must never wait on a catch-up
         stems = list(dict.fromkeys(s for term in terms for s in self.analyzer.analyze(term)))
         if not stems:
-            return KeywordMatches([], 0)
+            return KeywordMatches([], 0 if count else None)
         total = searcher.num_docs
         counts = {s: searcher.doc_freq("content", s) for s in stems}
         if total >= COMMON_TERM_MIN_ROWS:
@@ -245,9 +249,10 @@ class KeywordIndex:
         # filters select rows and add nothing to the score: a scoped search ranks as the whole index filtered
         must = [(Occur.Must, Q.boolean_query(should))]
         must += [(Occur.Must, Q.const_score_query(f, 0.0)) for f in filters]
-        result = searcher.search(Q.boolean_query(must), int(limit), count=True)
+        result = searcher.search(Q.boolean_query(must), int(limit), count=count)
         rows = searcher.fast_field_values("row", [address for _, address in result.hits])
-        return KeywordMatches([(int(r), float(s)) for r, (s, _) in zip(rows, result.hits)], int(result.count))
+        hits = [(int(r), float(s)) for r, (s, _) in zip(rows, result.hits)]
+        return KeywordMatches(hits, int(result.count) if count else None)
 
     def status(self) -> dict[str, Any]:
         with self._lock:

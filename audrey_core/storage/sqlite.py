@@ -79,6 +79,7 @@ class SQLiteStorage(SQLiteSearchLog, SQLiteMaintenance, SQLiteReads, SQLWrites, 
         self._side: Any = None  # a second connection for reads that may run beside the main one (file stores)
         self._side_lock = threading.Lock()
         self._term_counts: dict[str, tuple[int, int]] = {}  # term -> (memories containing it, store size then)
+        self.keyword_index = None  # opened once the schema is current (below)
         try:
             stored = self._stored_embedding()
             if stored is not None and stored != (model_name, int(dimensions)):

@@ -24,6 +24,8 @@ def _quoted(term: str) -> str:
 class SQLiteReads(SQLReads):
     """Mixed into :class:`SQLiteStorage`; uses its ``_read`` context."""
 
+    keyword_index: Any  # the tantivy index (audrey_core.indexes), or None: FTS5 ranks
+
     def _metadata_sql(self, flt: Filter, column: str) -> tuple[str, list[Any]]:
         return compile_filter(flt, column)
 
@@ -50,7 +52,7 @@ class SQLiteReads(SQLReads):
         When filters leave fewer than ``k``, the FTS limit widens until every match has been seen."""
         if not terms or k <= 0:
             return []
-        if getattr(self, "keyword_index", None) is not None:
+        if self.keyword_index is not None:
             return self._indexed_keyword_search(terms, k, where)
         words = " OR ".join(_quoted(term) for term in self._informative_terms(terms))
         match = " AND ".join(

@@ -107,7 +107,7 @@ class SQLiteSearchLog:
                     f"FROM json_each(?)) {union} ORDER BY 3, 1 LIMIT ?",
                     [found, *params, int(k)],
                 ).fetchall()
-            if len(rows) >= k or matches.total <= limit:
+            if len(rows) >= k or len(matches.hits) < limit:  # enough, or every match was seen
                 break
             limit *= 4
         return [KeywordHit(memory_id, memory_type, -float(rank)) for memory_id, memory_type, rank in rows]

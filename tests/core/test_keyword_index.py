@@ -78,7 +78,7 @@ def test_the_index_agrees_with_the_exact_reference_under_every_filter(tmp_path, 
             everything = storage.keyword_search(terms, 10_000, VectorFilter(agent="a"))
             expected = [h.memory_id for h in everything if h.memory_id in allowed][:5]
             assert [h.memory_id for h in storage.keyword_search(terms, 5, where)] == expected
-            index = storage.keyword_index.search(terms, 10_000)
+            index = storage.keyword_index.search(terms, 10_000, count=True)
             assert len(index.hits) == index.total  # the index alone: every matching row of every agent
 
 
