@@ -350,6 +350,7 @@ def index_line(index: dict[str, Any]) -> str:
     return (
         f"{index['kind']} index ({index['engine']}): {index['documents']} documents, last change applied "
         f"{index['applied']}, lag {index['lag']}, {index['bytes'] / 1e6:.1f} MB in {index['folder']}"
+        + (f", model {index['model']}" if index.get("model") else "")
     )
 
 

@@ -2,5 +2,6 @@
 rebuilt from it whenever they are missing, damaged or stale. The database stays the only truth."""
 
 from .keyword import KeywordIndex, keyword_index_available
+from .vector import VectorIndex, vector_index_available
 
-__all__ = ["KeywordIndex", "keyword_index_available"]
+__all__ = ["KeywordIndex", "VectorIndex", "keyword_index_available", "vector_index_available"]

@@ -305,12 +305,30 @@ def _search_log(connection: Any, dimensions: int) -> None:
         connection.execute(statement)
 
 
+def vector_log_statements() -> list[str]:
+    """Migration 6: every vector row added or removed is logged in its own transaction, for the vector index to
+    catch up from (:mod:`audrey_core.indexes.vector`)."""
+    return [
+        "CREATE TABLE vector_changes (seq INTEGER PRIMARY KEY AUTOINCREMENT, vector_rowid INTEGER NOT NULL)",
+        "CREATE TRIGGER memory_vector_added AFTER INSERT ON memory_vector_rows BEGIN "
+        "INSERT INTO vector_changes (vector_rowid) VALUES (new.rowid); END",
+        "CREATE TRIGGER memory_vector_removed AFTER DELETE ON memory_vector_rows BEGIN "
+        "INSERT INTO vector_changes (vector_rowid) VALUES (old.rowid); END",
+    ]
+
+
+def _vector_log(connection: Any, dimensions: int) -> None:
+    for statement in vector_log_statements():
+        connection.execute(statement)
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "initial schema: seed 002 tables, vec0 vectors, tags", _initial_schema),
     Migration(2, "full-text index (FTS5) for hybrid recall; event times; chunk spans", _full_text),
     Migration(3, "scope words in the full-text index", _scoped_full_text),
     Migration(4, "validity intervals and supersession for every memory type", _validity),
     Migration(5, "a log of text-row changes for derived search indexes", _search_log),
+    Migration(6, "a log of vector-row changes for the vector index", _vector_log),
 )
 LATEST_VERSION = MIGRATIONS[-1].version
 

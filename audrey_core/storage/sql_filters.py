@@ -110,3 +110,18 @@ def _compare(flt: Compare, column: str) -> Compiled:
 
 def _param(value: Any) -> Any:
     return int(value) if isinstance(value, bool) else value
+
+
+def scope_test(scope: Sequence[str] | None, scope_prefix: Sequence[str] | None, scoped: bool) -> Callable[[str], bool]:
+    """Whether an encoded scope passes a filter's ``scope``, ``scope_prefix`` and ``scoped`` (as the SQL does)."""
+    exact = None if scope is None else encode_scope(scope)
+    low = encode_scope(scope_prefix) if scope_prefix else None
+
+    def passes(encoded: str) -> bool:
+        if exact is not None and encoded != exact:
+            return False
+        if scoped and encoded == "":
+            return False
+        return low is None or encoded.startswith(low)
+
+    return passes

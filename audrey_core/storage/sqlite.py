@@ -41,14 +41,18 @@ from .migrations import FTS_TABLE, VECTOR_TABLE, migrate, vector_table_sql
 from .sql_filters import scope_tokens
 from .sql_records import SQLRecords
 from .sql_writes import SQLWrites
+from .sqlite_indexed_search import SQLiteIndexedSearch
 from .sqlite_maintenance import SQLiteMaintenance
 from .sqlite_reads import SQLiteReads
 from .sqlite_search_log import SQLiteSearchLog
 
 _warned_without_index = False
+_warned_without_graph = False
 
 
-class SQLiteStorage(SQLiteSearchLog, SQLiteMaintenance, SQLiteReads, SQLWrites, SQLRecords, Storage):
+class SQLiteStorage(
+    SQLiteSearchLog, SQLiteIndexedSearch, SQLiteMaintenance, SQLiteReads, SQLWrites, SQLRecords, Storage
+):
     """Audrey's embedded store. Thread-safe: one connection guarded by a re-entrant lock."""
 
     def __init__(self, path: str | Path, *, model_name: str, dimensions: int) -> None:
@@ -80,6 +84,7 @@ class SQLiteStorage(SQLiteSearchLog, SQLiteMaintenance, SQLiteReads, SQLWrites, 
         self._side_lock = threading.Lock()
         self._term_counts: dict[str, tuple[int, int]] = {}  # term -> (memories containing it, store size then)
         self.keyword_index = None  # opened once the schema is current (below)
+        self.vector_index = None
         try:
             stored = self._stored_embedding()
             if stored is not None and stored != (model_name, int(dimensions)):
@@ -115,6 +120,7 @@ class SQLiteStorage(SQLiteSearchLog, SQLiteMaintenance, SQLiteReads, SQLWrites, 
         if self.path != ":memory:" and not self.path.startswith("file:"):
             self._side = connect(self.path, module=module, vectors=self.vector_error is None)
         self.keyword_index = self._open_keyword_index()
+        self.vector_index = self._open_vector_index()
 
     def _open_keyword_index(self) -> Any:
         """The tantivy keyword index in ``<db>-indexes/keyword`` (in memory for ``:memory:``), caught up now; None
@@ -141,6 +147,39 @@ class SQLiteStorage(SQLiteSearchLog, SQLiteMaintenance, SQLiteReads, SQLWrites, 
             self.close()
             raise StorageError(f"cannot open the keyword index beside {self.path}: {exc}") from exc
         return index
+
+    def _open_vector_index(self) -> Any:
+        """The usearch graph, snapshots in ``<db>-indexes/vector`` (none for ``:memory:``), caught up now; None
+        without sqlite-vec or usearch, when KNN scans every vector of the filter's partitions (one warning)."""
+        from ..indexes import VectorIndex, vector_index_available
+
+        global _warned_without_graph
+        if self.vector_error is not None:
+            return None
+        if not vector_index_available():
+            if not _warned_without_graph:
+                _warned_without_graph = True
+                warnings.warn(
+                    "the usearch package is not importable: Audrey's vector search scans every vector, which slows "
+                    "down as the store grows; `pip install usearch` makes it a graph search",
+                    RuntimeWarning,
+                    stacklevel=3,
+                )
+            return None
+        folder = None if self._in_memory() else Path(f"{self.path}-indexes") / "vector"
+        try:
+            index = VectorIndex(folder, self, self.dimensions)
+            index.ensure_fresh()
+        except OSError as exc:
+            self.close()
+            raise StorageError(f"cannot open the vector index beside {self.path}: {exc}") from exc
+        except StorageError as exc:  # vec0's tables not laid out as this version reads them: scan instead
+            warnings.warn(f"Audrey's vector index cannot be built ({exc}); vectors are scanned", RuntimeWarning, 3)
+            return None
+        return index
+
+    def _in_memory(self) -> bool:
+        return self.path == ":memory:" or self.path.startswith("file:")
 
     # -- plumbing ---------------------------------------------------------------------------------------------
 

@@ -25,6 +25,7 @@ class SQLiteReads(SQLReads):
     """Mixed into :class:`SQLiteStorage`; uses its ``_read`` context."""
 
     keyword_index: Any  # the tantivy index (audrey_core.indexes), or None: FTS5 ranks
+    vector_index: Any  # the usearch graph (audrey_core.indexes), or None: sqlite-vec scans
 
     def _metadata_sql(self, flt: Filter, column: str) -> tuple[str, list[Any]]:
         return compile_filter(flt, column)
@@ -32,10 +33,15 @@ class SQLiteReads(SQLReads):
     def knn(self, vector: np.ndarray, k: int, where: VectorFilter) -> list[VectorHit]:
         if k <= 0 or self.vector_error is not None:
             return []  # without sqlite-vec nothing has a vector to be near
-        query = np.ascontiguousarray(vector, dtype=np.float32).tobytes()
         conditions = self._vector_conditions(where)
         if conditions is None:
             return []
+        # inside a write transaction the graph may lack this transaction's rows: the scan sees them
+        if self.vector_index is not None and not self._in_write_transaction():
+            hits = self._indexed_knn(vector, k, where)
+            if hits is not None:
+                return hits
+        query = np.ascontiguousarray(vector, dtype=np.float32).tobytes()
         sql = f"SELECT memory_id, memory_type, distance, rowid FROM {self.vector_table} "
         sql += "WHERE embedding MATCH ? AND k = ?"
         sql += "".join(f" AND {c}" for c in conditions[0])

@@ -138,7 +138,10 @@ def test_a_store_made_before_the_index_builds_it_once(tmp_path):
         "DROP TRIGGER memory_text_added",
         "DROP TRIGGER memory_text_removed",
         "DROP TABLE search_changes",
-        "DELETE FROM schema_migrations WHERE version = 5",
+        "DROP TRIGGER memory_vector_added",
+        "DROP TRIGGER memory_vector_removed",
+        "DROP TABLE vector_changes",
+        "DELETE FROM schema_migrations WHERE version >= 5",
     ):
         db.execute(statement)
     db.close()
@@ -172,7 +175,7 @@ def test_status_and_reindex_show_the_index(tmp_path):
         fill(brain)
     runner = CliRunner()
     status = runner.invoke(cli, ["--db", str(tmp_path / "a.db"), "--json", "status"])
-    (index,) = json.loads(status.output)["indexes"]
+    index = next(i for i in json.loads(status.output)["indexes"] if i["kind"] == "keyword")
     assert index["engine"] == "tantivy" and index["documents"] == 62 and index["lag"] == 0
     rebuilt = runner.invoke(cli, ["--db", str(tmp_path / "a.db"), "reindex"])
     assert rebuilt.exit_code == 0 and "62 documents" in rebuilt.output

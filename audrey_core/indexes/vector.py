@@ -1,0 +1,263 @@
+"""The vector index: an HNSW graph (usearch, float32 copies) over every vector row, a derived copy of the vectors.
+
+Why: sqlite-vec answers a KNN query by scanning every vector of the partitions it may match (15 ms at 10k memories,
+190 ms at 100k). The graph finds the neighbourhood in about a millisecond. It holds float32 copies of the stored
+vectors, so the distances it returns are the exact cosine distances: only which candidates are seen is approximate,
+never their order. (Re-scoring from sqlite-vec instead would cost about 0.2 ms per vector read, more than the scan.)
+
+How it stays right: the database logs every vector row added or removed (``vector_changes``, by triggers in the
+same transaction). Each process keeps the graph in memory, catches it up from the log before it answers, and now
+and then saves a snapshot (written under new names, then named in the state file, so a reader sees a whole one).
+The log is pruned only up to the last snapshot, so a new process loads it and replays the rest; a process killed
+between its commit and any of this loses nothing. Agent, memory type and scope of each row are kept beside the
+graph (as a partition code per row) so the caller can size the search to its filter and drop rows of other
+partitions without asking the database. A missing, damaged or foreign snapshot is rebuilt from the database.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import threading
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import Any, Protocol
+
+import numpy as np
+
+from .folder import IndexFolder
+
+try:
+    from usearch.index import Index as HNSW
+except ImportError:  # a platform without wheels: sqlite-vec scans instead
+    HNSW = None
+
+log = logging.getLogger(__name__)
+FORMAT = 1  # bump when the snapshot layout or the graph's parameters change: older snapshots are rebuilt
+CONNECTIVITY = 16
+EXPANSION_ADD = 128
+EXPANSION_SEARCH = 64
+SAVE_AFTER = 10_000  # changes applied in memory before a new snapshot is written
+BUILD_BATCH = 20_000
+Partition = tuple[str, str, str]  # (agent, memory type, encoded scope)
+
+
+def vector_index_available() -> bool:
+    return HNSW is not None
+
+
+class VectorSource(Protocol):
+    """What the index reads from the database (committed data only)."""
+
+    def vector_identity(self) -> dict[str, Any]: ...
+    def vector_log_head(self) -> int: ...
+    def vector_log_since(self, seq: int) -> tuple[int, list[int]] | None: ...
+    def vector_documents(
+        self, rowids: Sequence[int] | None
+    ) -> Iterable[tuple[np.ndarray, list[Partition], np.ndarray]]: ...
+    def prune_vector_log(self, upto: int) -> None: ...
+
+
+class VectorIndex:
+    """One store's vector index, snapshots in ``folder`` (None: in memory only). Thread-safe; any number of
+    processes may share a folder: each holds its own graph, one writes a snapshot at a time."""
+
+    def __init__(self, folder: Path | None, source: VectorSource, dimensions: int) -> None:
+        if HNSW is None:
+            raise RuntimeError("the usearch package is not installed")
+        self.folder = IndexFolder(folder)
+        self.source = source
+        self.dimensions = int(dimensions)
+        self.lock = threading.RLock()
+        self.graph: Any = None
+        self.identity: dict[str, Any] = {}
+        self.applied = -1
+        self.saved = -1  # the change the last snapshot (ours or another process's) holds
+        self.partitions: list[Partition] = []
+        self._codes: dict[Partition, int] = {}
+        self.row_codes = np.full(0, -1, dtype=np.int32)  # vector row id -> partition code, -1 when absent
+        self.counts = np.zeros(0, dtype=np.int64)  # rows per partition code
+
+    # -- freshness ----------------------------------------------------------------------------------------------
+
+    def ensure_fresh(self) -> None:
+        """Apply every logged change not in the graph yet (loading the snapshot or rebuilding when needed)."""
+        with self.lock:
+            identity = self.source.vector_identity()
+            head = self.source.vector_log_head()
+            if self.graph is not None and self.identity == identity and self.applied >= head:
+                return
+            if (self.graph is None or self.identity != identity) and not self._load(identity):
+                with self.folder.writer_lock():
+                    if not self._load(identity):  # another process may have built it meanwhile
+                        self._rebuild(identity)
+            if self.applied < head:
+                self._catch_up(identity)
+
+    def _load(self, identity: dict[str, Any]) -> bool:
+        """Load the snapshot the state file names, if it is ours to use."""
+        state = self.folder.read_state()
+        if self.folder.path is None or state.get("format") != FORMAT or state.get("identity") != identity:
+            return False
+        generation = self.folder.path / str(state.get("generation"))
+        try:
+            graph = HNSW.restore(str(generation.with_suffix(".usearch")))
+            with np.load(generation.with_suffix(".npz")) as parts:
+                row_codes = parts["row_codes"]
+            partitions = [tuple(p) for p in json.loads(generation.with_suffix(".json").read_text())]
+        except (OSError, ValueError, KeyError, RuntimeError) as exc:
+            log.warning("vector index snapshot %s cannot be loaded (%s); rebuilding it", generation, exc)
+            return False
+        if graph is None or graph.ndim != self.dimensions:
+            return False
+        self.graph, self.identity = graph, identity
+        self.applied = self.saved = int(state["applied"])
+        self.partitions = partitions  # type: ignore[assignment]
+        self._codes = {p: i for i, p in enumerate(self.partitions)}
+        self.row_codes = row_codes.astype(np.int32)
+        present = self.row_codes[self.row_codes >= 0]
+        self.counts = np.bincount(present, minlength=len(self.partitions)).astype(np.int64)
+        return True
+
+    def _new_graph(self) -> Any:
+        return HNSW(
+            ndim=self.dimensions,
+            metric="cos",
+            dtype="f32",
+            connectivity=CONNECTIVITY,
+            expansion_add=EXPANSION_ADD,
+            expansion_search=EXPANSION_SEARCH,
+        )
+
+    def _rebuild(self, identity: dict[str, Any]) -> None:
+        head = self.source.vector_log_head()  # read first: rows changed after it are replayed by the catch-up
+        self.graph, self.identity = self._new_graph(), identity
+        self.partitions, self._codes = [], {}
+        self.row_codes = np.full(0, -1, dtype=np.int32)
+        self.counts = np.zeros(0, dtype=np.int64)
+        added = 0
+        for rowids, partitions, vectors in self.source.vector_documents(None):
+            self._add(rowids, partitions, vectors)
+            added += len(rowids)
+            log.info("vector index: %d rows built", added)
+        self.applied = head
+        self._save()
+
+    def _catch_up(self, identity: dict[str, Any]) -> None:
+        found = self.source.vector_log_since(self.applied)
+        if found is None:  # the log was pruned past our graph: take the newer snapshot (or rebuild) and replay
+            with self.folder.writer_lock():
+                if not self._load(identity) or self.source.vector_log_since(self.applied) is None:
+                    self._rebuild(identity)
+            found = self.source.vector_log_since(self.applied)
+            if found is None:
+                return  # pruned again meanwhile: the next call catches up
+        upto, rowids = found
+        changed = np.array(sorted(set(rowids)), dtype=np.uint64)
+        self._remove(changed)
+        for ids, partitions, vectors in self.source.vector_documents(changed.tolist()):
+            self._add(ids, partitions, vectors)  # what the row holds now: replaying twice changes nothing
+        self.applied = max(self.applied, upto)
+        if self.applied - self.saved >= SAVE_AFTER:
+            with self.folder.writer_lock():
+                if int(self.folder.read_state().get("applied", -1)) < self.applied:
+                    self._save()
+
+    def _remove(self, rowids: np.ndarray) -> None:
+        inside = rowids[rowids < len(self.row_codes)]
+        codes = self.row_codes[inside.astype(np.int64)]
+        present = inside[codes >= 0]
+        if len(present):
+            self.graph.remove(present)
+            np.subtract.at(self.counts, codes[codes >= 0], 1)
+            self.row_codes[present.astype(np.int64)] = -1
+
+    def _add(self, rowids: np.ndarray, partitions: list[Partition], vectors: np.ndarray) -> None:
+        if not len(rowids):
+            return
+        codes = np.array([self._code(p) for p in partitions], dtype=np.int32)
+        top = int(rowids.max()) + 1
+        if top > len(self.row_codes):
+            grown = np.full(max(top, 2 * len(self.row_codes)), -1, dtype=np.int32)
+            grown[: len(self.row_codes)] = self.row_codes
+            self.row_codes = grown
+        self.graph.add(rowids.astype(np.uint64), vectors, threads=os.cpu_count() or 1)
+        self.row_codes[rowids.astype(np.int64)] = codes
+        np.add.at(self.counts, codes, 1)
+
+    def _code(self, partition: Partition) -> int:
+        code = self._codes.get(partition)
+        if code is None:
+            code = self._codes[partition] = len(self.partitions)
+            self.partitions.append(partition)
+            self.counts = np.append(self.counts, 0)
+        return code
+
+    def _save(self) -> None:
+        """Write a snapshot under a new generation, then name it in the state file (the caller holds the writer
+        lock, or the folder is in memory); older snapshots and the log they cover are then deleted."""
+        if self.folder.path is not None:
+            state = self.folder.read_state()
+            number = int(str(state.get("generation") or "g0").lstrip("g") or 0) + 1
+            generation = self.folder.path / f"g{number}"
+            self.graph.save(str(generation.with_suffix(".usearch")))
+            np.savez(generation.with_suffix(".npz"), row_codes=self.row_codes)
+            generation.with_suffix(".json").write_text(json.dumps(self.partitions))
+            self.folder.write_state(
+                {"format": FORMAT, "identity": self.identity, "generation": generation.name, "applied": self.applied}
+            )
+            for old in self.folder.path.glob("g*.*"):
+                if old.stem != generation.name:
+                    old.unlink(missing_ok=True)
+            self.source.prune_vector_log(self.applied)  # a new process loads this snapshot and replays the rest
+        self.saved = self.applied
+
+    def rebuild(self) -> None:
+        """Build the graph again from the database (``audrey reindex``)."""
+        with self.lock, self.folder.writer_lock():
+            self._rebuild(self.source.vector_identity())
+
+    # -- search -------------------------------------------------------------------------------------------------
+
+    def codes_for(self, agent: str | None, memory_types: Sequence[str] | None, scope: Any) -> np.ndarray:
+        """Partition codes whose agent, type and encoded scope pass; ``scope(encoded) -> bool`` tests the scope."""
+        return np.array(
+            [
+                code
+                for code, (a, t, s) in enumerate(self.partitions)
+                if (agent is None or a == agent) and (memory_types is None or t in memory_types) and scope(s)
+            ],
+            dtype=np.int32,
+        )
+
+    def rows_in(self, codes: np.ndarray) -> int:
+        return int(self.counts[codes].sum()) if len(codes) else 0
+
+    def size(self) -> int:
+        with self.lock:
+            return len(self.graph)
+
+    def search(self, vector: np.ndarray, count: int, codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Row ids and cosine distances of the rows of partitions ``codes`` among the ``count`` nearest rows (all
+        partitions: the graph has no filter), nearest first."""
+        with self.lock:
+            count = min(int(count), len(self.graph))
+            if count == 0:
+                return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float32)
+            matches = self.graph.search(np.asarray(vector, dtype=np.float32), count)
+            keys = np.asarray(matches.keys, dtype=np.int64)
+            mine = np.isin(self.row_codes[keys], codes)
+            return keys[mine], np.asarray(matches.distances)[mine]
+
+    def status(self) -> dict[str, Any]:
+        with self.lock:
+            return {
+                "engine": "usearch",
+                "documents": len(self.graph) if self.graph is not None else 0,
+                "applied": self.applied,
+                "lag": max(0, self.source.vector_log_head() - self.applied),
+                "bytes": self.folder.size_on_disk(),
+                "folder": str(self.folder.path) if self.folder.path is not None else ":memory:",
+                "model": self.identity.get("model"),
+            }

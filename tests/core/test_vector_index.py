@@ -1,0 +1,300 @@
+"""The vector index (usearch HNSW) is a derived copy of the database: through the graph, KNN agrees with sqlite-vec's
+exact scan under every filter, and a deleted or damaged snapshot, a killed writer, another process's writes, a
+pruned log, a store made before it existed or another embedding model lose nothing."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from collections import Counter
+from datetime import timedelta
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from audrey_core import Audrey
+from audrey_core.filters import parse_filter
+from audrey_core.storage import VectorFilter
+from audrey_core.storage.connection import connect
+
+from ..conftest import SYNC
+from .helpers import add_derived
+
+pytest.importorskip("usearch")
+ROOT = Path(__file__).resolve().parents[2]
+WORDS = "kiln oven glaze clay wheel porcelain stoneware firing".split()
+STATES = ("active", "context_dependent")
+FILTERS = [
+    {},
+    {"memory_types": ("semantic",)},
+    {"memory_types": ("episodic", "procedural")},
+    {"tags": ("pottery",)},
+    {"sources": ("tool-result",)},
+    {"metadata": parse_filter({"batch": {"$gte": 3}})},
+    {"scope_prefix": ("user", "ann")},
+    {"scope": ("user", "bob"), "tags": ("pottery",)},
+    {"scoped": True},
+    {"states": ("superseded",)},
+    {"consolidated": False},
+]
+
+
+def fill(brain: Audrey, count: int = 90) -> None:
+    items = [
+        {
+            "content": f"{WORDS[i % len(WORDS)]} {WORDS[(i * 3) % len(WORDS)]} note {i}",
+            "scope": [(), ("user", "ann"), ("user", "bob")][i % 3],
+            "tags": ["pottery"] if i % 4 == 0 else [],
+            "source": "tool-result" if i % 5 == 0 else "told-by-user",
+            "metadata": {"batch": i % 6},
+        }
+        for i in range(count)
+    ]
+    ids = brain.encode_batch(items)
+    brain.encode("kiln note replaced", supersedes=ids[1])  # a superseded memory, for the states filter
+    add_derived(brain, "kiln firing needs a slow cool-down")
+    add_derived(brain, "glaze the clay before the second firing", memory_type="procedural")
+
+
+def open_brain(path: Path, agent: str = "a") -> Audrey:
+    from audrey_core.testing import DeterministicEmbedder
+
+    return Audrey(path, agent=agent, embedder=DeterministicEmbedder(), config=SYNC)
+
+
+@pytest.fixture
+def graph_always(monkeypatch):
+    """Send every KNN through the graph (the cost model would scan stores this small), counting its searches."""
+    import audrey_core.indexes.vector as vector
+    import audrey_core.storage.sqlite_indexed_search as indexed
+
+    monkeypatch.setattr(indexed, "SCAN_US_PER_ROW", 1e9)
+    monkeypatch.setattr(indexed, "MIN_CANDIDATES", 1)
+    monkeypatch.setattr(indexed, "GRAPH_MAX_SHARE", 1.0)
+    searches = []
+    real = vector.VectorIndex.search
+
+    def counted(self, *args, **kwargs):
+        searches.append(args[1])
+        return real(self, *args, **kwargs)
+
+    monkeypatch.setattr(vector.VectorIndex, "search", counted)
+    return searches
+
+
+def hits(brain: Audrey, text: str, k: int = 10, **extra) -> list[tuple[str, float]]:
+    vector = brain.embedder.embed([text])[0]
+    where = VectorFilter(agent=brain.agent, **{"states": STATES, **extra})
+    return [(h.memory_id, round(h.distance, 5)) for h in brain.storage.knn(np.asarray(vector), k, where)]
+
+
+def nearest(brain: Audrey, text: str, k: int = 10, **extra) -> list[str]:
+    return [memory_id for memory_id, _ in hits(brain, text, k, **extra)]
+
+
+def scanned_hits(brain: Audrey, text: str, k: int = 10, **extra) -> list[tuple[str, float]]:
+    """The exact reference: sqlite-vec's scan, with the graph out of the way."""
+    index, brain.storage.vector_index = brain.storage.vector_index, None
+    try:
+        return hits(brain, text, k, **extra)
+    finally:
+        brain.storage.vector_index = index
+
+
+def scanned(brain: Audrey, text: str, k: int = 10, **extra) -> list[str]:
+    return [memory_id for memory_id, _ in scanned_hits(brain, text, k, **extra)]
+
+
+def same_nearest(found: list[tuple[str, float]], expected: list[tuple[str, float]]) -> bool:
+    """The same distances in the same order, and the same memories wherever the k-th distance does not tie (among
+    equally distant memories at the cut, either answer is exact)."""
+    if [d for _, d in found] != [d for _, d in expected]:
+        return False
+    cut = expected[-1][1] if expected else None
+    return {m for m, d in found if d != cut} == {m for m, d in expected if d != cut}
+
+
+@pytest.mark.parametrize("extra", FILTERS)
+def test_the_graph_agrees_with_the_exact_scan_under_every_filter(tmp_path, graph_always, extra):
+    with open_brain(tmp_path / "a.db") as brain, open_brain(tmp_path / "a.db", agent="other") as other:
+        fill(brain)
+        fill(other)  # another agent's rows must neither appear nor crowd out
+        for text in ("kiln glaze", "porcelain note 7", "nothing like it"):
+            assert same_nearest(hits(brain, text, 5, **extra), scanned_hits(brain, text, 5, **extra))
+        assert graph_always  # the graph answered
+        if extra.get("scoped"):
+            start = brain.clock() - timedelta(days=1)
+            found = hits(brain, "clay", 5, time_range=(start, None))
+            assert same_nearest(found, scanned_hits(brain, "clay", 5, time_range=(start, None)))
+
+
+def test_by_default_small_partitions_are_scanned_and_large_ones_searched(tmp_path, monkeypatch):
+    import audrey_core.indexes.vector as vector
+
+    searches = []
+    real = vector.VectorIndex.search
+    monkeypatch.setattr(vector.VectorIndex, "search", lambda self, *a: searches.append(a[1]) or real(self, *a))
+    with open_brain(tmp_path / "a.db") as brain:
+        rng = np.random.default_rng(7)
+        brain.encode_batch([" ".join(f"w{n}" for n in rng.integers(0, 300, 6)) for _ in range(3000)])
+        brain.encode("a small scoped note about the kiln", scope=["user", "ann"])
+        searches.clear()  # validation of the big log went through the graph
+        assert nearest(brain, "kiln", 5, scope=("user", "ann")) == scanned(brain, "kiln", 5, scope=("user", "ann"))
+        assert searches == []  # one row in that scope: a scan is cheaper than the graph
+        found, exact = hits(brain, "w1 w2 w3 kiln", 10), scanned_hits(brain, "w1 w2 w3 kiln", 10)
+        assert searches  # 3,000 rows: the graph, which is approximate: nine of the ten exact distances at least
+        assert sum((Counter(d for _, d in found) & Counter(d for _, d in exact)).values()) >= 9
+
+
+def test_forgetting_and_superseding_reach_the_graph(tmp_path, graph_always):
+    with open_brain(tmp_path / "a.db") as brain:
+        fill(brain)
+        target = nearest(brain, "kiln kiln note 0", 1)[0]
+        brain.forget([target])
+        assert target not in nearest(brain, "kiln kiln note 0", 20)
+        assert brain.storage.vector_index.status()["lag"] == 0
+
+
+def test_a_deleted_or_damaged_snapshot_is_rebuilt_from_the_database(tmp_path, graph_always, monkeypatch):
+    import audrey_core.indexes.vector as vector
+
+    monkeypatch.setattr(vector, "SAVE_AFTER", 10)
+    with open_brain(tmp_path / "a.db") as brain:
+        fill(brain)
+        before = hits(brain, "glaze clay")
+    folder = tmp_path / "a.db-indexes" / "vector"
+    generation = json.loads((folder / "state.json").read_text())["generation"]
+    (folder / f"{generation}.usearch").write_bytes(b"not a graph")
+    with open_brain(tmp_path / "a.db") as brain:
+        assert same_nearest(hits(brain, "glaze clay"), before)
+        assert brain.storage.vector_index.status()["documents"] == 93
+    shutil.rmtree(folder)
+    with open_brain(tmp_path / "a.db") as brain:
+        assert same_nearest(hits(brain, "glaze clay"), before)
+
+
+def test_a_new_process_loads_the_snapshot_and_replays_the_rest(tmp_path, graph_always, monkeypatch):
+    import audrey_core.indexes.vector as vector
+
+    monkeypatch.setattr(vector, "SAVE_AFTER", 50)
+    with open_brain(tmp_path / "a.db") as brain:
+        fill(brain)
+        brain.encode("late clay note", id="late")
+        before = nearest(brain, "late clay note")
+    state = json.loads((tmp_path / "a.db-indexes" / "vector" / "state.json").read_text())
+    rebuilt = []
+    monkeypatch.setattr(vector.VectorIndex, "_rebuild", lambda self, identity: rebuilt.append(identity))
+    with open_brain(tmp_path / "a.db") as brain:
+        assert 0 < state["applied"] < brain.storage.vector_log_head()  # a snapshot, then changes only in the log
+        assert nearest(brain, "late clay note") == before and before[0] == "late"
+        assert rebuilt == []
+
+
+def test_a_pruned_log_reloads_or_rebuilds(tmp_path, graph_always):
+    with open_brain(tmp_path / "a.db") as brain, open_brain(tmp_path / "a.db") as second:
+        fill(brain)
+        assert "late" not in nearest(second, "porcelain cracks")  # the second process's graph is current
+        brain.encode("porcelain cracks when cooled fast", id="late")
+        brain.storage.prune_vector_log(brain.storage.vector_log_head())  # the log no longer reaches it
+        assert nearest(second, "porcelain cracks", 1) == ["late"]
+
+
+WRITER = """
+import os, sys
+sys.path.insert(0, {root!r})
+from audrey_core import Audrey
+from audrey_core.testing import DeterministicEmbedder
+from tests.conftest import SYNC
+brain = Audrey({path!r}, agent="a", embedder=DeterministicEmbedder(), config=SYNC)
+brain.encode_batch([f"zebra crossing number {{i}}" for i in range(25)])
+os._exit(0)  # killed after the commit: no close, nothing saved by any index
+"""
+
+
+def test_writes_of_a_killed_process_are_found_by_the_next_recall(tmp_path, graph_always):
+    path = tmp_path / "a.db"
+    with open_brain(path) as brain:
+        fill(brain)
+        assert not any("zebra" in brain.get(i).content for i in nearest(brain, "zebra crossing number 3", 3))
+        script = WRITER.format(root=str(ROOT), path=str(path))
+        subprocess.run([sys.executable, "-c", script], check=True, cwd=ROOT, timeout=120)
+        found = hits(brain, "zebra crossing number 3", 3)  # another process's writes, on the next recall
+        assert all("zebra" in brain.get(i).content for i, _ in found)
+    with open_brain(path) as brain:
+        assert same_nearest(hits(brain, "zebra crossing number 3", 3), found)
+
+
+def test_a_store_made_before_the_index_builds_it_once(tmp_path, graph_always):
+    path = tmp_path / "a.db"
+    with open_brain(path) as brain:
+        fill(brain)
+        before = hits(brain, "stoneware wheel")
+    shutil.rmtree(tmp_path / "a.db-indexes")
+    db = connect(str(path), vectors=False)  # back to schema 5: no vector log, no triggers
+    for statement in (
+        "DROP TRIGGER memory_vector_added",
+        "DROP TRIGGER memory_vector_removed",
+        "DROP TABLE vector_changes",
+        "DELETE FROM schema_migrations WHERE version = 6",
+    ):
+        db.execute(statement)
+    db.close()
+    with open_brain(path) as brain:
+        assert same_nearest(hits(brain, "stoneware wheel"), before)
+        brain.encode("stoneware mugs sold out", id="new")
+        assert nearest(brain, "stoneware mugs sold out", 1) == ["new"]
+    assert (tmp_path / "a.db-indexes" / "vector" / "state.json").is_file()
+
+
+def test_another_embedding_model_rebuilds_the_graph(tmp_path, graph_always):
+    with open_brain(tmp_path / "a.db") as brain:
+        fill(brain)
+        before = hits(brain, "kiln")
+    state_file = tmp_path / "a.db-indexes" / "vector" / "state.json"
+    state = json.loads(state_file.read_text())
+    state["identity"]["model"] = "some-other-model"
+    state_file.write_text(json.dumps(state))
+    with open_brain(tmp_path / "a.db") as brain:
+        assert same_nearest(hits(brain, "kiln"), before)
+        assert json.loads(state_file.read_text())["identity"]["model"] == brain.embedder.model_name
+
+
+def test_without_usearch_knn_scans_with_one_warning(tmp_path, monkeypatch):
+    import audrey_core.indexes.vector as vector
+    import audrey_core.storage.sqlite as sqlite
+
+    with open_brain(tmp_path / "a.db") as brain:
+        fill(brain)
+        before = hits(brain, "glaze clay")
+    monkeypatch.setattr(vector, "HNSW", None)
+    monkeypatch.setattr(sqlite, "_warned_without_graph", False)
+    with pytest.warns(RuntimeWarning, match="usearch"), open_brain(tmp_path / "a.db") as brain:
+        assert brain.storage.vector_index is None
+        assert [i["engine"] for i in brain.introspect().indexes if i["kind"] == "vector"] == ["sqlite-vec"]
+        assert same_nearest(hits(brain, "glaze clay"), before)
+
+
+def test_memory_stores_keep_the_graph_in_memory(graph_always):
+    with open_brain(":memory:") as brain:  # type: ignore[arg-type]
+        fill(brain)
+        assert same_nearest(hits(brain, "wheel note"), scanned_hits(brain, "wheel note"))
+        assert brain.storage.vector_index.status()["folder"] == ":memory:"
+
+
+def test_status_and_reindex_show_the_vector_index(tmp_path):
+    from click.testing import CliRunner
+
+    from audrey_core.cli import cli
+
+    with open_brain(tmp_path / "a.db") as brain:
+        fill(brain)
+    runner = CliRunner()
+    status = runner.invoke(cli, ["--db", str(tmp_path / "a.db"), "--json", "status"])
+    index = next(i for i in json.loads(status.output)["indexes"] if i["kind"] == "vector")
+    assert index["engine"] == "usearch" and index["documents"] == 93 and index["lag"] == 0
+    assert index["model"] == "deterministic-hash"
+    rebuilt = runner.invoke(cli, ["--db", str(tmp_path / "a.db"), "reindex"])
+    assert rebuilt.exit_code == 0 and "vector index (usearch): 93 documents" in rebuilt.output
