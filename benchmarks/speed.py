@@ -1,10 +1,12 @@
-"""Speed of the core engine: encode throughput and recall latency at 1k / 10k / 100k memories.
+"""Speed of the core engine: encode throughput, and search at scale (10k / 100k / 1M memories): hybrid, vector and
+keyword recall by text query, the exact top 10 the vector search finds, index build, catch-up and open times,
+memory and disk per memory.
 
-    python -m benchmarks.speed [--sizes 1000,10000,100000] [--queries 200] [--skip-local]
+    python -m benchmarks.speed [--sizes 10000,100000,1000000] [--queries 200] [--skip-local]
 
-Recall latency excludes embedding the query (queries are vectors, through ``recall_by_vector``). Memories are
-384-dimensional; the store is a real SQLite file in a temporary folder. Prints a table, a breakdown of where recall
-time goes, and a final JSON line. Figures, not pass/fail.
+The first run embeds a corpus of real sentences once (``benchmarks.corpus``, about six minutes, cached outside the
+repository). Stores are real SQLite files in a temporary folder. Prints tables and a final JSON line. Figures, not
+pass/fail.
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
-import statistics
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -21,8 +23,9 @@ import numpy as np
 
 from audrey_core import Audrey
 from audrey_core.config import SOURCES
-from audrey_core.recall import check_options, pool_size, score_hits
 from audrey_core.testing import DeterministicEmbedder
+
+from . import scale
 
 DIMENSIONS = 384
 
@@ -93,50 +96,12 @@ def populate(brain: Audrey, count: int) -> None:
         )
 
 
-def recall_latency(size: int, queries: int, limit: int, folder: Path) -> dict:
-    """p50 / p95 of recall_by_vector over ``queries`` random queries, with a breakdown of the median query."""
-    rng = np.random.default_rng(size)
-    vectors = rng.standard_normal((queries, DIMENSIONS)).astype(np.float32)
-    with Audrey(folder / f"recall-{size}.db", embedder=RandomEmbedder()) as brain:
-        start = time.perf_counter()
-        populate(brain, size)
-        brain.wait_for_idle()  # validation runs in the background; time recall on a settled store
-        populate_s = time.perf_counter() - start
-        timings = timings_ms(lambda v: brain.recall_by_vector(v, limit=limit), vectors, warm=5)  # warm the cache
-        queries = [sentence(rng, 4) for _ in vectors]
-        hybrid = timings_ms(lambda q: brain.recall(q[0], limit=limit, query_vector=q[1]), list(zip(queries, vectors)))
-        # Where the time goes: the KNN query alone, then fetching + scoring its candidates.
-        options = check_options(agent=brain.agent, limit=limit)
-        k = pool_size(options, brain.config.recall)
-        knn_ms, score_ms = [], []
-        for v in vectors:
-            start = time.perf_counter()
-            hits = brain.storage.knn(v, k, options.where)
-            middle = time.perf_counter()
-            score_hits(brain.storage, hits, 0.0, brain.clock(), brain.config.confidence)
-            knn_ms.append((middle - start) * 1000)
-            score_ms.append((time.perf_counter() - middle) * 1000)
-        file_mb = sum(p.stat().st_size for p in folder.glob(f"recall-{size}.db*")) / 1e6
-    return {
-        "memories": size,
-        "p50_ms": percentile(timings, 50),
-        "p95_ms": percentile(timings, 95),
-        "hybrid_p50_ms": percentile(hybrid, 50),
-        "hybrid_p95_ms": percentile(hybrid, 95),
-        "knn_p50_ms": statistics.median(knn_ms),
-        "fetch_score_p50_ms": statistics.median(score_ms),
-        "candidates": k,
-        "populate_s": populate_s,
-        "file_mb": file_mb,
-    }
-
-
 def main(argv: list[str] | None = None) -> dict:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--sizes", default="1000,10000,100000")
-    parser.add_argument("--queries", type=int, default=200)
-    parser.add_argument("--limit", type=int, default=10)
-    parser.add_argument("--skip-local", action="store_true", help="skip the local sentence-transformers model")
+    parser.add_argument("--sizes", default="10000,100000,1000000")
+    parser.add_argument("--queries", type=int, default=200, help="LoCoMo questions asked at each size")
+    parser.add_argument("--encode-at", type=int, default=100_000, help="store size for the encode_batch rate")
+    parser.add_argument("--skip-local", action="store_true", help="skip the local model's encode throughput")
     args = parser.parse_args(argv)
     sizes = [int(s) for s in args.sizes.split(",") if s]
 
@@ -147,23 +112,44 @@ def main(argv: list[str] | None = None) -> dict:
             from audrey_core import SentenceTransformerEmbedder
 
             encodes.append(encode_throughput(SentenceTransformerEmbedder(), "all-MiniLM-L6-v2", 100, 1000, folder))
-        recalls = [recall_latency(size, args.queries, args.limit, folder) for size in sizes]
+        supplied = scale.encode_rate(folder, args.encode_at)
+        rows = []
+        for size in sizes:
+            rows.append(scale.measure(size, args.queries, folder))
+            print(json.dumps(rows[-1]), file=sys.stderr)  # progress: a large size takes minutes
 
-    print("Encode throughput (episodes/s, real SQLite file)")
+    print("Encode throughput (episodes/s, real SQLite file, the embedder embedding every text)")
     print(f"{'embedder':<20}{'single':>10}{'batch':>10}")
     for row in encodes:
         print(f"{row['embedder']:<20}{row['single_per_s']:>10.0f}{row['batch_per_s']:>10.0f}")
-    print(f"\nRecall latency, limit {args.limit}, excluding the query embedding ({args.queries} queries each);")
-    print("p50 / p95 are vector recall, hybrid adds full-text search and fusion (4-word queries, 12-word memories)")
-    header = f"{'memories':>10}{'p50 ms':>9}{'p95 ms':>9}{'knn p50':>9}{'fetch+score':>13}{'k':>5}"
-    print(header + f"{'populate s':>12}{'file MB':>9}{'hybrid p50':>12}{'hybrid p95':>12}")
-    for row in recalls:
+    print(
+        f"\nencode_batch with supplied vectors into {supplied['memories']:,} memories: "
+        f"{supplied['encode_per_s']:.0f}/s returned, {supplied['validated_per_s']:.0f}/s validated in the background"
+    )
+    print(f"\nRecall by text query, limit 10, query embedding excluded ({args.queries} LoCoMo questions each;")
+    print("real sentences and their all-MiniLM-L6-v2 vectors, see benchmarks/scale.py); times in ms")
+    columns = [
+        ("memories", "memories", "{:>10,}"), ("hybrid p50", "hybrid_p50_ms", "{:>12.2f}"),
+        ("hybrid p95", "hybrid_p95_ms", "{:>12.2f}"), ("vector p50", "vector_p50_ms", "{:>12.2f}"),
+        ("keyword p50", "keyword_p50_ms", "{:>12.2f}"), ("numpy exact", "numpy_exact_p50_ms", "{:>12.2f}"),
+        ("top-10 recall", "exact_top10_recall", "{:>14.3f}"),
+    ]  # fmt: skip
+    widths = [10] + [14 if key == "exact_top10_recall" else 12 for _, key, _ in columns[1:]]
+    print("".join(f"{title:>{width}}" for (title, _, _), width in zip(columns, widths)))
+    for row in rows:
+        print("".join(f.format(row[key]) for _, key, f in columns))
+    print("\nIndexes: build (s), open with fresh indexes (s), catching up 1,000 changes (ms), memory and disk")
+    print(
+        f"{'memories':>10}{'populate/s':>12}{'kw build':>10}{'vec build':>10}{'open':>8}{'catch-up':>10}"
+        f"{'RSS MB/1k':>11}{'disk KB/mem':>13}"
+    )
+    for row in rows:
         print(
-            f"{row['memories']:>10}{row['p50_ms']:>9.2f}{row['p95_ms']:>9.2f}{row['knn_p50_ms']:>9.2f}"
-            f"{row['fetch_score_p50_ms']:>13.2f}{row['candidates']:>5}{row['populate_s']:>12.1f}{row['file_mb']:>9.1f}"
-            f"{row['hybrid_p50_ms']:>12.2f}{row['hybrid_p95_ms']:>12.2f}"
+            f"{row['memories']:>10,}{row['populate_per_s']:>12.0f}{row['keyword_build_s']:>10.2f}"
+            f"{row['vector_build_s']:>10.2f}{row['open_s']:>8.2f}{row['catch_up_1000_ms']:>10.1f}"
+            f"{row['rss_mb_per_1k']:>11.2f}{row['disk_kb_per_memory']:>13.2f}"
         )
-    result = {"benchmark": "speed", "encode": encodes, "recall": recalls}
+    result = {"benchmark": "speed", "encode": encodes, "encode_supplied": supplied, "recall": rows}
     print(json.dumps(result))
     return result
 

@@ -39,6 +39,7 @@ CONNECTIVITY = 16
 EXPANSION_ADD = 128
 EXPANSION_SEARCH = 64
 SAVE_AFTER = 10_000  # changes applied in memory before a new snapshot is written
+REBUILD_AFTER = 20_000  # more changes than this (and than half the graph) to catch up: rebuild instead
 BUILD_BATCH = 20_000
 Partition = tuple[str, str, str]  # (agent, memory type, encoded scope)
 
@@ -155,6 +156,10 @@ class VectorIndex:
                 return  # pruned again meanwhile: the next call catches up
         upto, rowids = found
         changed = np.array(sorted(set(rowids)), dtype=np.uint64)
+        if len(changed) > max(REBUILD_AFTER, len(self.graph) // 2):  # a bulk load: one scan beats point reads
+            with self.folder.writer_lock():
+                self._rebuild(identity)
+            return
         self._remove(changed)
         for ids, partitions, vectors in self.source.vector_documents(changed.tolist()):
             self._add(ids, partitions, vectors)  # what the row holds now: replaying twice changes nothing

@@ -1,0 +1,171 @@
+"""Search at scale: hybrid, vector-only and keyword-only recall by text query over stores of real sentences with
+their real all-MiniLM-L6-v2 embeddings (``benchmarks.corpus``), with index build, catch-up and open times, memory and
+disk per memory, and the share of the exact top 10 the vector search returns. Used by ``benchmarks.speed``.
+
+Beyond the corpus (about 99k sentences), memories repeat its sentences with a distinguishing suffix, and their
+vectors are the sentence's embedding plus a small random offset (cosine ~0.96 to it), so the store keeps real
+neighbourhoods without identical vectors. Queries are LoCoMo's questions, embedded once; the query embedding is
+excluded from every time. The store is populated through the encode stage without validation, whose throughput is
+measured apart (``encode_rate``), so a million memories load in minutes.
+"""
+
+from __future__ import annotations
+
+import os
+import statistics
+import time
+from pathlib import Path
+
+import numpy as np
+
+from audrey_core import Audrey
+from audrey_core.encode import encode_episodes, request_from_item
+from audrey_core.recall import check_options
+
+from .corpus import LOCOMO, cache_folder, embedded_corpus
+from .locomo import load
+
+CORPUS = 99_000
+COPY_OFFSET = 0.3  # norm of the random offset added to a repeated sentence's unit vector
+
+
+class CorpusEmbedder:
+    """The store's identity is the real model's; every vector is supplied, so nothing is embedded here."""
+
+    model_name = "all-MiniLM-L6-v2"
+    dimensions = 384
+
+    def embed(self, texts):
+        raise RuntimeError("the scale benchmark supplies every vector")
+
+
+def memories(size: int) -> tuple[list[str], np.ndarray]:
+    texts, vectors = embedded_corpus(CORPUS)
+    rng = np.random.default_rng(size)
+    out_texts = [texts[i % CORPUS] + ("" if i < CORPUS else f" (#{i // CORPUS})") for i in range(size)]
+    out = np.empty((size, vectors.shape[1]), dtype=np.float32)
+    for first in range(0, size, CORPUS):
+        block = vectors[: min(CORPUS, size - first)].copy()
+        if first:
+            noise = rng.standard_normal(block.shape).astype(np.float32)
+            block += COPY_OFFSET * noise / np.linalg.norm(noise, axis=1, keepdims=True)
+            block /= np.linalg.norm(block, axis=1, keepdims=True)
+        out[first : first + len(block)] = block
+    return out_texts, out
+
+
+def queries(count: int) -> tuple[list[str], np.ndarray]:
+    """LoCoMo questions and their embeddings (cached beside the corpus)."""
+    texts = [q.question for c in load(LOCOMO) for q in c.questions][:count]
+    path = cache_folder() / f"minilm-questions-{len(texts)}.npy"
+    if not path.exists():
+        from audrey_core import SentenceTransformerEmbedder
+
+        path.parent.mkdir(parents=True, exist_ok=True)
+        np.save(path, np.asarray(SentenceTransformerEmbedder().embed(texts), dtype=np.float32))
+    return texts, np.load(path)
+
+
+def rss_mb() -> float:
+    with open("/proc/self/statm") as f:
+        return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 1e6
+
+
+def disk_mb(path: Path) -> float:
+    files = [p for p in path.parent.glob(path.name + "*") if p.is_file()]
+    files += [p for p in path.parent.glob(path.name + "-indexes/**/*") if p.is_file()]
+    return sum(p.stat().st_size for p in files) / 1e6
+
+
+def populate(brain: Audrey, texts: list[str], vectors: np.ndarray, batch: int = 5000) -> tuple[float, list[str]]:
+    """Memories per second through the encode stage (no validation), and their ids in order."""
+    start = time.perf_counter()
+    ids = []
+    for first in range(0, len(texts), batch):
+        requests = [request_from_item({"content": t}, i) for i, t in enumerate(texts[first : first + batch])]
+        episodes = encode_episodes(
+            brain.storage, brain.embedder, requests, tenant=brain.tenant, now=brain.clock(),
+            confidence=brain.config.confidence, vectors=vectors[first : first + batch],
+        )  # fmt: skip
+        ids.extend(e.id for e in episodes)
+    return len(texts) / (time.perf_counter() - start), ids
+
+
+def timed(call, items) -> list[float]:
+    out = []
+    for item in items:
+        start = time.perf_counter()
+        call(item)
+        out.append((time.perf_counter() - start) * 1000)
+    return out
+
+
+def encode_rate(folder: Path, size: int, extra: int = 5000) -> dict:
+    """encode_batch with supplied vectors into a store of ``size``: per second until encode returns, and until
+    background validation has caught up."""
+    texts, vectors = memories(size + extra)
+    path = folder / f"encode-{size}.db"
+    with Audrey(path, embedder=CorpusEmbedder()) as brain:
+        populate(brain, texts[:size], vectors[:size])
+        brain.recall_by_vector(vectors[0], limit=1)  # indexes caught up before the timing
+        start = time.perf_counter()
+        for first in range(size, size + extra, 500):
+            brain.encode_batch(texts[first : first + 500], vectors=vectors[first : first + 500])
+        returned = time.perf_counter() - start
+        brain.wait_for_idle()
+        validated = time.perf_counter() - start
+    return {"memories": size, "encode_per_s": extra / returned, "validated_per_s": extra / validated}
+
+
+def measure(size: int, query_count: int, folder: Path) -> dict:
+    texts, vectors = memories(size + 1000)  # the last 1,000 are written by another handle, to be caught up
+    qtexts, qvectors = queries(query_count)
+    path = folder / f"scale-{size}.db"
+    row: dict = {"memories": size}
+    with Audrey(path, embedder=CorpusEmbedder()) as brain:
+        row["populate_per_s"], ids = populate(brain, texts[:size], vectors[:size])
+        for kind, index in (("keyword", brain.storage.keyword_index), ("vector", brain.storage.vector_index)):
+            start = time.perf_counter()
+            index.rebuild()
+            row[f"{kind}_build_s"] = time.perf_counter() - start
+    before = rss_mb()
+    start = time.perf_counter()
+    brain = Audrey(path, embedder=CorpusEmbedder())
+    row["open_s"] = time.perf_counter() - start
+    try:
+        with Audrey(path, embedder=CorpusEmbedder()) as other:
+            ids += populate(other, texts[size:], vectors[size:])[1]
+        start = time.perf_counter()
+        brain.storage.keyword_index.ensure_fresh()
+        brain.storage.vector_index.ensure_fresh()
+        row["catch_up_1000_ms"] = (time.perf_counter() - start) * 1000
+        pairs = list(zip(qtexts, qvectors))
+        for _ in range(2):  # warm the caches
+            timed(lambda p: brain.recall(p[0], limit=10, query_vector=p[1]), pairs[:20])
+        hybrid = timed(lambda p: brain.recall(p[0], limit=10, query_vector=p[1]), pairs)
+        vector = timed(lambda p: brain.recall_by_vector(p[1], limit=10), pairs)
+        keyword = timed(lambda p: brain.recall(p[0], limit=10, mode="keyword"), pairs)
+        row["rss_mb_per_1k"] = (rss_mb() - before) / size * 1000
+        where = check_options(agent=brain.agent, limit=10).where
+        position = {memory_id: i for i, memory_id in enumerate(ids)}
+        exact_ms, overlap = [], []
+        for v in qvectors:
+            start = time.perf_counter()
+            top = np.argpartition(-(vectors @ v), 10)[:10]
+            exact_ms.append((time.perf_counter() - start) * 1000)
+            found = {position[h.memory_id] for h in brain.storage.knn(v, 10, where)}
+            overlap.append(len(found & set(top.tolist())) / 10)
+    finally:
+        brain.close()
+    row.update(
+        {
+            "hybrid_p50_ms": statistics.median(hybrid),
+            "hybrid_p95_ms": float(np.percentile(hybrid, 95)),
+            "vector_p50_ms": statistics.median(vector),
+            "keyword_p50_ms": statistics.median(keyword),
+            "numpy_exact_p50_ms": statistics.median(exact_ms),
+            "exact_top10_recall": float(np.mean(overlap)),
+            "disk_kb_per_memory": disk_mb(path) * 1000 / size,
+        }
+    )
+    return row
