@@ -1,19 +1,19 @@
 """A corpus of real English sentences with their all-MiniLM-L6-v2 embeddings, for measuring vector recall on real
 sentence embeddings (random vectors have no neighbourhood structure, so they say little about an HNSW graph).
 
-    python -m benchmarks.corpus [--size 100000]
+    python -m benchmarks.corpus [--size 99000]
 
 The sentences are LoCoMo's turns followed by docstring sentences of the Python packages installed beside Audrey
 (read with ``ast``, never imported), deduplicated, in a fixed order. Embedding 100k takes about six minutes on two
 cores, so the vectors are cached outside the repository (``$AUDREY_BENCH_CACHE`` or ``~/.cache/audrey-bench``),
-under a name that carries the corpus's hash.
+texts and vectors together.
 """
 
 from __future__ import annotations
 
 import argparse
 import ast
-import hashlib
+import functools
 import json
 import os
 import re
@@ -67,14 +67,15 @@ def sentences(size: int) -> list[str]:
     return corpus[:size]
 
 
+@functools.cache
 def embedded_corpus(size: int) -> tuple[list[str], np.ndarray]:
-    """``size`` sentences and their unit float32 embeddings, from the cache when it holds them."""
-    texts = sentences(size)
-    digest = hashlib.sha256("\n".join(texts).encode()).hexdigest()[:16]
+    """``size`` sentences and their unit float32 embeddings, from the cache when it holds them (collecting the
+    sentences alone takes a minute or two, so they are cached with their vectors)."""
     folder = cache_folder()
-    path = folder / f"minilm-{size}-{digest}.npy"
-    if path.exists():
-        return texts, np.load(path)
+    texts_path, vectors_path = folder / f"minilm-{size}.json", folder / f"minilm-{size}.npy"
+    if texts_path.exists() and vectors_path.exists():
+        return json.loads(texts_path.read_text()), np.load(vectors_path)
+    texts = sentences(size)
     from audrey_core import SentenceTransformerEmbedder
 
     embedder = SentenceTransformerEmbedder(batch_size=128)
@@ -86,14 +87,15 @@ def embedded_corpus(size: int) -> tuple[list[str], np.ndarray]:
     vectors = np.vstack(parts)
     vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
     folder.mkdir(parents=True, exist_ok=True)
-    np.save(path.with_suffix(".tmp.npy"), vectors)
-    os.replace(path.with_suffix(".tmp.npy"), path)
+    np.save(folder / "vectors.tmp.npy", vectors)
+    os.replace(folder / "vectors.tmp.npy", vectors_path)
+    texts_path.write_text(json.dumps(texts))  # last: its presence says both are whole
     return texts, vectors
 
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--size", type=int, default=100_000)
+    parser.add_argument("--size", type=int, default=99_000)
     args = parser.parse_args(argv)
     texts, vectors = embedded_corpus(args.size)
     print(json.dumps({"benchmark": "corpus", "sentences": len(texts), "shape": list(vectors.shape)}))

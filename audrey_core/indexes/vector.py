@@ -37,7 +37,7 @@ log = logging.getLogger(__name__)
 FORMAT = 1  # bump when the snapshot layout or the graph's parameters change: older snapshots are rebuilt
 CONNECTIVITY = 16
 EXPANSION_ADD = 128
-EXPANSION_SEARCH = 64
+EXPANSION_SEARCH = 128
 SAVE_AFTER = 10_000  # changes applied in memory before a new snapshot is written
 REBUILD_AFTER = 20_000  # more changes than this (and than half the graph) to catch up: rebuild instead
 BUILD_BATCH = 20_000
@@ -254,6 +254,17 @@ class VectorIndex:
             keys = np.asarray(matches.keys, dtype=np.int64)
             mine = np.isin(self.row_codes[keys], codes)
             return keys[mine], np.asarray(matches.distances)[mine]
+
+    def vectors(self, rowids: Sequence[int]) -> dict[int, np.ndarray]:
+        """The float32 copies the graph holds of ``rowids`` (those it holds)."""
+        with self.lock:
+            keys = np.asarray(rowids, dtype=np.int64)
+            keys = keys[(keys < len(self.row_codes)) & (keys >= 0)]
+            keys = keys[self.row_codes[keys] >= 0]
+            if not len(keys):
+                return {}
+            found = self.graph.get(keys.astype(np.uint64), dtype=np.float32)
+            return {int(key): np.array(vector, dtype=np.float32) for key, vector in zip(keys, found)}
 
     def status(self) -> dict[str, Any]:
         with self.lock:

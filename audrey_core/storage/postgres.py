@@ -7,7 +7,8 @@
   (agent, scope) and (agent, memory type, scope): the planner searches a small scope (or the few principles) exactly
   through their own rows and a large one through HNSW, with pgvector's iterative scan so filters never starve the
   top k;
-* keyword search is PostgreSQL full text (``tsvector`` with a GIN index, English stemming, ``ts_rank``);
+* keyword search is PostgreSQL full text (``tsvector`` with a GIN index, English stemming, ``ts_rank``), ranking
+  candidates from the rarest terms first (``postgres_keywords.py``);
 * row ids come from sequences, and every write is a transaction on a pooled connection, so many writers work at
   once; consolidation takes an advisory lock per agent (a run covers the agent's scopes) for its whole run.
 """
@@ -24,10 +25,11 @@ import numpy as np
 from ..errors import ClosedError, EmbeddingMismatchError, InvalidInputError, StorageError
 from ..filters import Filter
 from ..models import Memory
-from .base import KeywordHit, Storage, VectorFilter, VectorHit
+from .base import Storage, VectorFilter, VectorHit
 from .migrations import FTS_TABLE, VECTOR_TABLE
 from .postgres_connection import DEFAULT_EF_SEARCH, Session, driver_error, open_pool, redact, require_psycopg
 from .postgres_filters import compile_jsonb_filter
+from .postgres_keywords import PostgresKeywords
 from .postgres_schema import MIGRATION_LOCK, TEXT_SEARCH_CONFIG, migrate, vector_table_statements
 from .rows import COLUMNS, TABLES, row_to_memory
 from .sql_maintenance import SQLMaintenance
@@ -36,13 +38,7 @@ from .sql_records import SQLRecords
 from .sql_writes import SQLWrites
 
 
-def tsquery_any(terms: Sequence[str]) -> str:
-    """A to_tsquery() text matching any of ``terms``, each quoted (stemmed by the configuration, never parsed as
-    operators)."""
-    return " | ".join("'" + term.replace("\\", "\\\\").replace("'", "''") + "'" for term in terms)
-
-
-class PostgresStorage(SQLMaintenance, SQLReads, SQLWrites, SQLRecords, Storage):
+class PostgresStorage(PostgresKeywords, SQLMaintenance, SQLReads, SQLWrites, SQLRecords, Storage):
     """Audrey's server store. Thread-safe and multi-process: each transaction runs on its own pooled connection."""
 
     def __init__(self, url: str, *, model_name: str, dimensions: int, pool_size: int = 4) -> None:
@@ -53,6 +49,8 @@ class PostgresStorage(SQLMaintenance, SQLReads, SQLWrites, SQLRecords, Storage):
         self._error: type[BaseException] = psycopg.Error
         self._local = threading.local()  # .session: the thread's open transaction (nested use joins it)
         self._closed = False
+        self._term_cache: dict[str, tuple[int, int]] = {}  # term -> (rows matching it, rows in all), see keywords
+        self._term_lock = threading.Lock()
         try:
             with psycopg.connect(url, autocommit=True) as connection:
                 migrate(connection)
@@ -234,26 +232,6 @@ class PostgresStorage(SQLMaintenance, SQLReads, SQLWrites, SQLRecords, Storage):
                 if k > DEFAULT_EF_SEARCH:
                     db.execute("SELECT set_config('hnsw.ef_search', ?, false)", [str(DEFAULT_EF_SEARCH)])
         return self._best_chunk_per_memory(rows, k)
-
-    def keyword_search(self, terms: Sequence[str], k: int, where: VectorFilter) -> list[KeywordHit]:
-        """Memories matching any of ``terms`` by PostgreSQL full text (``ts_rank``), best first, ``where`` applied."""
-        if not terms or k <= 0:
-            return []
-        union, params = self._over_tables(
-            where,
-            lambda t, table: (
-                f"SELECT x.memory_id, '{t}' AS memory_type, ts_rank(f.document, q.query) AS score "
-                f"FROM q JOIN {FTS_TABLE} f ON f.document @@ q.query "
-                f"JOIN memory_text_rows x ON x.rowid = f.rowid JOIN {table} m ON m.id = x.memory_id"
-            ),
-        )
-        with self._side_read() as db:
-            rows = db.execute(
-                f"WITH q AS (SELECT to_tsquery('{TEXT_SEARCH_CONFIG}', ?) AS query) "
-                f"SELECT * FROM ({union}) found ORDER BY 3 DESC, 1 LIMIT ?",
-                [tsquery_any(terms), *params, int(k)],
-            ).fetchall()
-        return [KeywordHit(memory_id, memory_type, float(score)) for memory_id, memory_type, score in rows]
 
     def _json_elements(self, column: str) -> str:
         return f"LATERAL jsonb_array_elements_text({column}::jsonb) AS j(value)"

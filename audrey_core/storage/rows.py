@@ -5,8 +5,9 @@ Columns are converted by name: timestamps to ISO text, lists to JSON arrays, dic
 
 from __future__ import annotations
 
+import functools
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from ..models import MEMORY_CLASSES, CausalLink, ConsolidationRun, Contradiction, Memory
@@ -153,10 +154,25 @@ def to_row(record: Any, columns: Sequence[str]) -> tuple[Any, ...]:
     return tuple(encode_value(c, getattr(record, c)) for c in columns)
 
 
+def _decoder(column: str) -> Callable[[Any], Any] | None:
+    """How a stored value of ``column`` becomes the field (None: as it is)."""
+    plain = column not in _TIME and column not in _JSON_LIST and column not in _JSON_OBJECT
+    if plain and column not in ("scope", "consolidated"):
+        return None
+    return lambda value: decode_value(column, value)
+
+
+@functools.cache
+def _decoders(columns: tuple[str, ...]) -> tuple[tuple[str, Callable[[Any], Any] | None], ...]:
+    return tuple((c, _decoder(c)) for c in columns)
+
+
 def from_row(cls: type, columns: Sequence[str], row: Mapping[str, Any] | Sequence[Any]) -> Any:
-    """Build ``cls`` from a row selected as ``columns`` (in that order) or a mapping."""
-    raw = row if isinstance(row, Mapping) else dict(zip(columns, row))
-    return cls(**{c: decode_value(c, raw[c]) for c in columns})
+    """Build ``cls`` from a row selected as ``columns`` (in that order) or a mapping. Recall builds dozens of
+    records per query, so the decoding of each column is looked up once per column list, not per value."""
+    decoders = _decoders(tuple(columns))
+    values = [row[c] for c in columns] if isinstance(row, Mapping) else row
+    return cls(**{c: v if f is None else f(v) for (c, f), v in zip(decoders, values)})
 
 
 def memory_to_row(memory: Memory) -> tuple[Any, ...]:

@@ -298,3 +298,17 @@ def test_status_and_reindex_show_the_vector_index(tmp_path):
     assert index["model"] == "deterministic-hash"
     rebuilt = runner.invoke(cli, ["--db", str(tmp_path / "a.db"), "reindex"])
     assert rebuilt.exit_code == 0 and "vector index (usearch): 93 documents" in rebuilt.output
+
+
+def test_vectors_come_from_the_graph_exactly_as_stored(tmp_path):
+    from audrey_core.storage.sql_reads import SQLReads
+
+    with open_brain(tmp_path / "a.db") as brain:
+        fill(brain)
+        ids = [m.id for m in brain.storage.list_memories(VectorFilter(agent="a"), 1000)]
+        from_graph = brain.storage.get_vectors(ids)
+        stored = SQLReads.get_vectors(brain.storage, ids)  # straight from sqlite-vec
+        assert from_graph.keys() == stored.keys() and len(stored) == 93
+        assert all(np.array_equal(from_graph[i], stored[i]) for i in ids)
+        brain.forget([ids[0]])
+        assert ids[0] not in brain.storage.get_vectors(ids)

@@ -1,0 +1,96 @@
+"""PostgreSQL keyword search that does not rank every match.
+
+``ts_rank`` over every row matching any query term made keyword search linear in the store (a question with a
+common name matched tens of thousands of rows at 100k). So the candidates come from the rarest terms first, through
+the GIN index, until about ``KEYWORD_CANDIDATES`` rows are in; those are ranked over every term. A term found in more
+than half the rows is left out (it says little, as BM25's IDF would say). When the filters leave fewer than ``k``
+candidates, the next rarer-first terms join, until every term is in: then the answer is the full ranking.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Sequence
+
+from .base import KeywordHit, VectorFilter
+from .migrations import FTS_TABLE
+from .postgres_schema import TEXT_SEARCH_CONFIG
+
+KEYWORD_CANDIDATES = 2_000  # rows a keyword search ranks before widening
+COMMON_TERM_SHARE = 0.5
+COMMON_TERM_MIN_ROWS = 1000
+
+
+def tsquery_any(terms: Sequence[str]) -> str:
+    """A to_tsquery() text matching any of ``terms``, each quoted (stemmed by the configuration, never parsed as
+    operators)."""
+    return " | ".join("'" + term.replace("\\", "\\\\").replace("'", "''") + "'" for term in terms)
+
+
+class PostgresKeywords:
+    """Mixed into :class:`PostgresStorage`."""
+
+    _term_cache: dict[str, tuple[int, int]]
+    _term_lock: threading.Lock
+
+    def _term_rows(self, terms: Sequence[str]) -> tuple[dict[str, int], int]:
+        """Rows matching each term, and all rows; cached until the store's size moves by more than 10% (they only
+        steer which terms lead)."""
+        cache, lock = self._term_cache, self._term_lock
+        with self._side_read() as db:
+            total = int(db.execute(f"SELECT COUNT(*) FROM {FTS_TABLE}").fetchone()[0])
+            counts = {}
+            for term in terms:
+                with lock:
+                    count, seen_at = cache.get(term, (0, -1))
+                if seen_at < 0 or abs(total - seen_at) > 0.1 * max(seen_at, 1):
+                    count = int(
+                        db.execute(
+                            f"SELECT COUNT(*) FROM {FTS_TABLE} WHERE document @@ to_tsquery('{TEXT_SEARCH_CONFIG}', ?)",
+                            [tsquery_any([term])],
+                        ).fetchone()[0]
+                    )
+                    with lock:
+                        if len(cache) > 100_000:
+                            cache.clear()
+                        cache[term] = (count, total)
+                counts[term] = count
+        return counts, total
+
+    def keyword_search(self, terms: Sequence[str], k: int, where: VectorFilter) -> list[KeywordHit]:
+        """Memories matching any of ``terms`` by PostgreSQL full text (``ts_rank``), best first, ``where`` applied."""
+        if not terms or k <= 0:
+            return []
+        terms = list(dict.fromkeys(terms))
+        counts, total = self._term_rows(terms)
+        if total >= COMMON_TERM_MIN_ROWS:
+            kept = [t for t in terms if counts[t] <= COMMON_TERM_SHARE * total]
+            terms = kept or [min(terms, key=counts.__getitem__)]
+        ordered = sorted(terms, key=lambda t: (counts[t], t))
+        union, params = self._over_tables(
+            where,
+            lambda t, table: (
+                f"SELECT x.memory_id, '{t}' AS memory_type, ts_rank(c.document, q.query) AS score "
+                f"FROM q CROSS JOIN candidates c JOIN memory_text_rows x ON x.rowid = c.rowid "
+                f"JOIN {table} m ON m.id = x.memory_id"
+            ),
+        )
+        budget = KEYWORD_CANDIDATES
+        while True:
+            leading, rows_in = [], 0
+            for term in ordered:  # the rarest terms first, until the budget is spent
+                if leading and rows_in + counts[term] > budget:
+                    break
+                leading.append(term)
+                rows_in += counts[term]
+            with self._side_read() as db:
+                rows = db.execute(
+                    f"WITH q AS (SELECT to_tsquery('{TEXT_SEARCH_CONFIG}', ?) AS query), "
+                    f"candidates AS MATERIALIZED (SELECT f.rowid, f.document FROM {FTS_TABLE} f "
+                    f"WHERE f.document @@ to_tsquery('{TEXT_SEARCH_CONFIG}', ?)) "
+                    f"SELECT * FROM ({union}) found ORDER BY 3 DESC, 1 LIMIT ?",
+                    [tsquery_any(terms), tsquery_any(leading), *params, int(k)],
+                ).fetchall()
+            if len(rows) >= k or len(leading) == len(ordered):
+                return [KeywordHit(memory_id, memory_type, float(score)) for memory_id, memory_type, score in rows]
+            budget *= 4

@@ -1,0 +1,56 @@
+"""Keyword search ranks candidates, not every match: on PostgreSQL from the rarest terms first, widening until the
+filters leave enough; on either backend the answer under a filter is the filtered full ranking whenever the budget
+reaches every match."""
+
+from __future__ import annotations
+
+import pytest
+
+from audrey_core.storage import VectorFilter
+
+from .helpers import add_derived
+
+WORDS = "kiln oven glaze clay wheel porcelain stoneware firing".split()
+
+
+def fill(brain) -> None:
+    brain.encode_batch(
+        [
+            {"content": f"{WORDS[i % 8]} {WORDS[(i * 3) % 8]} kiln note {i}", "tags": ["rare"] if i == 57 else []}
+            for i in range(80)
+        ]
+    )
+    add_derived(brain, "kiln firing needs a slow cool-down")
+
+
+def ids(brain, terms, k, **extra):
+    return [h.memory_id for h in brain.storage.keyword_search(terms, k, VectorFilter(agent=brain.agent, **extra))]
+
+
+def expected(brain, extra) -> list[str]:
+    full = ids(brain, ["porcelain", "kiln", "clay"], 1000)
+    allowed = {m.id for m in brain.storage.list_memories(VectorFilter(agent=brain.agent, **extra), 1000)}
+    return [i for i in full if i in allowed][:3]
+
+
+@pytest.mark.parametrize("extra", [{}, {"tags": ("rare",)}, {"memory_types": ("semantic",)}])
+def test_within_the_budget_the_answer_is_the_filtered_full_ranking(brain, extra):
+    fill(brain)
+    assert ids(brain, ["porcelain", "kiln", "clay"], 3, **extra) == expected(brain, extra)
+
+
+@pytest.mark.parametrize("extra", [{"tags": ("rare",)}, {"memory_types": ("semantic",)}])
+def test_postgres_widens_past_a_small_budget_until_the_filters_leave_enough(brain, backend, monkeypatch, extra):
+    if backend != "postgres":
+        pytest.skip("SQLite ranks through FTS5 or its keyword index")
+    import audrey_core.storage.postgres_keywords as keywords
+
+    fill(brain)
+    want = expected(brain, extra)
+    searched = []
+    real = keywords.tsquery_any
+    monkeypatch.setattr(keywords, "tsquery_any", lambda terms: searched.append(list(terms)) or real(terms))
+    monkeypatch.setattr(keywords, "KEYWORD_CANDIDATES", 1)  # the rarest term alone leads, then the others join
+    assert ids(brain, ["porcelain", "kiln", "clay"], 3, **extra) == want
+    leading = [terms for terms in searched if terms != ["porcelain", "kiln", "clay"]]  # the ranking query is all three
+    assert len(leading[0]) == 1 and sorted(leading[-1]) == ["clay", "kiln", "porcelain"]
