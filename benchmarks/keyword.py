@@ -29,7 +29,8 @@ from audrey_core.models import Episode
 from audrey_core.storage import VectorFilter
 
 from .locomo import load
-from .speed import RandomEmbedder, timings_ms
+from .speed import RandomEmbedder
+from .timing import timings_ms
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "locomo_dev.json"
 

@@ -35,7 +35,8 @@ from audrey_core.storage import VectorFilter
 from audrey_core.storage.postgres import PostgresStorage
 from audrey_core.storage.postgres_connection import DEFAULT_EF_SEARCH
 
-from .speed import DIMENSIONS, RandomEmbedder, percentile, populate, sentence, timings_ms
+from .speed import DIMENSIONS, RandomEmbedder, populate, sentence
+from .timing import percentile, timings_ms
 
 TOP = 10  # recall@10 against the exact top 10
 PAGE = 5000  # ids per list_memories / get_vectors call (PostgreSQL takes at most 65535 parameters a statement)

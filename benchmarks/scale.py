@@ -24,6 +24,7 @@ from audrey_core.recall import check_options
 
 from .corpus import LOCOMO, cache_folder, embedded_corpus
 from .locomo import load
+from .timing import timings_ms
 
 CORPUS = 99_000
 COPY_OFFSET = 0.3  # norm of the random offset added to a repeated sentence's unit vector
@@ -91,15 +92,6 @@ def populate(brain: Audrey, texts: list[str], vectors: np.ndarray, batch: int = 
     return len(texts) / (time.perf_counter() - start), ids
 
 
-def timed(call, items) -> list[float]:
-    out = []
-    for item in items:
-        start = time.perf_counter()
-        call(item)
-        out.append((time.perf_counter() - start) * 1000)
-    return out
-
-
 def encode_rate(folder: Path, size: int, extra: int = 5000) -> dict:
     """encode_batch with supplied vectors into a store of ``size``: per second until encode returns, and until
     background validation has caught up."""
@@ -141,10 +133,10 @@ def measure(size: int, query_count: int, folder: Path) -> dict:
         row["catch_up_1000_ms"] = (time.perf_counter() - start) * 1000
         pairs = list(zip(qtexts, qvectors))
         for _ in range(2):  # warm the caches
-            timed(lambda p: brain.recall(p[0], limit=10, query_vector=p[1]), pairs[:20])
-        hybrid = timed(lambda p: brain.recall(p[0], limit=10, query_vector=p[1]), pairs)
-        vector = timed(lambda p: brain.recall_by_vector(p[1], limit=10), pairs)
-        keyword = timed(lambda p: brain.recall(p[0], limit=10, mode="keyword"), pairs)
+            timings_ms(lambda p: brain.recall(p[0], limit=10, query_vector=p[1]), pairs[:20])
+        hybrid = timings_ms(lambda p: brain.recall(p[0], limit=10, query_vector=p[1]), pairs)
+        vector = timings_ms(lambda p: brain.recall_by_vector(p[1], limit=10), pairs)
+        keyword = timings_ms(lambda p: brain.recall(p[0], limit=10, mode="keyword"), pairs)
         row["rss_mb_per_1k"] = (rss_mb() - before) / size * 1000
         where = check_options(agent=brain.agent, limit=10).where
         position = {memory_id: i for i, memory_id in enumerate(ids)}
@@ -185,10 +177,10 @@ def measure_postgres(size: int, query_count: int, server_url: str) -> dict:
             row["populate_per_s"], _ = populate(brain, texts, vectors)
             analyze(brain)
             pairs = list(zip(qtexts, qvectors))
-            timed(lambda p: brain.recall(p[0], limit=10, query_vector=p[1]), pairs[:20])
-            hybrid = timed(lambda p: brain.recall(p[0], limit=10, query_vector=p[1]), pairs)
-            vector = timed(lambda p: brain.recall_by_vector(p[1], limit=10), pairs)
-            keyword = timed(lambda p: brain.recall(p[0], limit=10, mode="keyword"), pairs)
+            timings_ms(lambda p: brain.recall(p[0], limit=10, query_vector=p[1]), pairs[:20])
+            hybrid = timings_ms(lambda p: brain.recall(p[0], limit=10, query_vector=p[1]), pairs)
+            vector = timings_ms(lambda p: brain.recall_by_vector(p[1], limit=10), pairs)
+            keyword = timings_ms(lambda p: brain.recall(p[0], limit=10, mode="keyword"), pairs)
         row.update(
             {
                 "hybrid_p50_ms": statistics.median(hybrid),

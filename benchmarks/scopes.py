@@ -19,7 +19,8 @@ import numpy as np
 
 from audrey_core import Audrey
 
-from .speed import RandomEmbedder, percentile, sentence, timings_ms
+from .speed import RandomEmbedder, sentence
+from .timing import percentile, timings_ms
 
 SMALL = ("user", "small-7")
 

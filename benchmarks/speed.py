@@ -44,22 +44,6 @@ class RandomEmbedder:
         return out / np.linalg.norm(out, axis=1, keepdims=True)
 
 
-def percentile(values: list[float], q: float) -> float:
-    return float(np.percentile(values, q))
-
-
-def timings_ms(call, items, warm: int = 0) -> list[float]:
-    """Milliseconds of ``call(item)`` for each item, after ``warm`` untimed calls on the first items."""
-    for item in items[:warm]:
-        call(item)
-    times = []
-    for item in items:
-        start = time.perf_counter()
-        call(item)
-        times.append((time.perf_counter() - start) * 1000)
-    return times
-
-
 def encode_throughput(embedder, label: str, single: int, batch: int, folder: Path) -> dict:
     """Episodes per second for ``single`` encode() calls and for encode_batch of ``batch`` items."""
     with Audrey(folder / f"encode-{label}.db", embedder=embedder) as brain:

@@ -7,22 +7,17 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 
 from audrey_core import Audrey
 from audrey_core.filters import parse_filter
 from audrey_core.storage import VectorFilter
-from audrey_core.storage.connection import connect
 
-from ..conftest import SYNC
 from .helpers import add_derived
+from .index_helpers import downgrade, killed_writer, open_brain
 
 pytest.importorskip("tantivy")
-ROOT = Path(__file__).resolve().parents[2]
 WORDS = "kiln oven glaze clay wheel kiln porcelain stoneware firing".split()
 FILTERS = [
     {},
@@ -52,12 +47,6 @@ def fill(brain: Audrey, count: int = 60) -> None:
     brain.encode_batch(items)
     add_derived(brain, "kiln firing needs a slow cool-down")
     add_derived(brain, "glaze the clay before the second firing", memory_type="procedural")
-
-
-def open_brain(path: Path, agent: str = "a") -> Audrey:
-    from audrey_core.testing import DeterministicEmbedder
-
-    return Audrey(path, agent=agent, embedder=DeterministicEmbedder(), config=SYNC)
 
 
 def keyword_ids(brain: Audrey, query: str) -> list[str]:
@@ -103,25 +92,12 @@ def test_a_pruned_log_rebuilds_the_index(tmp_path):
         assert set(keyword_ids(brain, "porcelain")) == {*before, "late"}
 
 
-WRITER = """
-import os, sys
-sys.path.insert(0, {root!r})
-from audrey_core import Audrey
-from audrey_core.testing import DeterministicEmbedder
-from tests.conftest import SYNC
-brain = Audrey({path!r}, agent="a", embedder=DeterministicEmbedder(), config=SYNC)
-brain.encode_batch([f"zebra crossing number {{i}}" for i in range(25)])
-os._exit(0)  # killed after the commit: no close, nothing flushed to any index
-"""
-
-
 def test_writes_of_a_killed_process_are_found_by_the_next_recall(tmp_path):
     path = tmp_path / "a.db"
     with open_brain(path) as brain:
         fill(brain)
         assert keyword_ids(brain, "zebra") == []  # this process's index is now current
-        script = WRITER.format(root=str(ROOT), path=str(path))
-        subprocess.run([sys.executable, "-c", script], check=True, cwd=ROOT, timeout=120)
+        killed_writer(path)
         assert len(keyword_ids(brain, "zebra")) == 25  # another process's writes, on the next recall
     with open_brain(path) as brain:
         assert len(keyword_ids(brain, "zebra")) == 25
@@ -133,18 +109,18 @@ def test_a_store_made_before_the_index_builds_it_once(tmp_path):
         fill(brain)
         before = keyword_ids(brain, "stoneware wheel")
     shutil.rmtree(tmp_path / "a.db-indexes")
-    db = connect(str(path), vectors=False)  # back to schema 4: no change log, no triggers
-    for statement in (
-        "DROP TRIGGER memory_text_added",
-        "DROP TRIGGER memory_text_removed",
-        "DROP TABLE search_changes",
-        "DROP TRIGGER memory_vector_added",
-        "DROP TRIGGER memory_vector_removed",
-        "DROP TABLE vector_changes",
-        "DELETE FROM schema_migrations WHERE version >= 5",
-    ):
-        db.execute(statement)
-    db.close()
+    downgrade(
+        path,
+        [  # back to schema 4: no change log, no triggers
+            "DROP TRIGGER memory_text_added",
+            "DROP TRIGGER memory_text_removed",
+            "DROP TABLE search_changes",
+            "DROP TRIGGER memory_vector_added",
+            "DROP TRIGGER memory_vector_removed",
+            "DROP TABLE vector_changes",
+            "DELETE FROM schema_migrations WHERE version >= 5",
+        ],
+    )
     with open_brain(path) as brain:
         assert keyword_ids(brain, "stoneware wheel") == before
         brain.encode("stoneware mugs sold out", id="new")

@@ -6,11 +6,8 @@ from __future__ import annotations
 
 import json
 import shutil
-import subprocess
-import sys
 from collections import Counter
 from datetime import timedelta
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -18,13 +15,11 @@ import pytest
 from audrey_core import Audrey
 from audrey_core.filters import parse_filter
 from audrey_core.storage import VectorFilter
-from audrey_core.storage.connection import connect
 
-from ..conftest import SYNC
 from .helpers import add_derived
+from .index_helpers import downgrade, killed_writer, open_brain
 
 pytest.importorskip("usearch")
-ROOT = Path(__file__).resolve().parents[2]
 WORDS = "kiln oven glaze clay wheel porcelain stoneware firing".split()
 STATES = ("active", "context_dependent")
 FILTERS = [
@@ -57,12 +52,6 @@ def fill(brain: Audrey, count: int = 90) -> None:
     brain.encode("kiln note replaced", supersedes=ids[1])  # a superseded memory, for the states filter
     add_derived(brain, "kiln firing needs a slow cool-down")
     add_derived(brain, "glaze the clay before the second firing", memory_type="procedural")
-
-
-def open_brain(path: Path, agent: str = "a") -> Audrey:
-    from audrey_core.testing import DeterministicEmbedder
-
-    return Audrey(path, agent=agent, embedder=DeterministicEmbedder(), config=SYNC)
 
 
 @pytest.fixture
@@ -202,25 +191,12 @@ def test_a_pruned_log_reloads_or_rebuilds(tmp_path, graph_always):
         assert nearest(second, "porcelain cracks", 1) == ["late"]
 
 
-WRITER = """
-import os, sys
-sys.path.insert(0, {root!r})
-from audrey_core import Audrey
-from audrey_core.testing import DeterministicEmbedder
-from tests.conftest import SYNC
-brain = Audrey({path!r}, agent="a", embedder=DeterministicEmbedder(), config=SYNC)
-brain.encode_batch([f"zebra crossing number {{i}}" for i in range(25)])
-os._exit(0)  # killed after the commit: no close, nothing saved by any index
-"""
-
-
 def test_writes_of_a_killed_process_are_found_by_the_next_recall(tmp_path, graph_always):
     path = tmp_path / "a.db"
     with open_brain(path) as brain:
         fill(brain)
         assert not any("zebra" in brain.get(i).content for i in nearest(brain, "zebra crossing number 3", 3))
-        script = WRITER.format(root=str(ROOT), path=str(path))
-        subprocess.run([sys.executable, "-c", script], check=True, cwd=ROOT, timeout=120)
+        killed_writer(path)
         found = hits(brain, "zebra crossing number 3", 3)  # another process's writes, on the next recall
         assert all("zebra" in brain.get(i).content for i, _ in found)
     with open_brain(path) as brain:
@@ -233,15 +209,15 @@ def test_a_store_made_before_the_index_builds_it_once(tmp_path, graph_always):
         fill(brain)
         before = hits(brain, "stoneware wheel")
     shutil.rmtree(tmp_path / "a.db-indexes")
-    db = connect(str(path), vectors=False)  # back to schema 5: no vector log, no triggers
-    for statement in (
-        "DROP TRIGGER memory_vector_added",
-        "DROP TRIGGER memory_vector_removed",
-        "DROP TABLE vector_changes",
-        "DELETE FROM schema_migrations WHERE version = 6",
-    ):
-        db.execute(statement)
-    db.close()
+    downgrade(
+        path,
+        [  # back to schema 5: no vector log, no triggers
+            "DROP TRIGGER memory_vector_added",
+            "DROP TRIGGER memory_vector_removed",
+            "DROP TABLE vector_changes",
+            "DELETE FROM schema_migrations WHERE version = 6",
+        ],
+    )
     with open_brain(path) as brain:
         assert same_nearest(hits(brain, "stoneware wheel"), before)
         brain.encode("stoneware mugs sold out", id="new")
