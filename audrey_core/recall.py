@@ -250,6 +250,7 @@ def rank(
             now,
             confidence_cfg,
             recall_cfg,
+            options.limit,
         )
         exhausted = (len(vector_hits) < k and len(keyword_hits) < k) or k >= recall_cfg.max_candidates
         if len(ranked) >= options.limit or exhausted:
@@ -266,11 +267,13 @@ def fuse_hits(
     now: datetime,
     cfg: ConfidenceConfig,
     recall_cfg: RecallConfig,
+    limit: int | None = None,
 ) -> list[Ranked]:
     """Fuse the two candidate lists (convex combination of normalised scores, or reciprocal rank), then weigh each
-    memory by its confidence."""
+    memory by its confidence, best first. With ``limit``, candidates are fetched in order of relevance only until
+    no later one can reach the ``limit`` best (confidence never lifts a score above relevance x the largest type
+    weight): the same first ``limit``, without reading and scoring every candidate."""
     types = {h.memory_id: h.memory_type for h in (*vector_hits, *keyword_hits)}
-    memories = storage.get_memories(list(types), types)
     similarity = {h.memory_id: h.similarity for h in vector_hits}
     missing = [i for i in types if i not in similarity]
     if missing and vector is not None:  # keyword-only finds get their cosine similarity too
@@ -284,18 +287,29 @@ def fuse_hits(
         relevance = convex_fusion(similarity, {h.memory_id: h.score for h in keyword_hits}, recall_cfg.vector_weight)
     matched_words = {h.memory_id for h in keyword_hits}
     rows = {h.memory_id: h.vector_row for h in vector_hits}
-    ranked = []
-    for memory_id, value in relevance.items():
-        memory = memories.get(memory_id)
-        if memory is None:
-            continue
-        cosine = similarity.get(memory_id, 0.0)
-        if memory_id not in matched_words and cosine < recall_cfg.similarity_floors[memory.memory_type]:
-            continue
-        breakdown = memory_confidence(memory, now, cfg)
-        if breakdown.value >= min_confidence:
-            ranked.append(_ranked(memory, cosine, breakdown, value, recall_cfg, rows.get(memory_id)))
-    ranked.sort(key=ranking_key)
+    order = sorted(relevance.items(), key=lambda item: (-item[1], item[0]))
+    ceiling = max(recall_cfg.type_weights.values())
+    cut = limit if limit is not None and limit > 0 and all(value >= 0 for _, value in order) else None
+    ranked: list[Ranked] = []
+    start, step = 0, max(len(order), 1) if cut is None else 2 * cut
+    while start < len(order):
+        if cut is not None and len(ranked) >= cut and order[start][1] * ceiling < ranked[cut - 1].score:
+            break  # no candidate left can reach the first `limit`
+        batch = order[start : start + step]
+        memories = storage.get_memories([memory_id for memory_id, _ in batch], types)
+        for memory_id, value in batch:
+            memory = memories.get(memory_id)
+            if memory is None:
+                continue
+            cosine = similarity.get(memory_id, 0.0)
+            if memory_id not in matched_words and cosine < recall_cfg.similarity_floors[memory.memory_type]:
+                continue
+            breakdown = memory_confidence(memory, now, cfg)
+            if breakdown.value >= min_confidence:
+                ranked.append(_ranked(memory, cosine, breakdown, value, recall_cfg, rows.get(memory_id)))
+        ranked.sort(key=ranking_key)
+        start += step
+        step = step if cut is None else cut
     return ranked
 
 

@@ -1,0 +1,52 @@
+"""Fusion reads candidates in order of relevance only until none left can reach the first ``limit``: the first
+``limit`` are exactly those of scoring every candidate, whatever the confidences and type weights."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from audrey_core import Audrey
+from audrey_core.config import AudreyConfig, RecallConfig
+from audrey_core.recall import check_options, fuse_hits
+
+from ..conftest import SYNC
+from .helpers import add_derived
+
+SOURCES = ["direct-observation", "told-by-user", "tool-result", "inference", "model-generated"]
+
+
+@pytest.mark.parametrize("weights", [None, {"episodic": 1.0, "semantic": 2.5, "procedural": 0.5}])
+def test_the_bounded_fusion_keeps_the_exact_first_limit(tmp_path, embedder, weights):
+    recall_cfg = RecallConfig() if weights is None else RecallConfig(type_weights=weights)
+    config = AudreyConfig(validation=SYNC.validation, recall=recall_cfg)
+    rng = np.random.default_rng(3)
+    words = "kiln glaze clay wheel porcelain firing oven slip bisque raku".split()
+    with Audrey(tmp_path / "a.db", agent="a", embedder=embedder, config=config) as brain:
+        brain.encode_batch(
+            [
+                {
+                    "content": " ".join(rng.choice(words, 4)) + f" note {i}",
+                    "source": SOURCES[i % 5],
+                    "salience": float(rng.random()),
+                }
+                for i in range(150)
+            ]
+        )
+        for i in range(10):
+            add_derived(brain, " ".join(rng.choice(words, 3)) + f" rule {i}", source=SOURCES[i % 5])
+        storage, now = brain.storage, brain.clock()
+        cut_short = 0
+        for query in ("kiln glaze", "porcelain firing oven", "raku note 7", "slip"):
+            vector = np.asarray(embedder.embed([query])[0])
+            where = check_options(agent="a", limit=10).where
+            vector_hits = storage.knn(vector, 50, where)
+            keyword_hits = storage.keyword_search(query.split(), 50, where)
+            args = (storage, vector, vector_hits, keyword_hits, 0.0, now, brain.config.confidence, recall_cfg)
+            everything = fuse_hits(*args)
+            for limit in (1, 3, 10):
+                bounded = fuse_hits(*args, limit)
+                assert [r.memory.id for r in bounded[:limit]] == [r.memory.id for r in everything[:limit]]
+                assert len(bounded) >= min(limit, len(everything))
+                cut_short += len(bounded) < len(everything)
+        assert cut_short  # the bound did leave candidates unread
