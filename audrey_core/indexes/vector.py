@@ -161,8 +161,13 @@ class VectorIndex:
                 self._rebuild(identity)
             return
         self._remove(changed)
-        for ids, partitions, vectors in self.source.vector_documents(changed.tolist()):
-            self._add(ids, partitions, vectors)  # what the row holds now: replaying twice changes nothing
+        batches = list(self.source.vector_documents(changed.tolist()))  # one chunk of vec0 each: add them at once
+        if batches:  # what the rows hold now: replaying twice changes nothing
+            self._add(
+                np.concatenate([b[0] for b in batches]),
+                [p for b in batches for p in b[1]],
+                np.vstack([b[2] for b in batches]),
+            )
         self.applied = max(self.applied, upto)
         if self.applied - self.saved >= SAVE_AFTER:
             with self.folder.writer_lock():
