@@ -40,6 +40,8 @@ EXPANSION_ADD = 128
 EXPANSION_SEARCH = 128
 SAVE_AFTER = 10_000  # changes applied in memory before a new snapshot is written
 REBUILD_AFTER = 20_000  # more changes than this (and than half the graph) to catch up: rebuild instead
+EXACT_BELOW = 5_000  # a graph this small is searched exhaustively (as fast as walking it, and exact)
+PENDING_MAX = 4_000  # rows caught up but not yet in the graph, searched exactly, before they are inserted
 BUILD_BATCH = 20_000
 Partition = tuple[str, str, str]  # (agent, memory type, encoded scope)
 
@@ -79,6 +81,10 @@ class VectorIndex:
         self._codes: dict[Partition, int] = {}
         self.row_codes = np.full(0, -1, dtype=np.int32)  # vector row id -> partition code, -1 when absent
         self.counts = np.zeros(0, dtype=np.int64)  # rows per partition code
+        # Rows caught up but not inserted yet: a graph insert costs ~0.15 ms a row, so a catch-up only reads the
+        # rows and searches them exactly (a small matrix); they join the graph once there are PENDING_MAX.
+        self.pending_keys = np.zeros(0, dtype=np.int64)
+        self.pending_vectors = np.zeros((0, self.dimensions), dtype=np.float32)
 
     # -- freshness ----------------------------------------------------------------------------------------------
 
@@ -113,6 +119,7 @@ class VectorIndex:
         if graph is None or graph.ndim != self.dimensions:
             return False
         self.graph, self.identity = graph, identity
+        self._clear_pending()
         self.applied = self.saved = int(state["applied"])
         self.partitions = partitions  # type: ignore[assignment]
         self._codes = {p: i for i, p in enumerate(self.partitions)}
@@ -134,6 +141,7 @@ class VectorIndex:
     def _rebuild(self, identity: dict[str, Any]) -> None:
         head = self.source.vector_log_head()  # read first: rows changed after it are replayed by the catch-up
         self.graph, self.identity = self._new_graph(), identity
+        self._clear_pending()
         self.partitions, self._codes = [], {}
         self.row_codes = np.full(0, -1, dtype=np.int32)
         self.counts = np.zeros(0, dtype=np.int64)
@@ -161,13 +169,14 @@ class VectorIndex:
                 self._rebuild(identity)
             return
         self._remove(changed)
-        batches = list(self.source.vector_documents(changed.tolist()))  # one chunk of vec0 each: add them at once
+        batches = list(self.source.vector_documents(changed.tolist()))  # one chunk of vec0 each
         if batches:  # what the rows hold now: replaying twice changes nothing
-            self._add(
-                np.concatenate([b[0] for b in batches]),
-                [p for b in batches for p in b[1]],
-                np.vstack([b[2] for b in batches]),
-            )
+            keys = np.concatenate([b[0] for b in batches]).astype(np.int64)
+            self._place(keys, [p for b in batches for p in b[1]])
+            self.pending_keys = np.concatenate([self.pending_keys, keys])
+            self.pending_vectors = np.vstack([self.pending_vectors, *(b[2] for b in batches)])
+        if len(self.pending_keys) >= PENDING_MAX:
+            self._flush()
         self.applied = max(self.applied, upto)
         if self.applied - self.saved >= SAVE_AFTER:
             with self.folder.writer_lock():
@@ -179,22 +188,38 @@ class VectorIndex:
         codes = self.row_codes[inside.astype(np.int64)]
         present = inside[codes >= 0]
         if len(present):
-            self.graph.remove(present)
+            self.graph.remove(present)  # a key only pending is not in the graph: nothing happens
             np.subtract.at(self.counts, codes[codes >= 0], 1)
             self.row_codes[present.astype(np.int64)] = -1
+            kept = ~np.isin(self.pending_keys, present.astype(np.int64))
+            self.pending_keys, self.pending_vectors = self.pending_keys[kept], self.pending_vectors[kept]
 
     def _add(self, rowids: np.ndarray, partitions: list[Partition], vectors: np.ndarray) -> None:
         if not len(rowids):
             return
+        self.graph.add(rowids.astype(np.uint64), vectors, threads=os.cpu_count() or 1)
+        self._place(rowids.astype(np.int64), partitions)
+
+    def _place(self, rowids: np.ndarray, partitions: list[Partition]) -> None:
+        """Record the partition of each row (graph or pending)."""
         codes = np.array([self._code(p) for p in partitions], dtype=np.int32)
         top = int(rowids.max()) + 1
         if top > len(self.row_codes):
             grown = np.full(max(top, 2 * len(self.row_codes)), -1, dtype=np.int32)
             grown[: len(self.row_codes)] = self.row_codes
             self.row_codes = grown
-        self.graph.add(rowids.astype(np.uint64), vectors, threads=os.cpu_count() or 1)
-        self.row_codes[rowids.astype(np.int64)] = codes
+        self.row_codes[rowids] = codes
         np.add.at(self.counts, codes, 1)
+
+    def _flush(self) -> None:
+        """Insert the pending rows into the graph."""
+        if len(self.pending_keys):
+            self.graph.add(self.pending_keys.astype(np.uint64), self.pending_vectors, threads=os.cpu_count() or 1)
+        self._clear_pending()
+
+    def _clear_pending(self) -> None:
+        self.pending_keys = np.zeros(0, dtype=np.int64)
+        self.pending_vectors = np.zeros((0, self.dimensions), dtype=np.float32)
 
     def _code(self, partition: Partition) -> int:
         code = self._codes.get(partition)
@@ -207,6 +232,7 @@ class VectorIndex:
     def _save(self) -> None:
         """Write a snapshot under a new generation, then name it in the state file (the caller holds the writer
         lock, or the folder is in memory); older snapshots and the log they cover are then deleted."""
+        self._flush()
         if self.folder.path is not None:
             state = self.folder.read_state()
             number = int(str(state.get("generation") or "g0").lstrip("g") or 0) + 1
@@ -246,19 +272,27 @@ class VectorIndex:
 
     def size(self) -> int:
         with self.lock:
-            return len(self.graph)
+            return len(self.graph) + len(self.pending_keys)
 
     def search(self, vector: np.ndarray, count: int, codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Row ids and cosine distances of the rows of partitions ``codes`` among the ``count`` nearest rows (all
         partitions: the graph has no filter), nearest first."""
+        query = np.asarray(vector, dtype=np.float32)
         with self.lock:
             count = min(int(count), len(self.graph))
-            if count == 0:
-                return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float32)
-            matches = self.graph.search(np.asarray(vector, dtype=np.float32), count)
-            keys = np.asarray(matches.keys, dtype=np.int64)
+            keys, distances = np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float32)
+            if count:
+                matches = self.graph.search(query, count, exact=len(self.graph) <= EXACT_BELOW)
+                keys, distances = np.asarray(matches.keys, dtype=np.int64), np.asarray(matches.distances)
+            if len(self.pending_keys):  # the rows not in the graph yet, exactly
+                norms = np.linalg.norm(self.pending_vectors, axis=1) * float(np.linalg.norm(query))
+                pending = 1.0 - (self.pending_vectors @ query) / np.where(norms > 0, norms, 1.0)
+                keys = np.concatenate([keys, self.pending_keys])
+                distances = np.concatenate([distances, pending.astype(np.float32)])
+                order = np.argsort(distances, kind="stable")
+                keys, distances = keys[order], distances[order]
             mine = np.isin(self.row_codes[keys], codes)
-            return keys[mine], np.asarray(matches.distances)[mine]
+            return keys[mine], distances[mine]
 
     def vectors(self, rowids: Sequence[int]) -> dict[int, np.ndarray]:
         """The float32 copies the graph holds of ``rowids`` (those it holds)."""
@@ -268,14 +302,18 @@ class VectorIndex:
             keys = keys[self.row_codes[keys] >= 0]
             if not len(keys):
                 return {}
-            found = self.graph.get(keys.astype(np.uint64), dtype=np.float32)
-            return {int(key): np.array(vector, dtype=np.float32) for key, vector in zip(keys, found)}
+            waiting = dict(zip(self.pending_keys.tolist(), self.pending_vectors))
+            in_graph = np.array([k for k in keys.tolist() if k not in waiting], dtype=np.uint64)
+            found = self.graph.get(in_graph, dtype=np.float32) if len(in_graph) else ()
+            held = {int(key): np.array(vector, dtype=np.float32) for key, vector in zip(in_graph, found)}
+            held.update((int(k), np.array(waiting[k])) for k in keys.tolist() if k in waiting)
+            return held
 
     def status(self) -> dict[str, Any]:
         with self.lock:
             return {
                 "engine": "usearch",
-                "documents": len(self.graph) if self.graph is not None else 0,
+                "documents": len(self.graph) + len(self.pending_keys) if self.graph is not None else 0,
                 "applied": self.applied,
                 "lag": max(0, self.source.vector_log_head() - self.applied),
                 "bytes": self.folder.size_on_disk(),

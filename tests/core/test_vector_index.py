@@ -63,6 +63,7 @@ def graph_always(monkeypatch):
     monkeypatch.setattr(indexed, "SCAN_US_PER_ROW", 1e9)
     monkeypatch.setattr(indexed, "MIN_CANDIDATES", 1)
     monkeypatch.setattr(indexed, "GRAPH_MAX_SHARE", 1.0)
+    monkeypatch.setattr(vector, "PENDING_MAX", 7)  # caught-up rows both wait beside the graph and join it
     searches = []
     real = vector.VectorIndex.search
 
@@ -276,7 +277,11 @@ def test_status_and_reindex_show_the_vector_index(tmp_path):
     assert rebuilt.exit_code == 0 and "vector index (usearch): 93 documents" in rebuilt.output
 
 
-def test_vectors_come_from_the_graph_exactly_as_stored(tmp_path):
+@pytest.mark.parametrize("pending_max", [4000, 7])
+def test_vectors_come_from_the_graph_exactly_as_stored(tmp_path, monkeypatch, pending_max):
+    import audrey_core.indexes.vector as vector
+
+    monkeypatch.setattr(vector, "PENDING_MAX", pending_max)
     from audrey_core.storage.sql_reads import SQLReads
 
     with open_brain(tmp_path / "a.db") as brain:
