@@ -83,8 +83,7 @@ class VectorIndex:
         self.counts = np.zeros(0, dtype=np.int64)  # rows per partition code
         # Rows caught up but not inserted yet: a graph insert costs ~0.15 ms a row, so a catch-up only reads the
         # rows and searches them exactly (a small matrix); they join the graph once there are PENDING_MAX.
-        self.pending_keys = np.zeros(0, dtype=np.int64)
-        self.pending_vectors = np.zeros((0, self.dimensions), dtype=np.float32)
+        self._clear_pending()
 
     # -- freshness ----------------------------------------------------------------------------------------------
 
@@ -175,6 +174,7 @@ class VectorIndex:
             self._place(keys, [p for b in batches for p in b[1]])
             self.pending_keys = np.concatenate([self.pending_keys, keys])
             self.pending_vectors = np.vstack([self.pending_vectors, *(b[2] for b in batches)])
+            self.pending_norms = np.linalg.norm(self.pending_vectors, axis=1)
         if len(self.pending_keys) >= PENDING_MAX:
             self._flush()
         self.applied = max(self.applied, upto)
@@ -193,6 +193,7 @@ class VectorIndex:
             self.row_codes[present.astype(np.int64)] = -1
             kept = ~np.isin(self.pending_keys, present.astype(np.int64))
             self.pending_keys, self.pending_vectors = self.pending_keys[kept], self.pending_vectors[kept]
+            self.pending_norms = self.pending_norms[kept]
 
     def _add(self, rowids: np.ndarray, partitions: list[Partition], vectors: np.ndarray) -> None:
         if not len(rowids):
@@ -220,6 +221,7 @@ class VectorIndex:
     def _clear_pending(self) -> None:
         self.pending_keys = np.zeros(0, dtype=np.int64)
         self.pending_vectors = np.zeros((0, self.dimensions), dtype=np.float32)
+        self.pending_norms = np.zeros(0, dtype=np.float32)
 
     def _code(self, partition: Partition) -> int:
         code = self._codes.get(partition)
@@ -279,17 +281,17 @@ class VectorIndex:
         partitions: the graph has no filter), nearest first."""
         query = np.asarray(vector, dtype=np.float32)
         with self.lock:
-            count = min(int(count), len(self.graph))
+            in_graph = min(int(count), len(self.graph))
             keys, distances = np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float32)
-            if count:
-                matches = self.graph.search(query, count, exact=len(self.graph) <= EXACT_BELOW)
+            if in_graph:
+                matches = self.graph.search(query, in_graph, exact=len(self.graph) <= EXACT_BELOW)
                 keys, distances = np.asarray(matches.keys, dtype=np.int64), np.asarray(matches.distances)
             if len(self.pending_keys):  # the rows not in the graph yet, exactly
-                norms = np.linalg.norm(self.pending_vectors, axis=1) * float(np.linalg.norm(query))
+                norms = self.pending_norms * float(np.linalg.norm(query))
                 pending = 1.0 - (self.pending_vectors @ query) / np.where(norms > 0, norms, 1.0)
                 keys = np.concatenate([keys, self.pending_keys])
                 distances = np.concatenate([distances, pending.astype(np.float32)])
-                order = np.argsort(distances, kind="stable")
+                order = np.argsort(distances, kind="stable")[: int(count)]  # the `count` nearest of both
                 keys, distances = keys[order], distances[order]
             mine = np.isin(self.row_codes[keys], codes)
             return keys[mine], distances[mine]

@@ -293,3 +293,22 @@ def test_vectors_come_from_the_graph_exactly_as_stored(tmp_path, monkeypatch, pe
         assert all(np.array_equal(from_graph[i], stored[i]) for i in ids)
         brain.forget([ids[0]])
         assert ids[0] not in brain.storage.get_vectors(ids)
+
+
+def test_the_graph_and_the_rows_waiting_beside_it_answer_as_one(tmp_path, monkeypatch):
+    import audrey_core.indexes.vector as vector
+
+    monkeypatch.setattr(vector, "EXACT_BELOW", 0)  # the graph walked, not scanned
+    with open_brain(tmp_path / "a.db") as brain, open_brain(tmp_path / "a.db") as other:
+        fill(brain)
+        brain.storage.rebuild_search_indexes()  # every row in the graph
+        other.encode_batch([f"late kiln glaze note {i}" for i in range(30)])
+        index = brain.storage.vector_index
+        index.ensure_fresh()
+        assert len(index.pending_keys) == 30 and index.size() == 123
+        query = np.asarray(brain.embedder.embed(["late kiln glaze note 4"])[0])
+        codes = index.codes_for("a", None, lambda scope: True)
+        keys, distances = index.search(query, 10, codes)
+        assert len(keys) == 10 and list(distances) == sorted(distances)  # the 10 nearest of both, nearest first
+        everything = index.search(query, 1000, codes)[0]
+        assert set(keys) <= set(everything.tolist()) and set(index.pending_keys.tolist()) <= set(everything.tolist())
