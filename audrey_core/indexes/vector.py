@@ -37,13 +37,20 @@ log = logging.getLogger(__name__)
 FORMAT = 1  # bump when the snapshot layout or the graph's parameters change: older snapshots are rebuilt
 CONNECTIVITY = 16
 EXPANSION_ADD = 128
-EXPANSION_SEARCH = 128
+EXPANSION_SEARCH = 128  # up to 100k rows; larger graphs widen it (see expansion_for)
 SAVE_AFTER = 10_000  # changes applied in memory before a new snapshot is written
 REBUILD_AFTER = 20_000  # more changes than this (and than half the graph) to catch up: rebuild instead
 EXACT_BELOW = 5_000  # a graph this small is searched exhaustively (as fast as walking it, and exact)
 PENDING_MAX = 4_000  # rows caught up but not yet in the graph, searched exactly, before they are inserted
 BUILD_BATCH = 20_000
 Partition = tuple[str, str, str]  # (agent, memory type, encoded scope)
+
+
+def expansion_for(rows: int) -> int:
+    """How widely to walk a graph of ``rows``: a fixed breadth finds less of the true top 10 as the graph grows
+    (measured on real sentence vectors: 128 finds 98.7% at 100k, 96.9% at 300k, 89% at 1M; 256 finds 99.3% at
+    300k), so it grows with size, to at most 1,024."""
+    return int(min(1024, max(EXPANSION_SEARCH, EXPANSION_SEARCH * (rows / 100_000) ** 0.6)))
 
 
 def vector_index_available() -> bool:
@@ -284,6 +291,7 @@ class VectorIndex:
             in_graph = min(int(count), len(self.graph))
             keys, distances = np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float32)
             if in_graph:
+                self.graph.expansion_search = expansion_for(len(self.graph))
                 matches = self.graph.search(query, in_graph, exact=len(self.graph) <= EXACT_BELOW)
                 keys, distances = np.asarray(matches.keys, dtype=np.int64), np.asarray(matches.distances)
             if len(self.pending_keys):  # the rows not in the graph yet, exactly

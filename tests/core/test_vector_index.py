@@ -312,3 +312,12 @@ def test_the_graph_and_the_rows_waiting_beside_it_answer_as_one(tmp_path, monkey
         assert len(keys) == 10 and list(distances) == sorted(distances)  # the 10 nearest of both, nearest first
         everything = index.search(query, 1000, codes)[0]
         assert set(keys) <= set(everything.tolist()) and set(index.pending_keys.tolist()) <= set(everything.tolist())
+
+
+def test_a_larger_graph_is_walked_more_widely():
+    from audrey_core.indexes.vector import EXPANSION_SEARCH, expansion_for
+
+    sizes = [0, 10_000, 100_000, 300_000, 1_000_000, 10**9]
+    breadths = [expansion_for(n) for n in sizes]
+    assert breadths == sorted(breadths) and breadths[0] == breadths[2] == EXPANSION_SEARCH
+    assert breadths[4] > 2 * EXPANSION_SEARCH and breadths[-1] == 1024
