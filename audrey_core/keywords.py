@@ -1,9 +1,10 @@
-"""Query terms for keyword (full-text) search, and reciprocal-rank fusion of ranked lists."""
+"""Query terms for keyword (full-text) search, which of them are worth ranking, and fusion of ranked lists."""
 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+import threading
+from collections.abc import Callable, Sequence
 
 # Words that carry no topic in a question; left out of the keyword query (BM25 would weigh them down anyway).
 QUERY_STOPWORDS = frozenset(
@@ -15,12 +16,48 @@ QUERY_STOPWORDS = frozenset(
 _WORD = re.compile(r"\w+", re.UNICODE)
 MAX_TERMS = 32
 RRF_K = 60  # the constant of reciprocal-rank fusion (Cormack et al. 2009)
+COMMON_TERM_SHARE = 0.5  # a query term in more rows than this share is left out of keyword ranking
+COMMON_TERM_MIN_ROWS = 1000  # below this many rows ranking everything is cheap anyway
 
 
 def query_terms(text: str) -> list[str]:
     """Distinct lowercase words of ``text`` worth searching for, in order (at most 32)."""
     terms = [w for w in _WORD.findall(text.lower()) if w not in QUERY_STOPWORDS]
     return list(dict.fromkeys(terms))[:MAX_TERMS]
+
+
+def informative_terms(terms: Sequence[str], counts: dict[str, int], total: int) -> list[str]:
+    """Terms found in at most half of ``total`` rows (the rarest one if none is; all of them in a small store). A
+    term in most rows has a BM25 weight near zero yet forces the ranking of nearly every row."""
+    if total < COMMON_TERM_MIN_ROWS:
+        return list(terms)
+    kept = [t for t in terms if counts[t] <= COMMON_TERM_SHARE * total]
+    return kept or [min(terms, key=counts.__getitem__)]
+
+
+class TermCounts:
+    """Rows matching each term, cached until the store's size moves by more than 10%: the counts only steer which
+    terms are ranked (or lead), so a slightly old one does no harm. Thread-safe."""
+
+    def __init__(self, limit: int = 100_000) -> None:
+        self._cache: dict[str, tuple[int, int]] = {}  # term -> (rows matching it, rows in all then)
+        self._lock = threading.Lock()
+        self._limit = limit
+
+    def get(self, terms: Sequence[str], total: int, count: Callable[[str], int]) -> dict[str, int]:
+        """Each term's count, asking ``count(term)`` for those not cached or cached at another size."""
+        counts = {}
+        for term in terms:
+            with self._lock:
+                found, seen_at = self._cache.get(term, (0, -1))
+            if seen_at < 0 or abs(total - seen_at) > 0.1 * max(seen_at, 1):
+                found = count(term)
+                with self._lock:
+                    if len(self._cache) > self._limit:
+                        self._cache.clear()
+                    self._cache[term] = (found, total)
+            counts[term] = found
+        return counts
 
 
 def reciprocal_rank_fusion(rankings: Sequence[Sequence[str]], k: int = RRF_K) -> dict[str, float]:

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
+from ..keywords import informative_terms
 from .folder import IndexFolder
 
 try:
@@ -30,8 +31,6 @@ except ImportError:  # a platform without wheels: Audrey searches through SQLite
 
 log = logging.getLogger(__name__)
 FORMAT = 1  # bump when the schema or the analyzer changes: older index folders are rebuilt
-COMMON_TERM_SHARE = 0.5  # a query term in more rows than this share is left out of the ranking (as FTS5 did)
-COMMON_TERM_MIN_ROWS = 1000
 WRITER_HEAP = 50_000_000
 PRUNE_AFTER = 10_000  # applied log entries kept before they are deleted
 REBUILD_AFTER = 20_000  # more changes than this (and than half the index) to catch up: rebuild instead
@@ -233,9 +232,7 @@ class KeywordIndex:
             return KeywordMatches([], 0 if count else None)
         total = searcher.num_docs
         counts = {s: searcher.doc_freq("content", s) for s in stems}
-        if total >= COMMON_TERM_MIN_ROWS:
-            kept = [s for s in stems if counts[s] <= COMMON_TERM_SHARE * total]
-            stems = kept or [min(stems, key=counts.__getitem__)]
+        stems = informative_terms(stems, counts, total)  # as FTS5 ranking did
         Q, Occur = tantivy.Query, tantivy.Occur
         should = [
             (Occur.Should, Q.boost_query(Q.term_query(self.schema, "content", s), _idf_boost(counts[s], total)))

@@ -24,6 +24,7 @@ import numpy as np
 
 from ..errors import ClosedError, EmbeddingMismatchError, InvalidInputError, StorageError
 from ..filters import Filter
+from ..keywords import TermCounts
 from ..models import Memory
 from .base import Storage, VectorFilter, VectorHit
 from .migrations import FTS_TABLE, VECTOR_TABLE
@@ -49,8 +50,7 @@ class PostgresStorage(PostgresKeywords, SQLMaintenance, SQLReads, SQLWrites, SQL
         self._error: type[BaseException] = psycopg.Error
         self._local = threading.local()  # .session: the thread's open transaction (nested use joins it)
         self._closed = False
-        self._term_cache: dict[str, tuple[int, int]] = {}  # term -> (rows matching it, rows in all), see keywords
-        self._term_lock = threading.Lock()
+        self._term_counts = TermCounts()  # steers which keyword terms lead (postgres_keywords.py)
         try:
             with psycopg.connect(url, autocommit=True) as connection:
                 migrate(connection)

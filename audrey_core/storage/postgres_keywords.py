@@ -9,16 +9,14 @@ candidates, the next rarer-first terms join, until every term is in: then the an
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Sequence
 
+from ..keywords import TermCounts, informative_terms
 from .base import KeywordHit, VectorFilter
 from .migrations import FTS_TABLE
 from .postgres_schema import TEXT_SEARCH_CONFIG
 
 KEYWORD_CANDIDATES = 2_000  # rows a keyword search ranks before widening
-COMMON_TERM_SHARE = 0.5
-COMMON_TERM_MIN_ROWS = 1000
 
 
 def tsquery_any(terms: Sequence[str]) -> str:
@@ -30,13 +28,10 @@ def tsquery_any(terms: Sequence[str]) -> str:
 class PostgresKeywords:
     """Mixed into :class:`PostgresStorage`."""
 
-    _term_cache: dict[str, tuple[int, int]]
-    _term_lock: threading.Lock
+    _term_counts: TermCounts
 
     def _term_rows(self, terms: Sequence[str]) -> tuple[dict[str, int], int]:
-        """Rows matching each term, and all rows; cached until the store's size moves by more than 10% (they only
-        steer which terms lead)."""
-        cache, lock = self._term_cache, self._term_lock
+        """Rows matching each term (cached: :class:`~audrey_core.keywords.TermCounts`), and all rows."""
         with self._side_read() as db:
             # the planner's estimate (kept by ANALYZE and autovacuum) is enough to steer, and costs no scan
             total = int(
@@ -47,22 +42,10 @@ class PostgresKeywords:
             )
             if total == 0:  # never analysed yet (a new or small table): count
                 total = int(db.execute(f"SELECT COUNT(*) FROM {FTS_TABLE}").fetchone()[0])
-            counts = {}
-            for term in terms:
-                with lock:
-                    count, seen_at = cache.get(term, (0, -1))
-                if seen_at < 0 or abs(total - seen_at) > 0.1 * max(seen_at, 1):
-                    count = int(
-                        db.execute(
-                            f"SELECT COUNT(*) FROM {FTS_TABLE} WHERE document @@ to_tsquery('{TEXT_SEARCH_CONFIG}', ?)",
-                            [tsquery_any([term])],
-                        ).fetchone()[0]
-                    )
-                    with lock:
-                        if len(cache) > 100_000:
-                            cache.clear()
-                        cache[term] = (count, total)
-                counts[term] = count
+            query = f"SELECT COUNT(*) FROM {FTS_TABLE} WHERE document @@ to_tsquery('{TEXT_SEARCH_CONFIG}', ?)"
+            counts = self._term_counts.get(
+                terms, total, lambda t: int(db.execute(query, [tsquery_any([t])]).fetchone()[0])
+            )
         return counts, total
 
     def keyword_search(self, terms: Sequence[str], k: int, where: VectorFilter) -> list[KeywordHit]:
@@ -71,9 +54,7 @@ class PostgresKeywords:
             return []
         terms = list(dict.fromkeys(terms))
         counts, total = self._term_rows(terms)
-        if total >= COMMON_TERM_MIN_ROWS:
-            kept = [t for t in terms if counts[t] <= COMMON_TERM_SHARE * total]
-            terms = kept or [min(terms, key=counts.__getitem__)]
+        terms = informative_terms(terms, counts, total)
         ordered = sorted(terms, key=lambda t: (counts[t], t))
         union, params = self._over_tables(
             where,

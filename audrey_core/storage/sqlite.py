@@ -29,6 +29,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import ClosedError, EmbeddingMismatchError, InvalidInputError, StorageError
+from ..keywords import TermCounts
 
 try:
     import fcntl
@@ -82,7 +83,7 @@ class SQLiteStorage(
         self._holder: int | None = None  # the thread inside _read(), if any
         self._side: Any = None  # a second connection for reads that may run beside the main one (file stores)
         self._side_lock = threading.Lock()
-        self._term_counts: dict[str, tuple[int, int]] = {}  # term -> (memories containing it, store size then)
+        self._term_counts = TermCounts()  # for FTS5 ranking without the keyword index
         self.keyword_index = None  # opened once the schema is current (below)
         self.vector_index = None
         try:

@@ -8,13 +8,11 @@ from typing import Any
 import numpy as np
 
 from ..filters import Filter
+from ..keywords import COMMON_TERM_MIN_ROWS, TermCounts, informative_terms
 from .base import KeywordHit, VectorFilter, VectorHit
 from .migrations import FTS_TABLE
 from .sql_filters import compile_filter, scope_match
 from .sql_reads import SQLReads
-
-COMMON_TERM_SHARE = 0.5  # a query term in more memories than this share is left out of keyword ranking
-COMMON_TERM_MIN_MEMORIES = 1000  # below this many memories ranking everything is cheap anyway
 
 
 def _quoted(term: str) -> str:
@@ -26,6 +24,7 @@ class SQLiteReads(SQLReads):
 
     keyword_index: Any  # the tantivy index (audrey_core.indexes), or None: FTS5 ranks
     vector_index: Any  # the usearch graph (audrey_core.indexes), or None: sqlite-vec scans
+    _term_counts: TermCounts
 
     def _metadata_sql(self, flt: Filter, column: str) -> tuple[str, list[Any]]:
         return compile_filter(flt, column)
@@ -88,26 +87,14 @@ class SQLiteReads(SQLReads):
         return [KeywordHit(memory_id, memory_type, -float(rank)) for memory_id, memory_type, rank in rows]
 
     def _informative_terms(self, terms: Sequence[str]) -> list[str]:
-        """Terms found in at most half of all memories (the rarest one if none is). A term in most memories has a
-        BM25 weight near zero yet forces the ranking of nearly every row. Counts are cached until the store's size
-        moves by more than 10%: they only steer which terms to skip."""
-        cache = self._term_counts
+        """The terms worth ranking (:func:`~audrey_core.keywords.informative_terms`), counted through FTS5."""
         with self._side_read() as db:
             total = db.execute("SELECT COUNT(*) FROM memory_text_rows").fetchone()[0]
-            if total < COMMON_TERM_MIN_MEMORIES:
+            if total < COMMON_TERM_MIN_ROWS:
                 return list(terms)
-            counts = {}
-            for term in terms:
-                count, seen_at = cache.get(term, (0, -1))
-                if seen_at < 0 or abs(total - seen_at) > 0.1 * seen_at:
-                    query = f"SELECT COUNT(*) FROM {FTS_TABLE} WHERE {FTS_TABLE} MATCH ?"
-                    count = db.execute(query, [_quoted(term)]).fetchone()[0]
-                    cache[term] = (count, total)
-                counts[term] = count
-        if len(cache) > 100_000:
-            cache.clear()
-        kept = [t for t in terms if counts[t] <= COMMON_TERM_SHARE * total]
-        return kept or [min(terms, key=lambda t: counts[t])]
+            query = f"SELECT COUNT(*) FROM {FTS_TABLE} WHERE {FTS_TABLE} MATCH ?"
+            counts = self._term_counts.get(terms, total, lambda t: db.execute(query, [_quoted(t)]).fetchone()[0])
+        return informative_terms(terms, counts, total)
 
     def _json_elements(self, column: str) -> str:
         return f"json_each({column}) AS j"

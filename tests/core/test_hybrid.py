@@ -7,7 +7,7 @@ import pytest
 from audrey_core import Audrey, RecallConfig
 from audrey_core.config import AudreyConfig, ValidationConfig
 from audrey_core.errors import ConfigurationError, InvalidInputError
-from audrey_core.keywords import convex_fusion, query_terms, reciprocal_rank_fusion
+from audrey_core.keywords import TermCounts, convex_fusion, informative_terms, query_terms, reciprocal_rank_fusion
 from audrey_core.storage import SQLiteStorage
 from audrey_core.storage.connection import connect
 from audrey_core.storage.migrations import LATEST_VERSION, MIGRATIONS, migrate
@@ -192,3 +192,24 @@ def test_type_weights_and_similarity_floors(db_path, clock):
         assert weak not in [r.id for r in brain.recall(query)]  # hybrid: no keyword match, so the floor applies
     with pytest.raises(ConfigurationError, match="type_weights"):
         RecallConfig(type_weights=MappingProxyType({"episodic": 1.0}))
+
+
+def test_common_terms_are_left_out_of_ranking_in_a_large_store_only():
+    counts = {"the": 900, "kiln": 12, "glaze": 40}
+    assert informative_terms(["the", "kiln", "glaze"], counts, 999) == ["the", "kiln", "glaze"]  # small store
+    assert informative_terms(["the", "kiln", "glaze"], counts, 1500) == ["kiln", "glaze"]
+    assert informative_terms(["the", "glaze"], {"the": 900, "glaze": 800}, 1500) == ["glaze"]  # the rarest stays
+
+
+def test_term_counts_are_asked_again_only_when_the_store_moved_by_a_tenth():
+    asked = []
+    cache = TermCounts()
+
+    def count(term):
+        asked.append(term)
+        return len(term)
+
+    assert cache.get(["kiln", "glaze"], 1000, count) == {"kiln": 4, "glaze": 5}
+    assert cache.get(["kiln"], 1099, count) == {"kiln": 4} and asked == ["kiln", "glaze"]
+    cache.get(["kiln"], 1101, count)
+    assert asked == ["kiln", "glaze", "kiln"]
