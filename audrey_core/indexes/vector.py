@@ -42,7 +42,6 @@ SAVE_AFTER = 10_000  # changes applied in memory before a new snapshot is writte
 REBUILD_AFTER = 20_000  # more changes than this (and than half the graph) to catch up: rebuild instead
 EXACT_BELOW = 5_000  # a graph this small is searched exhaustively (as fast as walking it, and exact)
 PENDING_MAX = 4_000  # rows caught up but not yet in the graph, searched exactly, before they are inserted
-BUILD_BATCH = 20_000
 Partition = tuple[str, str, str]  # (agent, memory type, encoded scope)
 
 
@@ -203,10 +202,12 @@ class VectorIndex:
             self.pending_norms = self.pending_norms[kept]
 
     def _add(self, rowids: np.ndarray, partitions: list[Partition], vectors: np.ndarray) -> None:
-        if not len(rowids):
-            return
+        if len(rowids):
+            self._insert(rowids, vectors)
+            self._place(rowids.astype(np.int64), partitions)
+
+    def _insert(self, rowids: np.ndarray, vectors: np.ndarray) -> None:
         self.graph.add(rowids.astype(np.uint64), vectors, threads=os.cpu_count() or 1)
-        self._place(rowids.astype(np.int64), partitions)
 
     def _place(self, rowids: np.ndarray, partitions: list[Partition]) -> None:
         """Record the partition of each row (graph or pending)."""
@@ -222,7 +223,7 @@ class VectorIndex:
     def _flush(self) -> None:
         """Insert the pending rows into the graph."""
         if len(self.pending_keys):
-            self.graph.add(self.pending_keys.astype(np.uint64), self.pending_vectors, threads=os.cpu_count() or 1)
+            self._insert(self.pending_keys, self.pending_vectors)
         self._clear_pending()
 
     def _clear_pending(self) -> None:
@@ -312,18 +313,19 @@ class VectorIndex:
             keys = keys[self.row_codes[keys] >= 0]
             if not len(keys):
                 return {}
-            waiting = dict(zip(self.pending_keys.tolist(), self.pending_vectors))
-            in_graph = np.array([k for k in keys.tolist() if k not in waiting], dtype=np.uint64)
+            waiting = np.isin(keys, self.pending_keys)
+            in_graph = keys[~waiting].astype(np.uint64)
             found = self.graph.get(in_graph, dtype=np.float32) if len(in_graph) else ()
             held = {int(key): np.array(vector, dtype=np.float32) for key, vector in zip(in_graph, found)}
-            held.update((int(k), np.array(waiting[k])) for k in keys.tolist() if k in waiting)
+            for key in keys[waiting]:  # few asked for, among up to PENDING_MAX waiting
+                held[int(key)] = self.pending_vectors[np.flatnonzero(self.pending_keys == key)[0]].copy()
             return held
 
     def status(self) -> dict[str, Any]:
         with self.lock:
             return {
                 "engine": "usearch",
-                "documents": len(self.graph) + len(self.pending_keys) if self.graph is not None else 0,
+                "documents": self.size() if self.graph is not None else 0,
                 "applied": self.applied,
                 "lag": max(0, self.source.vector_log_head() - self.applied),
                 "bytes": self.folder.size_on_disk(),

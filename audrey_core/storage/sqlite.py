@@ -58,7 +58,7 @@ class SQLiteStorage(
 
     def __init__(self, path: str | Path, *, model_name: str, dimensions: int) -> None:
         self.path = str(path)
-        if self.path != ":memory:" and not self.path.startswith("file:"):
+        if not self._in_memory():
             try:
                 Path(self.path).expanduser().parent.mkdir(parents=True, exist_ok=True)
             except (OSError, ValueError) as exc:  # ValueError: a NUL in the path
@@ -118,7 +118,7 @@ class SQLiteStorage(
             raise
         self.model_name = model_name
         self.dimensions = int(dimensions)
-        if self.path != ":memory:" and not self.path.startswith("file:"):
+        if not self._in_memory():
             self._side = connect(self.path, module=module, vectors=self.vector_error is None)
         self.keyword_index = self._open_keyword_index()
         self.vector_index = self._open_vector_index()
@@ -139,8 +139,7 @@ class SQLiteStorage(
                     stacklevel=3,
                 )
             return None
-        in_memory = self.path == ":memory:" or self.path.startswith("file:")
-        folder = None if in_memory else Path(f"{self.path}-indexes") / "keyword"
+        folder = None if self._in_memory() else Path(f"{self.path}-indexes") / "keyword"
         try:
             index = KeywordIndex(folder, self)
             index.ensure_fresh()
@@ -180,6 +179,7 @@ class SQLiteStorage(
         return index
 
     def _in_memory(self) -> bool:
+        """A ``:memory:`` or ``file:`` URI store: no folder beside it for locks and indexes."""
         return self.path == ":memory:" or self.path.startswith("file:")
 
     # -- plumbing ---------------------------------------------------------------------------------------------
@@ -264,7 +264,7 @@ class SQLiteStorage(
         the whole run: a consolidation in another process waits for it, then finds the episodes consolidated. The
         kernel releases the lock when its holder dies, as it does SQLite's own locks."""
         with super().consolidation_lock(agent):
-            if self.path == ":memory:" or self.path.startswith("file:") or fcntl is None:
+            if self._in_memory() or fcntl is None:
                 yield
                 return
             try:
