@@ -155,11 +155,19 @@ def to_row(record: Any, columns: Sequence[str]) -> tuple[Any, ...]:
 
 
 def _decoder(column: str) -> Callable[[Any], Any] | None:
-    """How a stored value of ``column`` becomes the field (None: as it is)."""
-    plain = column not in _TIME and column not in _JSON_LIST and column not in _JSON_OBJECT
-    if plain and column not in ("scope", "consolidated"):
-        return None
-    return lambda value: decode_value(column, value)
+    """How a stored value of ``column`` becomes the field (None: as it is), as :func:`decode_value` does, with the
+    empty list and object (most rows' tags, metadata, ...) recognised without parsing JSON."""
+    if column in _TIME:
+        return lambda value: from_iso(value) if value is not None else None
+    if column in _JSON_LIST:
+        return lambda value: () if not value or value == "[]" else tuple(json.loads(value))
+    if column in _JSON_OBJECT:
+        if column in _NOT_NULL_OBJECT:
+            return lambda value: {} if value is None or value == "{}" else json.loads(value)
+        return lambda value: None if value is None else {} if value == "{}" else json.loads(value)
+    if column in ("scope", "consolidated"):
+        return lambda value: decode_value(column, value)
+    return None
 
 
 @functools.cache
