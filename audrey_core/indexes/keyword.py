@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
+from ..config import MEMORY_TYPES
 from ..keywords import informative_terms
 from .folder import IndexFolder
 
@@ -30,7 +31,7 @@ except ImportError:  # a platform without wheels: Audrey searches through SQLite
     tantivy = None
 
 log = logging.getLogger(__name__)
-FORMAT = 1  # bump when the schema or the analyzer changes: older index folders are rebuilt
+FORMAT = 2  # bump when the schema or the analyzer changes: older index folders are rebuilt
 WRITER_HEAP = 50_000_000
 PRUNE_AFTER = 10_000  # applied log entries kept before they are deleted
 REBUILD_AFTER = 20_000  # more changes than this (and than half the index) to catch up: rebuild instead
@@ -52,6 +53,7 @@ class TextSource(Protocol):
 @dataclass(frozen=True)
 class KeywordMatches:
     hits: list[tuple[int, float]]  # (text row id, BM25 score), best first
+    memory_types: list[str]  # the memory type of each hit
     total: int | None  # rows matching the query and the in-index filters, when counted
 
 
@@ -69,6 +71,7 @@ def _analyzer() -> Any:
 def _schema() -> Any:
     builder = tantivy.SchemaBuilder()
     builder.add_unsigned_field("row", indexed=True, fast=True)
+    builder.add_unsigned_field("kind", fast=True)  # the memory type's place in MEMORY_TYPES, read with each hit
     builder.add_text_field("content", tokenizer_name="audrey_en", index_option="freq")
     builder.add_text_field("agent", tokenizer_name="raw", index_option="basic")
     builder.add_text_field("type", tokenizer_name="raw", index_option="basic")
@@ -204,6 +207,7 @@ class KeywordIndex:
         document.add_text("content", content)
         document.add_text("agent", agent)
         document.add_text("type", memory_type)
+        document.add_unsigned("kind", MEMORY_TYPES.index(memory_type))
         document.add_text("scopes", scopes)
         return document
 
@@ -229,7 +233,7 @@ class KeywordIndex:
         searcher = self._index.searcher()  # no lock: a caller inside a write transaction must never wait on a catch-up
         stems = list(dict.fromkeys(s for term in terms for s in self.analyzer.analyze(term)))
         if not stems:
-            return KeywordMatches([], 0 if count else None)
+            return KeywordMatches([], [], 0 if count else None)
         total = searcher.num_docs
         counts = {s: searcher.doc_freq("content", s) for s in stems}
         stems = informative_terms(stems, counts, total)  # as FTS5 ranking did
@@ -247,9 +251,11 @@ class KeywordIndex:
         must = [(Occur.Must, Q.boolean_query(should))]
         must += [(Occur.Must, Q.const_score_query(f, 0.0)) for f in filters]
         result = searcher.search(Q.boolean_query(must), int(limit), count=count)
-        rows = searcher.fast_field_values("row", [address for _, address in result.hits])
+        addresses = [address for _, address in result.hits]
+        rows = searcher.fast_field_values("row", addresses)
+        kinds = searcher.fast_field_values("kind", addresses)
         hits = [(int(r), float(s)) for r, (s, _) in zip(rows, result.hits)]
-        return KeywordMatches(hits, int(result.count) if count else None)
+        return KeywordMatches(hits, [MEMORY_TYPES[k] for k in kinds], int(result.count) if count else None)
 
     def status(self) -> dict[str, Any]:
         with self._lock:

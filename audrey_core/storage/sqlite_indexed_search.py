@@ -5,13 +5,14 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 import numpy as np
 
 from ..ownership import Tenant
 from .base import KeywordHit, VectorFilter, VectorHit
+from .rows import TABLES
 from .sql_filters import scope_match, scope_test
 
 # Cost model for choosing between the graph and sqlite-vec's exact scan of a filter's partitions, measured on two
@@ -19,8 +20,14 @@ from .sql_filters import scope_match, scope_test
 SCAN_US_PER_ROW = 1.5
 GRAPH_US_BASE = 500.0
 GRAPH_US_PER_CANDIDATE = 4.0
-MIN_CANDIDATES = 128  # asked of the graph at least (or 4 k) matching rows: 0.996 of the exact top 10 at 100k
 GRAPH_MAX_SHARE = 0.5  # a search that must visit more of the graph than this scans instead (exact, and cheaper)
+
+
+def with_margin(k: int) -> int:
+    """Candidates asked of an index for ``k`` results: a few more, for the filters confirmed in the database (states,
+    tags, ...) to drop without a second round. Every candidate costs a row to confirm (4x k cost 0.9 ms of a 3.4 ms
+    hybrid recall at 10k); the graph's breadth (its expansion) does not depend on this count, only on its size."""
+    return k + max(8, k // 4)
 
 
 # The candidates lead every join (CROSS JOIN fixes SQLite's join order): otherwise the planner may walk a tenant's
@@ -38,28 +45,41 @@ class SQLiteIndexedSearch:
         index = self.keyword_index
         if not self._in_write_transaction():  # inside one, the log may hold changes that could still roll back
             index.ensure_fresh()
-        union, params = self._over_tables(
-            where,
-            lambda t, table: (
-                f"SELECT t.memory_id, '{t}', f.rank FROM found f CROSS JOIN memory_text_rows t "
-                f"ON t.rowid = f.rowid CROSS JOIN {table} m ON m.id = t.memory_id"
-            ),
-        )
         scope_words = scope_match(where.scope, where.scope_prefix)
-        limit = max(4 * k, 50)
+        limit = with_margin(k)
         while True:
             matches = index.search(terms, limit, where.agent, where.memory_types, scope_words)
-            found = json.dumps([[rowid, -score] for rowid, score in matches.hits])
-            with self._side_read() as db:
-                rows = db.execute(
-                    "WITH found AS (SELECT json_extract(value, '$[0]') AS rowid, json_extract(value, '$[1]') AS rank "
-                    f"FROM json_each(?)) {union} ORDER BY 3, 1 LIMIT ?",
-                    [found, *params, int(k)],
-                ).fetchall()
-            if len(rows) >= k or len(matches.hits) < limit:  # enough, or every match was seen
+            scores = dict(matches.hits)
+            confirmed = self._confirmed(
+                "memory_text_rows", [(rowid, t) for (rowid, _), t in zip(matches.hits, matches.memory_types)], where
+            )
+            found = sorted(((-scores[rowid], memory_id, t) for rowid, memory_id, t in confirmed))[:k]
+            if len(found) >= k or len(matches.hits) < limit:  # enough, or every match was seen
                 break
             limit *= 4
-        return [KeywordHit(memory_id, memory_type, -float(rank)) for memory_id, memory_type, rank in rows]
+        return [KeywordHit(memory_id, memory_type, -rank) for rank, memory_id, memory_type in found]
+
+    def _confirmed(
+        self, rows_table: str, candidates: Iterable[tuple[int, str]], where: VectorFilter
+    ) -> list[tuple[int, str, str]]:
+        """(row id, memory id, memory type) of each candidate (row id of ``rows_table``, memory type) whose memory
+        passes ``where``: one SELECT per memory type among them, led by its candidates."""
+        by_type: dict[str, list[int]] = {}
+        for rowid, memory_type in candidates:
+            by_type.setdefault(memory_type, []).append(int(rowid))
+        selects, params = [], []
+        for memory_type, rowids in by_type.items():
+            conditions, values = self._row_conditions(where, "m", memory_type=memory_type)
+            selects.append(
+                f"SELECT r.rowid, r.memory_id, '{memory_type}' FROM json_each(?) j CROSS JOIN {rows_table} r "
+                f"ON r.rowid = j.value CROSS JOIN {TABLES[memory_type]} m ON m.id = r.memory_id "
+                f"WHERE {' AND '.join(conditions)}"
+            )
+            params += [json.dumps(rowids), *values]
+        if not selects:
+            return []
+        with self._side_read() as db:
+            return db.execute(" UNION ALL ".join(selects), params).fetchall()
 
     def get_vectors(self, ids: Sequence[str], owner: Tenant | None = None) -> dict[str, np.ndarray]:
         """From the graph's float32 copies when it is current (a point read from vec0 costs ~0.2 ms); inside a
@@ -96,15 +116,8 @@ class SQLiteIndexedSearch:
         if rows == 0:
             return []
         size = index.size()
-        want = max(4 * k, MIN_CANDIDATES)
+        want = with_margin(k)
         count = math.ceil(want * size / rows)  # the graph is searched whole: ask for enough to hold `want` of ours
-        union, params = self._over_tables(
-            where,
-            lambda t, table: (
-                f"SELECT r.memory_id, '{t}', f.distance, r.rowid FROM found f CROSS JOIN memory_vector_rows r "
-                f"ON r.rowid = f.rowid CROSS JOIN {table} m ON m.id = r.memory_id"
-            ),
-        )
         while True:
             if (
                 count > size * GRAPH_MAX_SHARE
@@ -112,14 +125,10 @@ class SQLiteIndexedSearch:
             ):
                 return None
             keys, distances = index.search(vector, count, codes)
-            found = json.dumps([[int(key), float(d)] for key, d in zip(keys, distances)])
-            with self._side_read() as db:
-                confirmed = db.execute(
-                    "WITH found AS (SELECT json_extract(value, '$[0]') AS rowid, "
-                    f"json_extract(value, '$[1]') AS distance FROM json_each(?)) {union}",
-                    [found, *params],
-                ).fetchall()
-            hits = self._best_chunk_per_memory(confirmed, k)
+            distance = dict(zip(keys.tolist(), distances.tolist()))
+            confirmed = self._confirmed("memory_vector_rows", zip(distance, index.memory_types(keys)), where)
+            found = [(memory_id, t, distance[rowid], rowid) for rowid, memory_id, t in confirmed]
+            hits = self._best_chunk_per_memory(found, k)
             if len(hits) >= k:
                 return hits
             count *= 4

@@ -61,7 +61,7 @@ def graph_always(monkeypatch):
     import audrey_core.storage.sqlite_indexed_search as indexed
 
     monkeypatch.setattr(indexed, "SCAN_US_PER_ROW", 1e9)
-    monkeypatch.setattr(indexed, "MIN_CANDIDATES", 1)
+    monkeypatch.setattr(indexed, "with_margin", lambda k: 1)  # so that filters make it widen
     monkeypatch.setattr(indexed, "GRAPH_MAX_SHARE", 1.0)
     monkeypatch.setattr(vector, "PENDING_MAX", 7)  # caught-up rows both wait beside the graph and join it
     searches = []
@@ -315,9 +315,9 @@ def test_the_graph_and_the_rows_waiting_beside_it_answer_as_one(tmp_path, monkey
 
 
 def test_a_larger_graph_is_walked_more_widely():
-    from audrey_core.indexes.vector import EXPANSION_SEARCH, expansion_for
+    from audrey_core.indexes.vector import EXPANSION_MIN, EXPANSION_SEARCH, expansion_for
 
     sizes = [0, 10_000, 100_000, 300_000, 1_000_000, 10**9]
     breadths = [expansion_for(n) for n in sizes]
-    assert breadths == sorted(breadths) and breadths[0] == breadths[2] == EXPANSION_SEARCH
+    assert breadths == sorted(breadths) and breadths[0] == EXPANSION_MIN and breadths[2] == EXPANSION_SEARCH
     assert breadths[4] > 2 * EXPANSION_SEARCH and breadths[-1] == 1024
