@@ -230,9 +230,11 @@ def rank(
             raise InvalidInputError("vector recall needs a query vector")
         return _rank_vector(storage, vector, options, now, confidence_cfg, recall_cfg)
     k = pool_size(options, recall_cfg)
+    # inside a transaction the work stays on this thread
+    parallel = storage.overlap_searches() and not storage.held_by_this_thread()
     while True:
-        if options.mode == "hybrid" and vector is not None and storage.held_by_this_thread():
-            vector_hits = storage.knn(vector, k, options.where)  # inside a transaction: stay on this thread
+        if options.mode == "hybrid" and vector is not None and not parallel:
+            vector_hits = storage.knn(vector, k, options.where)
             keyword_hits = storage.keyword_search(terms, k, options.where)
         elif options.mode == "hybrid" and vector is not None:
             # The two searches are independent reads: run the vector scan beside the keyword search.
@@ -277,9 +279,11 @@ def fuse_hits(
     similarity = {h.memory_id: h.similarity for h in vector_hits}
     missing = [i for i in types if i not in similarity]
     if missing and vector is not None:  # keyword-only finds get their cosine similarity too
-        query = vector / np.linalg.norm(vector)
-        for memory_id, stored in storage.get_vectors(missing).items():
-            similarity[memory_id] = float(stored @ query / np.linalg.norm(stored))
+        found = storage.get_vectors(missing)
+        if found:
+            stored = np.stack(list(found.values()))
+            cosines = stored @ (vector / np.linalg.norm(vector)) / np.linalg.norm(stored, axis=1)
+            similarity.update(zip(found, cosines.tolist()))
     if recall_cfg.fusion == "rrf" or vector is None:
         rankings = [[h.memory_id for h in vector_hits], [h.memory_id for h in keyword_hits]]
         relevance = reciprocal_rank_fusion([r for r in rankings if r])
@@ -291,7 +295,7 @@ def fuse_hits(
     ceiling = max(recall_cfg.type_weights.values())
     cut = limit if limit is not None and limit > 0 and all(value >= 0 for _, value in order) else None
     ranked: list[Ranked] = []
-    start, step = 0, max(len(order), 1) if cut is None else 2 * cut
+    start, step = 0, max(len(order), 1) if cut is None else 3 * cut
     while start < len(order):
         if cut is not None and len(ranked) >= cut and order[start][1] * ceiling < ranked[cut - 1].score:
             break  # no candidate left can reach the first `limit`

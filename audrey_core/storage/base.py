@@ -334,6 +334,11 @@ class Storage(ABC):
         """True while the calling thread holds the store (inside a transaction); work must then stay on it."""
         return False
 
+    def overlap_searches(self) -> bool:
+        """Whether recall should run its keyword and vector searches side by side: worth it when they wait on a
+        server or on a scan that lets go of the GIL; not when both are quick in-process index lookups."""
+        return True
+
     def consolidation_lock(self, agent: str) -> AbstractContextManager[None]:
         """Held for a whole consolidation run of ``agent`` so two workers never consolidate the same episodes.
         Here: within this process (SQLite's writers share one machine; its transactions keep each step whole).

@@ -199,6 +199,11 @@ class SQLiteStorage(
         """True while the calling thread is inside a read or write of this store (e.g. a transaction)."""
         return self._holder == threading.get_ident()
 
+    def overlap_searches(self) -> bool:
+        # Through both indexes the two searches take ~0.5 ms each, mostly holding the GIL: a second thread only
+        # adds its hand-over (2.14 against 2.29 ms hybrid recall at 10k, 2.56 against 2.70 at 100k). Scans overlap.
+        return self.keyword_index is None or self.vector_index is None
+
     @contextmanager
     def _read(self) -> Iterator[Any]:
         with self._lock:
