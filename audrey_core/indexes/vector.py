@@ -88,6 +88,12 @@ class VectorIndex:
         self._codes: dict[Partition, int] = {}
         self.row_codes = np.full(0, -1, dtype=np.int32)  # vector row id -> partition code, -1 when absent
         self.counts = np.zeros(0, dtype=np.int64)  # rows per partition code
+        # A loaded snapshot is mapped from its file, read-only (opening takes milliseconds whatever the size, and the
+        # processes on one store share its pages); rows removed meanwhile are left out of its answers (stale) until
+        # the first insert copies it into memory (_writable), a copy begun in the background once rows start waiting.
+        self._mapped = False
+        self._copy: tuple[Any, threading.Thread, list[Any]] | None = None  # (mapped graph, copier, [its copy])
+        self._stale = np.zeros(0, dtype=np.int64)
         # Rows caught up but not inserted yet: a graph insert costs ~0.15 ms a row, so a catch-up only reads the
         # rows and searches them exactly (a small matrix); they join the graph once there are PENDING_MAX.
         self._clear_pending()
@@ -100,6 +106,7 @@ class VectorIndex:
             identity = self.source.vector_identity()
             head = self.source.vector_log_head()
             if self.graph is not None and self.identity == identity and self.applied >= head:
+                self._settle()
                 return
             if (self.graph is None or self.identity != identity) and not self._load(identity):
                 with self.folder.writer_lock():
@@ -115,7 +122,7 @@ class VectorIndex:
             return False
         generation = self.folder.path / str(state.get("generation"))
         try:
-            graph = HNSW.restore(str(generation.with_suffix(".usearch")))
+            graph = HNSW.restore(str(generation.with_suffix(".usearch")), view=True)
             with np.load(generation.with_suffix(".npz")) as parts:
                 row_codes = parts["row_codes"]
             partitions = [tuple(p) for p in json.loads(generation.with_suffix(".json").read_text())]
@@ -125,6 +132,7 @@ class VectorIndex:
         if graph is None or graph.ndim != self.dimensions:
             return False
         self.graph, self.identity = graph, identity
+        self._mapped, self._stale = True, np.zeros(0, dtype=np.int64)
         self._clear_pending()
         self.applied = self.saved = int(state["applied"])
         self.partitions = partitions  # type: ignore[assignment]
@@ -147,6 +155,7 @@ class VectorIndex:
     def _rebuild(self, identity: dict[str, Any]) -> None:
         head = self.source.vector_log_head()  # read first: rows changed after it are replayed by the catch-up
         self.graph, self.identity = self._new_graph(), identity
+        self._mapped, self._stale = False, np.zeros(0, dtype=np.int64)
         self._clear_pending()
         self.partitions, self._codes = [], {}
         self.row_codes = np.full(0, -1, dtype=np.int32)
@@ -182,20 +191,32 @@ class VectorIndex:
             self.pending_keys = np.concatenate([self.pending_keys, keys])
             self.pending_vectors = np.vstack([self.pending_vectors, *(b[2] for b in batches)])
             self.pending_norms = np.linalg.norm(self.pending_vectors, axis=1)
-        if len(self.pending_keys) >= PENDING_MAX:
-            self._flush()
+        self._settle()
         self.applied = max(self.applied, upto)
         if self.applied - self.saved >= SAVE_AFTER:
             with self.folder.writer_lock():
                 if int(self.folder.read_state().get("applied", -1)) < self.applied:
                     self._save()
 
+    def _settle(self) -> None:
+        """Insert the waiting rows once there are PENDING_MAX; into a mapped graph only once its copy is ready
+        (begun in the background when half as many wait), unless as many wait as a snapshot may lag by."""
+        waiting = len(self.pending_keys)
+        if self._mapped and waiting >= PENDING_MAX // 2:
+            self._start_copy()
+        copied = self._copy is not None and not self._copy[1].is_alive()
+        if waiting >= PENDING_MAX and (not self._mapped or copied or waiting >= SAVE_AFTER):
+            self._flush()
+
     def _remove(self, rowids: np.ndarray) -> None:
         inside = rowids[rowids < len(self.row_codes)]
         codes = self.row_codes[inside.astype(np.int64)]
         present = inside[codes >= 0]
         if len(present):
-            self.graph.remove(present)  # a key only pending is not in the graph: nothing happens
+            if self._mapped:
+                self._stale = np.union1d(self._stale, present.astype(np.int64))
+            else:
+                self.graph.remove(present)  # a key only pending is not in the graph: nothing happens
             np.subtract.at(self.counts, codes[codes >= 0], 1)
             self.row_codes[present.astype(np.int64)] = -1
             kept = ~np.isin(self.pending_keys, present.astype(np.int64))
@@ -208,7 +229,31 @@ class VectorIndex:
             self._place(rowids.astype(np.int64), partitions)
 
     def _insert(self, rowids: np.ndarray, vectors: np.ndarray) -> None:
+        self._writable()
         self.graph.add(rowids.astype(np.uint64), vectors, threads=os.cpu_count() or 1)
+
+    def _writable(self) -> None:
+        """Copy a mapped snapshot into memory (about a second per 200k rows), without the rows removed since."""
+        if not self._mapped:
+            return
+        self._start_copy()
+        source, copier, copied = self._copy  # type: ignore[misc]
+        copier.join()  # the copier takes no lock: waiting for it while holding ours is safe
+        self._copy = None
+        graph = copied[0] if copied and source is self.graph else self.graph.copy()
+        if len(self._stale):
+            graph.remove(self._stale.astype(np.uint64))
+        self.graph, self._mapped, self._stale = graph, False, np.zeros(0, dtype=np.int64)
+
+    def _start_copy(self) -> None:
+        """Begin copying the mapped graph on another thread, so the first insert need not wait seconds for it."""
+        if self._copy is None or self._copy[0] is not self.graph:
+            source, copied = self.graph, []
+            copier = threading.Thread(
+                target=lambda: copied.append(source.copy()), name="audrey-graph-copy", daemon=True
+            )
+            copier.start()
+            self._copy = (source, copier, copied)
 
     def _place(self, rowids: np.ndarray, partitions: list[Partition]) -> None:
         """Record the partition of each row (graph or pending)."""
@@ -244,6 +289,7 @@ class VectorIndex:
         """Write a snapshot under a new generation, then name it in the state file (the caller holds the writer
         lock, or the folder is in memory); older snapshots and the log they cover are then deleted."""
         self._flush()
+        self._writable()  # a mapped graph may still hold removed rows
         if self.folder.path is not None:
             state = self.folder.read_state()
             number = int(str(state.get("generation") or "g0").lstrip("g") or 0) + 1
@@ -256,7 +302,10 @@ class VectorIndex:
             )
             for old in self.folder.path.glob("g*.*"):
                 if old.stem != generation.name:
-                    old.unlink(missing_ok=True)
+                    try:
+                        old.unlink(missing_ok=True)  # another process may map it: on Linux its pages stay theirs
+                    except OSError:  # mapped, on a system that refuses to unlink it: a later save deletes it
+                        log.info("vector index snapshot %s is in use; left for later", old)
             self.source.prune_vector_log(self.applied)  # a new process loads this snapshot and replays the rest
         self.saved = self.applied
 
@@ -283,7 +332,7 @@ class VectorIndex:
 
     def size(self) -> int:
         with self.lock:
-            return len(self.graph) + len(self.pending_keys)
+            return int(self.counts.sum())  # the graph's rows and the waiting ones, less those removed
 
     def search(self, vector: np.ndarray, count: int, codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Row ids and cosine distances of the rows of partitions ``codes`` among the ``count`` nearest rows (all
@@ -296,6 +345,9 @@ class VectorIndex:
                 self.graph.expansion_search = expansion_for(len(self.graph))
                 matches = self.graph.search(query, in_graph, exact=len(self.graph) <= EXACT_BELOW)
                 keys, distances = np.asarray(matches.keys, dtype=np.int64), np.asarray(matches.distances)
+                if len(self._stale):  # removed since the mapped snapshot (the key may be waiting again, anew)
+                    kept = ~np.isin(keys, self._stale)
+                    keys, distances = keys[kept], distances[kept]
             if len(self.pending_keys):  # the rows not in the graph yet, exactly
                 norms = self.pending_norms * float(np.linalg.norm(query))
                 pending = 1.0 - (self.pending_vectors @ query) / np.where(norms > 0, norms, 1.0)
@@ -320,7 +372,7 @@ class VectorIndex:
             if not len(keys):
                 return {}
             waiting = np.isin(keys, self.pending_keys)
-            in_graph = keys[~waiting].astype(np.uint64)
+            in_graph = keys[~waiting & ~np.isin(keys, self._stale)].astype(np.uint64)
             found = self.graph.get(in_graph, dtype=np.float32) if len(in_graph) else ()
             held = {int(key): np.array(vector, dtype=np.float32) for key, vector in zip(in_graph, found)}
             for key in keys[waiting]:  # few asked for, among up to PENDING_MAX waiting
@@ -337,4 +389,5 @@ class VectorIndex:
                 "bytes": self.folder.size_on_disk(),
                 "folder": str(self.folder.path) if self.folder.path is not None else ":memory:",
                 "model": self.identity.get("model"),
+                "mapped": self._mapped,
             }

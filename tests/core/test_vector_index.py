@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import time
 from collections import Counter
 from datetime import timedelta
 
@@ -181,6 +182,38 @@ def test_a_new_process_loads_the_snapshot_and_replays_the_rest(tmp_path, graph_a
         assert 0 < state["applied"] < brain.storage.vector_log_head()  # a snapshot, then changes only in the log
         assert nearest(brain, "late clay note") == before and before[0] == "late"
         assert rebuilt == []
+
+
+def vector_rows(brain: Audrey, memory_id: str) -> list[int]:
+    with brain.storage._read() as db:
+        return [r[0] for r in db.execute("SELECT rowid FROM memory_vector_rows WHERE memory_id = ?", [memory_id])]
+
+
+def test_a_mapped_snapshot_leaves_out_removed_rows_until_an_insert_copies_it(tmp_path, graph_always):
+    with open_brain(tmp_path / "a.db") as brain:
+        fill(brain)
+        brain.encode("kiln glaze note last", id="last")
+        freed = vector_rows(brain, "last")
+        brain.storage.rebuild_search_indexes()  # a snapshot of every row
+    with open_brain(tmp_path / "a.db") as brain:
+        index = brain.storage.vector_index
+        index.ensure_fresh()
+        assert index.status()["mapped"]  # read-only, from the file
+        brain.forget(["last"])  # the newest vector row: SQLite gives its row id to the next row
+        brain.encode("a wholly different note on raku smoke", id="new")
+        assert vector_rows(brain, "new") == freed
+        for text in ("kiln glaze note last", "raku smoke", "glaze clay"):
+            assert same_nearest(hits(brain, text, 8), scanned_hits(brain, text, 8))  # not the old vector's distance
+        assert "last" not in nearest(brain, "kiln glaze note last", 20) and index.status()["mapped"]
+        brain.encode_batch([f"oven wheel note {i} late" for i in range(8)])  # past PENDING_MAX (7): inserted
+        for _ in range(500):  # once the copy begun in the background is ready
+            index.ensure_fresh()
+            if not index.status()["mapped"]:
+                break
+            time.sleep(0.01)
+        assert not index.status()["mapped"] and len(index.pending_keys) == 0
+        for text in ("kiln glaze note last", "raku smoke", "oven wheel late"):
+            assert same_nearest(hits(brain, text, 8), scanned_hits(brain, text, 8))
 
 
 def test_a_pruned_log_reloads_or_rebuilds(tmp_path, graph_always):
