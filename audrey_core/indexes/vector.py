@@ -6,12 +6,14 @@ vectors, so the distances it returns are the exact cosine distances: only which 
 never their order. (Re-scoring from sqlite-vec instead would cost about 0.2 ms per vector read, more than the scan.)
 
 How it stays right: the database logs every vector row added or removed (``vector_changes``, by triggers in the
-same transaction). Each process keeps the graph in memory, catches it up from the log before it answers, and now
-and then saves a snapshot (written under new names, then named in the state file, so a reader sees a whole one).
-The log is pruned only up to the last snapshot, so a new process loads it and replays the rest; a process killed
-between its commit and any of this loses nothing. Agent, memory type and scope of each row are kept beside the
-graph (as a partition code per row) so the caller can size the search to its filter and drop rows of other
-partitions without asking the database. A missing, damaged or foreign snapshot is rebuilt from the database.
+same transaction). Each process holds a graph, catches it up from the log before it answers, and now and then saves
+a snapshot (written under new names, then named in the state file, so a reader sees a whole one). The log is pruned
+only up to the last snapshot, so a new process maps it (read-only, in milliseconds) and replays the rest; a process
+killed between its commit and any of this loses nothing. Caught-up rows wait beside the graph, searched exactly,
+until a background thread inserts them (into a copy of a mapped graph, made in the background too). Agent, memory
+type and scope of each row are kept beside the graph (as a partition code per row) so the caller can size the
+search to its filter and drop rows of other partitions without asking the database. A missing, damaged or foreign
+snapshot is rebuilt from the database.
 """
 
 from __future__ import annotations
