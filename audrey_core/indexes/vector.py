@@ -57,6 +57,18 @@ def expansion_for(rows: int) -> int:
     return int(min(1024, max(EXPANSION_MIN, EXPANSION_SEARCH * (rows / 100_000) ** 0.8)))
 
 
+def _background(work: Any, name: str) -> threading.Thread:
+    """Start ``work`` on a thread the interpreter waits for at exit: a daemon thread inside usearch (which lets go
+    of the GIL) when the interpreter shuts down is unwound through C++ and aborts the process."""
+    thread = threading.Thread(target=work, name=name, daemon=False)
+    thread.start()
+    return thread
+
+
+def _exiting() -> bool:
+    return not threading.main_thread().is_alive()  # the interpreter is shutting down
+
+
 def vector_index_available() -> bool:
     return HNSW is not None
 
@@ -98,6 +110,7 @@ class VectorIndex:
         self._mapped = False
         self._copy: tuple[Any, threading.Thread, list[Any]] | None = None  # (mapped graph, copier, [its copy])
         self._inserter: threading.Thread | None = None
+        self._closed = False
         self._stale = np.zeros(0, dtype=np.int64)
         # Rows caught up but not inserted yet: a graph insert costs ~0.15 ms a row, so a catch-up only reads the
         # rows and searches them exactly (a small matrix); they join the graph once there are PENDING_MAX.
@@ -205,17 +218,16 @@ class VectorIndex:
 
     def _settle(self) -> None:
         """Begin inserting the waiting rows in the background once there are PENDING_MAX; into a mapped graph only
-        once its copy is ready (begun in the background when half as many wait), unless as many wait as a snapshot
+        once its copy is ready (begun in the background then too), unless as many wait as a snapshot
         may lag by."""
         waiting = len(self.pending_keys)
-        if self._mapped and waiting >= PENDING_MAX // 2:
+        if self._mapped and waiting >= PENDING_MAX:
             self._start_copy()
         copied = self._copy is not None and not self._copy[1].is_alive()
         ready = not self._mapped or copied or waiting >= SAVE_AFTER
         idle = self._inserter is None or not self._inserter.is_alive()
-        if waiting >= PENDING_MAX and ready and idle:
-            self._inserter = threading.Thread(target=self._insert_waiting, name="audrey-graph-insert", daemon=True)
-            self._inserter.start()
+        if waiting >= PENDING_MAX and ready and idle and not self._closed:
+            self._inserter = _background(self._insert_waiting, "audrey-graph-insert")
 
     def _insert_waiting(self) -> None:
         """Move the waiting rows into the graph a slice at a time, off the caller's thread: an insert costs about
@@ -223,7 +235,7 @@ class VectorIndex:
         slice at most, and meanwhile finds the rows still waiting by its exact scan of them."""
         while True:
             with self.lock:
-                if self.graph is None or not len(self.pending_keys):
+                if self.graph is None or not len(self.pending_keys) or self._closed or _exiting():
                     return
                 keys, vectors = self.pending_keys[:INSERT_SLICE], self.pending_vectors[:INSERT_SLICE]
                 self._insert(keys, vectors)
@@ -273,11 +285,7 @@ class VectorIndex:
         """Begin copying the mapped graph on another thread, so the first insert need not wait seconds for it."""
         if self._copy is None or self._copy[0] is not self.graph:
             source, copied = self.graph, []
-            copier = threading.Thread(
-                target=lambda: copied.append(source.copy()), name="audrey-graph-copy", daemon=True
-            )
-            copier.start()
-            self._copy = (source, copier, copied)
+            self._copy = (source, _background(lambda: copied.append(source.copy()), "audrey-graph-copy"), copied)
 
     def _place(self, rowids: np.ndarray, partitions: list[Partition]) -> None:
         """Record the partition of each row (graph or pending)."""
@@ -333,6 +341,13 @@ class VectorIndex:
             self.source.prune_vector_log(self.applied)  # a new process loads this snapshot and replays the rest
         self.saved = self.applied
 
+    def close(self) -> None:
+        """Stop inserting in the background (a copy under way finishes: it cannot be interrupted)."""
+        with self.lock:
+            self._closed = True
+        if self._inserter is not None and self._inserter is not threading.current_thread():
+            self._inserter.join()
+
     def rebuild(self) -> None:
         """Build the graph again from the database (``audrey reindex``)."""
         with self.lock, self.folder.writer_lock():
@@ -374,9 +389,12 @@ class VectorIndex:
                     keys, distances = keys[kept], distances[kept]
             if len(self.pending_keys):  # the rows not in the graph yet, exactly
                 norms = self.pending_norms * float(np.linalg.norm(query))
-                pending = 1.0 - (self.pending_vectors @ query) / np.where(norms > 0, norms, 1.0)
-                keys = np.concatenate([keys, self.pending_keys])
-                distances = np.concatenate([distances, pending.astype(np.float32)])
+                pending = (1.0 - (self.pending_vectors @ query) / np.where(norms > 0, norms, 1.0)).astype(np.float32)
+                nearest = np.arange(len(pending))
+                if len(pending) > count:  # only the `count` nearest waiting rows can be among the `count` nearest
+                    nearest = np.argpartition(pending, int(count) - 1)[: int(count)]
+                keys = np.concatenate([keys, self.pending_keys[nearest]])
+                distances = np.concatenate([distances, pending[nearest]])
                 order = np.argsort(distances, kind="stable")[: int(count)]  # the `count` nearest of both
                 keys, distances = keys[order], distances[order]
             mine = np.isin(self.row_codes[keys], codes)

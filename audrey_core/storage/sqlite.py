@@ -283,6 +283,8 @@ class SQLiteStorage(
                 handle.close()  # closing the file releases the lock
 
     def close(self) -> None:
+        if self.vector_index is not None:
+            self.vector_index.close()
         with self._lock:
             if not self._closed:
                 self._closed = True
