@@ -45,7 +45,8 @@ EXPANSION_MIN = 64
 SAVE_AFTER = 10_000  # changes applied in memory before a new snapshot is written
 REBUILD_AFTER = 20_000  # more changes than this (and than half the graph) to catch up: rebuild instead
 EXACT_BELOW = 5_000  # a graph this small is searched exhaustively (as fast as walking it, and exact)
-PENDING_MAX = 4_000  # rows caught up but not yet in the graph, searched exactly, before they are inserted
+PENDING_MAX = 512  # rows caught up but not yet in the graph, searched exactly, before a background insert begins
+COPY_SHARE = 0.01  # a mapped graph is copied (to insert into) once this share of its size waits beside it
 INSERT_SLICE = 128  # rows a background insert adds at once, holding the graph: ~55 ms at 100k rows on two cores
 Partition = tuple[str, str, str]  # (agent, memory type, encoded scope)
 
@@ -113,7 +114,7 @@ class VectorIndex:
         self._closed = False
         self._stale = np.zeros(0, dtype=np.int64)
         # Rows caught up but not inserted yet: a graph insert costs ~0.15 ms a row, so a catch-up only reads the
-        # rows and searches them exactly (a small matrix); they join the graph once there are PENDING_MAX.
+        # rows and searches them exactly (a small matrix); they join the graph in the background (_settle).
         self._clear_pending()
 
     # -- freshness ----------------------------------------------------------------------------------------------
@@ -217,16 +218,20 @@ class VectorIndex:
                     self._save()
 
     def _settle(self) -> None:
-        """Begin inserting the waiting rows in the background once there are PENDING_MAX; into a mapped graph only
-        once its copy is ready (begun in the background then too), unless as many wait as a snapshot
-        may lag by."""
+        """Begin inserting the waiting rows in the background once there are PENDING_MAX. A mapped graph must be
+        copied first (seconds at 1M rows, in the background too), so it lets rows wait until they are COPY_SHARE of
+        its size (their exact search then costs about a hundredth of a scan), and is copied at once only when as
+        many wait as a snapshot may lag by."""
         waiting = len(self.pending_keys)
-        if self._mapped and waiting >= PENDING_MAX:
+        if waiting < PENDING_MAX or self._closed:
+            return
+        if self._mapped:
+            if waiting < COPY_SHARE * len(self.graph):
+                return
             self._start_copy()
-        copied = self._copy is not None and not self._copy[1].is_alive()
-        ready = not self._mapped or copied or waiting >= SAVE_AFTER
-        idle = self._inserter is None or not self._inserter.is_alive()
-        if waiting >= PENDING_MAX and ready and idle and not self._closed:
+            if self._copy[1].is_alive() and waiting < SAVE_AFTER:  # type: ignore[index]
+                return
+        if self._inserter is None or not self._inserter.is_alive():
             self._inserter = _background(self._insert_waiting, "audrey-graph-insert")
 
     def _insert_waiting(self) -> None:
@@ -417,7 +422,7 @@ class VectorIndex:
             in_graph = keys[~waiting & ~np.isin(keys, self._stale)].astype(np.uint64)
             found = self.graph.get(in_graph, dtype=np.float32) if len(in_graph) else ()
             held = {int(key): np.array(vector, dtype=np.float32) for key, vector in zip(in_graph, found)}
-            for key in keys[waiting]:  # few asked for, among up to PENDING_MAX waiting
+            for key in keys[waiting]:  # few asked for, among the few waiting
                 held[int(key)] = self.pending_vectors[np.flatnonzero(self.pending_keys == key)[0]].copy()
             return held
 
