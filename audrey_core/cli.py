@@ -351,6 +351,7 @@ def index_line(index: dict[str, Any]) -> str:
         f"{index['kind']} index ({index['engine']}): {index['documents']} documents, last change applied "
         f"{index['applied']}, lag {index['lag']}, {index['bytes'] / 1e6:.1f} MB in {index['folder']}"
         + (f", model {index['model']}" if index.get("model") else "")
+        + (", mapped from its snapshot" if index.get("mapped") else "")
     )
 
 
