@@ -30,10 +30,12 @@ class AudreyVectorStore(VectorStore):
 
     ``AudreyVectorStore(embedding=<Embeddings>, path=":memory:")`` builds its own Audrey (other keyword arguments
     such as ``agent``, ``llm`` and ``config`` go to it); ``AudreyVectorStore(audrey=brain)`` shares one. Metadata keys
-    ``source``, ``salience`` and ``tags`` also set Audrey's fields. Returned documents carry Audrey's
-    ``confidence``, ``state``, ``memory_type`` and ``source`` in their metadata unless ``audrey_metadata=False``
-    (then they carry exactly the metadata that was stored). Filters use Audrey's metadata filter language
-    (equality, ``$ne``, ``$gt``, ``$in``, ``$and``, ``$or``, ...).
+    ``source``, ``salience`` and ``tags`` also set Audrey's fields. Documents come back with exactly the metadata
+    that was stored (so a chain can compare or store them again), except where LangChain users look for scores:
+    the ``*_with_score`` and ``*_with_relevance_scores`` searches add Audrey's ``confidence``, ``state``,
+    ``memory_type`` and ``source`` (a stored key of the same name keeps its value; Audrey's goes under
+    ``audrey_<key>``). ``audrey_metadata=True`` adds them to every document, ``False`` to none. Filters use
+    Audrey's metadata filter language (equality, ``$ne``, ``$gt``, ``$in``, ``$and``, ``$or``, ...).
     """
 
     def __init__(
@@ -42,7 +44,7 @@ class AudreyVectorStore(VectorStore):
         *,
         audrey: Audrey | None = None,
         path: str | Path = ":memory:",
-        audrey_metadata: bool = True,
+        audrey_metadata: bool | None = None,
         **audrey_options: Any,
     ) -> None:
         if audrey is not None and (embedding is not None or audrey_options):
@@ -120,21 +122,25 @@ class AudreyVectorStore(VectorStore):
 
     def similarity_search(self, query: str, k: int = 4, **kwargs: Any) -> list[Document]:
         """The ``k`` best documents by relevance x confidence (``filter=`` and Audrey's recall options apply)."""
-        return [doc for doc, _ in self.similarity_search_with_score(query, k, **kwargs)]
+        return [doc for doc, _ in self._scored(self.audrey.recall(query, limit=k, **_recall_options(kwargs)))]
 
     def similarity_search_with_score(self, query: str, k: int = 4, **kwargs: Any) -> list[tuple[Document, float]]:
-        """Documents with Audrey's score (relevance x confidence; higher is better)."""
-        return self._scored(self.audrey.recall(query, limit=k, **_recall_options(kwargs)))
+        """Documents with Audrey's score (relevance x confidence; higher is better) and, unless
+        ``audrey_metadata=False``, Audrey's fields in their metadata."""
+        results = self.audrey.recall(query, limit=k, **_recall_options(kwargs))
+        return self._scored(results, scored=True)
 
     def similarity_search_by_vector(self, embedding: list[float], k: int = 4, **kwargs: Any) -> list[Document]:
         """The ``k`` best documents for a query vector."""
-        return [doc for doc, _ in self.similarity_search_with_score_by_vector(embedding, k, **kwargs)]
+        results = self.audrey.recall_by_vector(embedding, limit=k, **_recall_options(kwargs))
+        return [doc for doc, _ in self._scored(results)]
 
     def similarity_search_with_score_by_vector(
         self, embedding: list[float], k: int = 4, **kwargs: Any
     ) -> list[tuple[Document, float]]:
-        """Documents with Audrey's score for a query vector."""
-        return self._scored(self.audrey.recall_by_vector(embedding, limit=k, **_recall_options(kwargs)))
+        """Documents with Audrey's score for a query vector (Audrey's fields as in the text search)."""
+        results = self.audrey.recall_by_vector(embedding, limit=k, **_recall_options(kwargs))
+        return self._scored(results, scored=True)
 
     def _select_relevance_score_fn(self) -> Callable[[float], float]:
         # Audrey's score is relevance x confidence, in [-1, 1]; LangChain's relevance is its non-negative part.
@@ -168,8 +174,9 @@ class AudreyVectorStore(VectorStore):
             return to_document(memory)
         return to_document(memory, audrey_fields(memory, self.audrey.confidence(memory).value))
 
-    def _scored(self, results: list[RecallResult]) -> list[tuple[Document, float]]:
-        if not self.audrey_metadata:
+    def _scored(self, results: list[RecallResult], scored: bool = False) -> list[tuple[Document, float]]:
+        """Documents and scores; Audrey's fields when asked for everywhere, or (by default) for scored searches."""
+        if not (self.audrey_metadata or (scored and self.audrey_metadata is None)):
             return [(to_document(r), r.score) for r in results]
         return [(to_document(r, audrey_fields(r, r.confidence)), r.score) for r in results]
 

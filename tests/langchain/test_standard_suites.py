@@ -14,15 +14,12 @@ from audrey_langchain import AudreyRetriever, AudreyVectorStore
 
 
 class TestAudreyVectorStore(VectorStoreIntegrationTests):
-    """Sync and async variants (has_sync / has_async default to True).
-
-    The suite compares returned documents for exact equality with what was stored, so this fixture turns off the
-    Audrey fields that AudreyVectorStore adds to metadata by default (test_vectorstore.py checks those).
-    """
+    """Sync and async variants (has_sync / has_async default to True), on the store built as README shows it: the
+    suite compares returned documents with what was stored, which the default keeps exact."""
 
     @pytest.fixture
     def vectorstore(self) -> Generator[VectorStore, None, None]:
-        store = AudreyVectorStore(embedding=self.get_embeddings(), path=":memory:", audrey_metadata=False)
+        store = AudreyVectorStore(embedding=self.get_embeddings(), path=":memory:")
         try:
             yield store
         finally:

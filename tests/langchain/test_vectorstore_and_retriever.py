@@ -17,24 +17,39 @@ from audrey_core.llm import ask
 from audrey_core.prompts import CONTRADICTION_CHECK
 from audrey_langchain import AudreyRetriever, AudreyVectorStore, LangChainEmbedder, LangChainLLM
 
+STORED = [
+    Document("the user is vegetarian", metadata={"source": "told-by-user", "salience": 0.9, "tags": ["diet"]}),
+    Document("docs loaded from disk", metadata={"source": "/data/notes.txt"}),  # a loader's path, not a source
+]
 
-def test_documents_carry_audreys_fields_and_metadata_maps_to_them(lc_brain):
+
+def test_metadata_maps_to_audreys_fields_and_comes_back_as_stored(lc_brain):
     store = AudreyVectorStore(audrey=lc_brain)
-    ids = store.add_documents(
-        [
-            Document("the user is vegetarian", metadata={"source": "told-by-user", "salience": 0.9, "tags": ["diet"]}),
-            Document("docs loaded from disk", metadata={"source": "/data/notes.txt"}),  # a loader's path, not a source
-        ]
-    )
+    ids = store.add_documents(STORED)
     told = lc_brain.get(ids[0])
     assert (told.source, told.salience, told.tags) == ("told-by-user", 0.9, ("diet",))
     assert lc_brain.get(ids[1]).source == "direct-observation"
-    doc = store.similarity_search("what does the user eat?", k=1)[0]
-    assert doc.id == ids[0] and doc.metadata["memory_type"] == "episodic" and doc.metadata["state"] == "active"
-    assert doc.metadata["source"] == "told-by-user" and 0.0 < doc.metadata["confidence"] <= 1.0
-    loaded = store.get_by_ids([ids[1]])[0]
+    found = store.similarity_search("what does the user eat?", k=2)
+    assert {d.id: d.metadata for d in found} == {i: d.metadata for i, d in zip(ids, STORED)}  # exactly as stored
+    assert [d.metadata for d in store.get_by_ids(ids)] == [d.metadata for d in STORED]
+    vector = lc_brain.embed_query("what does the user eat?").tolist()
+    assert [d.metadata for d in store.similarity_search_by_vector(vector, k=1)] == [STORED[0].metadata]
+
+
+def test_scored_searches_add_audreys_fields_and_the_switch_sets_them_everywhere_or_nowhere(lc_brain):
+    ids = AudreyVectorStore(audrey=lc_brain).add_documents(STORED)
+    for method in ("similarity_search_with_score", "similarity_search_with_relevance_scores"):
+        doc, _ = getattr(AudreyVectorStore(audrey=lc_brain), method)("what does the user eat?", k=1)[0]
+        assert doc.id == ids[0] and doc.metadata["memory_type"] == "episodic" and doc.metadata["state"] == "active"
+        assert doc.metadata["source"] == "told-by-user" and 0.0 < doc.metadata["confidence"] <= 1.0
+    everywhere = AudreyVectorStore(audrey=lc_brain, audrey_metadata=True)
+    assert 0.0 < everywhere.similarity_search("what does the user eat?", k=1)[0].metadata["confidence"] <= 1.0
+    loaded = everywhere.get_by_ids([ids[1]])[0]
     assert loaded.metadata["source"] == "/data/notes.txt"  # the caller's value is never overwritten...
     assert loaded.metadata["audrey_source"] == "direct-observation"  # ...Audrey's goes beside it
+    nowhere = AudreyVectorStore(audrey=lc_brain, audrey_metadata=False)
+    doc, _ = nowhere.similarity_search_with_score("what does the user eat?", k=1)[0]
+    assert doc.metadata == STORED[0].metadata
 
 
 def test_scores_relevance_and_filters(lc_brain):
