@@ -26,6 +26,7 @@ from .cli_stores import (
     display_name,
     embedding_of,
     location,
+    not_a_database,
     opened,
     read_info,
     same_store,
@@ -86,6 +87,11 @@ class Settings:
 
     def info(self, must_exist: bool = True) -> dict[str, str] | None:
         info = read_info(self.db)
+        if info is None and not_a_database(self.db):  # every command says so, the creating ones too
+            raise CliError(
+                f"{self.name} is not a database; point --db / AUDREY_DB at an Audrey store or a new file",
+                EXIT_NO_DATABASE,
+            )
         if info is None and must_exist:
             raise CliError(
                 f"no Audrey database at {self.name}; create one with `audrey encode`, or point --db / AUDREY_DB at it",
@@ -180,6 +186,8 @@ class AudreyGroup(click.Group):
             code, message = (EXIT_REFUSED if any(r in str(exc) for r in refusal) else EXIT_FAILED), str(exc)
         except AudreyError as exc:
             code, message = exit_code(exc), str(exc)
+        except OSError as exc:  # a file the command was pointed at: a missing folder, no permission, a full disk
+            code, message = EXIT_FAILED, f"{exc.strerror or exc}: {exc.filename}" if exc.filename else str(exc)
         click.echo(f"error: {message}", err=True)
         ctx.exit(code)
 

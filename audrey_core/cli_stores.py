@@ -38,6 +38,15 @@ def same_store(a: str | Path, b: str | Path) -> bool:
     return Path(a).expanduser().resolve() == Path(b).expanduser().resolve()
 
 
+def not_a_database(db: str | Path) -> bool:
+    """Whether ``db`` names a file that is not SQLite at all (an empty file is a new database to SQLite)."""
+    if is_postgres_url(str(db)) or not Path(db).is_file():
+        return False
+    with Path(db).open("rb") as file:
+        head = file.read(16)
+    return bool(head) and head != b"SQLite format 3\x00"
+
+
 def read_info(db: str | Path) -> dict[str, str] | None:
     """A store's ``audrey_config`` (embedding model, dimensions, vector table, any re-embed in progress) without
     creating anything; None when there is no Audrey store there yet."""

@@ -77,6 +77,22 @@ def test_a_missing_database_says_what_to_do(tmp_path, command):
     assert "\n" not in result.output.strip()  # one line
 
 
+def test_a_file_that_cannot_be_written_is_one_line_not_a_traceback(run, tmp_path):
+    run("encode", "seed memory")
+    result = run("export", str(tmp_path / "no such folder" / "snap.jsonl"))
+    assert result.exit_code == 1 and result.output.startswith("error: No such file or directory")
+    assert "\n" not in result.output.strip() and "Traceback" not in result.output
+
+
+@pytest.mark.parametrize("command", [["status"], ["encode", "hello"], ["recall", "hello"]])
+def test_a_file_that_is_not_a_database_is_named_so_by_every_command(tmp_path, command):
+    junk = tmp_path / "notes.db"
+    junk.write_text("my shopping list, not a database")
+    result = CliRunner().invoke(cli, ["--db", str(junk), "--embedder", "deterministic", *command])
+    assert result.exit_code == 3 and result.output.startswith(f"error: {junk} is not a database")
+    assert junk.read_text() == "my shopping list, not a database"  # left as it was
+
+
 def test_bad_usage(run):
     assert run("encode", "x", "--source", "rumour").exit_code == 2
     run("encode", "seed memory")
