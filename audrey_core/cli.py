@@ -338,7 +338,7 @@ def status(s: Settings) -> None:
             table(["type", "total", "active", "disputed", "superseded", "dormant"], rows),
             f"vectors: {with_vectors} memories with, {without} without"
             + (" (run `audrey backfill`)" if without else ""),
-            f"contradictions: {stats.contradictions or 'none'} ({stats.open_contradictions} open); "
+            f"contradictions: {_counts(stats.contradictions)}; "
             f"superseded by updates: {stats.superseded}; causal links: {stats.causal_links}",
             f"last consolidation: {stats.last_consolidation or 'never'}",
         ]
@@ -350,6 +350,12 @@ def status(s: Settings) -> None:
         return "\n".join(lines)
 
     s.emit(data, human)
+
+
+def _counts(by_state: dict[str, int]) -> str:
+    """'6 (4 open, 2 resolved)', or 'none'."""
+    total = sum(by_state.values())
+    return f"{total} ({', '.join(f'{n} {state}' for state, n in by_state.items() if n)})" if total else "none"
 
 
 def index_line(index: dict[str, Any]) -> str:

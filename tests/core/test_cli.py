@@ -93,6 +93,16 @@ def test_a_file_that_is_not_a_database_is_named_so_by_every_command(tmp_path, co
     assert junk.read_text() == "my shopping list, not a database"  # left as it was
 
 
+def test_status_counts_contradictions_in_words(run):
+    for source in ("direct-observation", "tool-result", "told-by-user"):
+        run("encode", "the deploy window is Thursday at 10", "--source", source)
+    run("consolidate")
+    run("encode", "the deploy window is Thursday at 11", "--source", "inference")  # contradicts what was observed
+    line = next(x for x in run("status").output.splitlines() if x.startswith("contradictions:"))
+    total = sum(j(run("--json", "status"))["contradictions"].values())
+    assert total > 0 and line.startswith(f"contradictions: {total} ({total} open)") and "{" not in line
+
+
 def test_bad_usage(run):
     assert run("encode", "x", "--source", "rumour").exit_code == 2
     run("encode", "seed memory")
