@@ -108,13 +108,13 @@ class VectorIndex:
         self.counts = np.zeros(0, dtype=np.int64)  # rows per partition code
         # A loaded snapshot is mapped from its file, read-only (opening takes milliseconds whatever the size, and the
         # processes on one store share its pages); rows removed meanwhile are left out of its answers (stale) until
-        # the first insert copies it into memory (_writable), a copy begun in the background once rows start waiting.
+        # the first insert copies it into memory (_writable), a copy begun in the background (_settle).
         self._mapped = False
         self._copy: tuple[Any, threading.Thread, list[Any]] | None = None  # (mapped graph, copier, [its copy])
         self._inserter: threading.Thread | None = None
         self._closed = False
         self._stale = np.zeros(0, dtype=np.int64)
-        # Rows caught up but not inserted yet: a graph insert costs ~0.15 ms a row, so a catch-up only reads the
+        # Rows caught up but not inserted yet: a graph insert costs ~0.5 ms a row, so a catch-up only reads the
         # rows and searches them exactly (a small matrix); they join the graph in the background (_settle).
         self._clear_pending()
 
@@ -209,8 +209,9 @@ class VectorIndex:
             keys = np.concatenate([b[0] for b in batches]).astype(np.int64)
             self._place(keys, [p for b in batches for p in b[1]])
             self.pending_keys = np.concatenate([self.pending_keys, keys])
-            self.pending_vectors = np.vstack([self.pending_vectors, *(b[2] for b in batches)])
-            self.pending_norms = np.linalg.norm(self.pending_vectors, axis=1)
+            added = np.vstack([b[2] for b in batches])
+            self.pending_vectors = np.vstack([self.pending_vectors, added])
+            self.pending_norms = np.concatenate([self.pending_norms, np.linalg.norm(added, axis=1)])
         self._settle()
         self.applied = max(self.applied, upto)
         if self.applied - self.saved >= SAVE_AFTER:
@@ -270,19 +271,19 @@ class VectorIndex:
             self._insert(rowids, vectors)
             self._place(rowids.astype(np.int64), partitions)
 
-    def _insert(self, rowids: np.ndarray, vectors: np.ndarray, threads: int | None = None) -> None:
+    def _insert(self, rowids: np.ndarray, vectors: np.ndarray) -> None:
         self._writable()
-        self.graph.add(rowids.astype(np.uint64), vectors, threads=threads or os.cpu_count() or 1)
+        self.graph.add(rowids.astype(np.uint64), vectors, threads=os.cpu_count() or 1)
 
     def _writable(self) -> None:
         """Copy a mapped snapshot into memory (about a second per 200k rows), without the rows removed since."""
         if not self._mapped:
             return
-        self._start_copy()
-        source, copier, copied = self._copy  # type: ignore[misc]
+        self._start_copy()  # of this graph, unless one is under way
+        _, copier, copied = self._copy  # type: ignore[misc]
         copier.join()  # the copier takes no lock: waiting for it while holding ours is safe
         self._copy = None
-        graph = copied[0] if copied and source is self.graph else self.graph.copy()
+        graph = copied[0] if copied else self.graph.copy()  # the copier failed: copy here
         if len(self._stale):
             graph.remove(self._stale.astype(np.uint64))
         self.graph, self._mapped, self._stale = graph, False, np.zeros(0, dtype=np.int64)

@@ -165,8 +165,10 @@ def _decoder(column: str) -> Callable[[Any], Any] | None:
         if column in _NOT_NULL_OBJECT:
             return lambda value: {} if value is None or value == "{}" else json.loads(value)
         return lambda value: None if value is None else {} if value == "{}" else json.loads(value)
-    if column in ("scope", "consolidated"):
-        return lambda value: decode_value(column, value)
+    if column == "scope":
+        return decode_scope
+    if column == "consolidated":
+        return bool
     return None
 
 
