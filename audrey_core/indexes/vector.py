@@ -1,9 +1,11 @@
-"""The vector index: an HNSW graph (usearch, float32 copies) over every vector row, a derived copy of the vectors.
+"""The vector index: an HNSW graph (usearch, int8 codes) over every vector row, a derived copy of the vectors.
 
 Why: sqlite-vec answers a KNN query by scanning every vector of the partitions it may match (15 ms at 10k memories,
-190 ms at 100k). The graph finds the neighbourhood in about a millisecond. It holds float32 copies of the stored
-vectors, so the distances it returns are the exact cosine distances: only which candidates are seen is approximate,
-never their order. (Re-scoring from sqlite-vec instead would cost about 0.2 ms per vector read, more than the scan.)
+190 ms at 100k). The graph finds the neighbourhood in about a millisecond. Its candidates are re-scored against
+float32 copies of the stored vectors (:mod:`.vector_rows`), so the distances it returns are the exact cosine
+distances: only which candidates are seen is approximate, never their order. (Re-scoring from sqlite-vec instead
+would cost about 0.2 ms per vector read, more than the scan.) int8 codes cost a third of float32's to insert (0.16
+against 0.45 ms a row at 100k on two cores) and find as many of the true top 10 once re-scored (99.6% against 99.5%).
 
 How it stays right: the database logs every vector row added or removed (``vector_changes``, by triggers in the
 same transaction). Each process holds a graph, catches it up from the log before it answers, and now and then saves
@@ -18,7 +20,6 @@ snapshot is rebuilt from the database.
 
 from __future__ import annotations
 
-import json
 import logging
 import os
 import threading
@@ -30,6 +31,9 @@ from typing import Any, Protocol
 import numpy as np
 
 from .folder import IndexFolder
+from .threads import background, exiting
+from .vector_rows import RowVectors, WaitingRows
+from .vector_snapshot import Partition, Snapshot, read_snapshot, write_snapshot
 
 try:
     from usearch.index import Index as HNSW
@@ -37,18 +41,19 @@ except ImportError:  # a platform without wheels: sqlite-vec scans instead
     HNSW = None
 
 log = logging.getLogger(__name__)
-FORMAT = 1  # bump when the snapshot layout or the graph's parameters change: older snapshots are rebuilt
 CONNECTIVITY = 16
 EXPANSION_ADD = 128
 EXPANSION_SEARCH = 128  # at 100k rows; smaller graphs narrow it, larger ones widen it (see expansion_for)
 EXPANSION_MIN = 64
 SAVE_AFTER = 10_000  # changes applied in memory before a new snapshot is written
 REBUILD_AFTER = 20_000  # more changes than this (and than half the graph) to catch up: rebuild instead
-EXACT_BELOW = 5_000  # a graph this small is searched exhaustively (as fast as walking it, and exact)
+EXACT_BELOW = 5_000  # row ids below this: scanned exhaustively (as fast as walking the graph, and exact)
 PENDING_MAX = 512  # rows caught up but not yet in the graph, searched exactly, before a background insert begins
+PENDING_BUSY = 4_096  # while searches keep coming, rows may wait until there are this many (~0.3 ms to scan)
+RESCORE_EXTRA = 16  # int8 codes order near ties differently from float32: re-score this many more than asked
+QUIET = 0.005  # seconds without a search before a background insert takes the graph from busy searchers
 COPY_SHARE = 0.01  # a mapped graph is copied (to insert into) once this share of its size waits beside it
-INSERT_SLICE = 128  # rows a background insert adds at once, holding the graph: ~55 ms at 100k rows on two cores
-Partition = tuple[str, str, str]  # (agent, memory type, encoded scope)
+INSERT_SLICE = 128  # rows a background insert adds at once, holding the graph: ~20 ms at 100k rows on two cores
 
 
 def expansion_for(rows: int) -> int:
@@ -57,18 +62,6 @@ def expansion_for(rows: int) -> int:
     99.3% at 300k; at 1M, 512 and 807 find 97.8%, 1,016 98.3%: the graph's own quality is the limit there), so it
     grows with size, from 64 (99.6% at 10k, in 70% of the time) to 1,024."""
     return int(min(1024, max(EXPANSION_MIN, EXPANSION_SEARCH * (rows / 100_000) ** 0.9)))
-
-
-def _background(work: Any, name: str) -> threading.Thread:
-    """Start ``work`` on a thread the interpreter waits for at exit: a daemon thread inside usearch (which lets go
-    of the GIL) when the interpreter shuts down is unwound through C++ and aborts the process."""
-    thread = threading.Thread(target=work, name=name, daemon=False)
-    thread.start()
-    return thread
-
-
-def _exiting() -> bool:
-    return not threading.main_thread().is_alive()  # the interpreter is shutting down
 
 
 def vector_index_available() -> bool:
@@ -106,22 +99,23 @@ class VectorIndex:
         self._codes: dict[Partition, int] = {}
         self.row_codes = np.full(0, -1, dtype=np.int32)  # vector row id -> partition code, -1 when absent
         self.counts = np.zeros(0, dtype=np.int64)  # rows per partition code
+        self.rows = RowVectors(self.dimensions)  # the float32 vector of every row held (graph or waiting)
         # A loaded snapshot is mapped from its file, read-only (opening takes milliseconds whatever the size, and the
         # processes on one store share its pages); rows removed meanwhile are left out of its answers (stale) until
         # the first insert copies it into memory (_writable), a copy begun in the background (_settle).
         self._mapped = False
         self._copy: tuple[Any, threading.Thread, list[Any]] | None = None  # (mapped graph, copier, [its copy])
         self._inserter: threading.Thread | None = None
+        self._used = 0.0  # when a caller last needed the graph: inserts give way to searches
         self._closed = False
         self._stale = np.zeros(0, dtype=np.int64)
-        # Rows caught up but not inserted yet: a graph insert costs ~0.5 ms a row, so a catch-up only reads the
-        # rows and searches them exactly (a small matrix); they join the graph in the background (_settle).
-        self._clear_pending()
+        self.waiting = WaitingRows(self.dimensions)  # caught up, not in the graph yet: they join it in _settle
 
     # -- freshness ----------------------------------------------------------------------------------------------
 
     def ensure_fresh(self) -> None:
         """Apply every logged change not in the graph yet (loading the snapshot or rebuilding when needed)."""
+        self._used = time.monotonic()
         with self.lock:
             identity = self.source.vector_identity()
             head = self.source.vector_log_head()
@@ -136,28 +130,17 @@ class VectorIndex:
                 self._catch_up(identity)
 
     def _load(self, identity: dict[str, Any]) -> bool:
-        """Load the snapshot the state file names, if it is ours to use."""
-        state = self.folder.read_state()
-        if self.folder.path is None or state.get("format") != FORMAT or state.get("identity") != identity:
+        """Map the snapshot the state file names, if it is ours to use."""
+        snapshot = read_snapshot(self.folder, identity, self.dimensions, HNSW.restore)
+        if snapshot is None:
             return False
-        generation = self.folder.path / str(state.get("generation"))
-        try:
-            graph = HNSW.restore(str(generation.with_suffix(".usearch")), view=True)
-            with np.load(generation.with_suffix(".npz")) as parts:
-                row_codes = parts["row_codes"]
-            partitions = [tuple(p) for p in json.loads(generation.with_suffix(".json").read_text())]
-        except (OSError, ValueError, KeyError, RuntimeError) as exc:
-            log.warning("vector index snapshot %s cannot be loaded (%s); rebuilding it", generation, exc)
-            return False
-        if graph is None or graph.ndim != self.dimensions:
-            return False
-        self.graph, self.identity = graph, identity
+        self.graph, self.identity, self.rows = snapshot.graph, identity, snapshot.rows
         self._mapped, self._stale = True, np.zeros(0, dtype=np.int64)
-        self._clear_pending()
-        self.applied = self.saved = int(state["applied"])
-        self.partitions = partitions  # type: ignore[assignment]
+        self.waiting.clear()
+        self.applied = self.saved = snapshot.applied
+        self.partitions = snapshot.partitions
         self._codes = {p: i for i, p in enumerate(self.partitions)}
-        self.row_codes = row_codes.astype(np.int32)
+        self.row_codes = snapshot.row_codes
         present = self.row_codes[self.row_codes >= 0]
         self.counts = np.bincount(present, minlength=len(self.partitions)).astype(np.int64)
         return True
@@ -166,7 +149,7 @@ class VectorIndex:
         return HNSW(
             ndim=self.dimensions,
             metric="cos",
-            dtype="f32",
+            dtype="i8",
             connectivity=CONNECTIVITY,
             expansion_add=EXPANSION_ADD,
             expansion_search=EXPANSION_SEARCH,
@@ -176,10 +159,11 @@ class VectorIndex:
         head = self.source.vector_log_head()  # read first: rows changed after it are replayed by the catch-up
         self.graph, self.identity = self._new_graph(), identity
         self._mapped, self._stale = False, np.zeros(0, dtype=np.int64)
-        self._clear_pending()
+        self.waiting.clear()
         self.partitions, self._codes = [], {}
         self.row_codes = np.full(0, -1, dtype=np.int32)
         self.counts = np.zeros(0, dtype=np.int64)
+        self.rows = RowVectors(self.dimensions)
         added = 0
         for rowids, partitions, vectors in self.source.vector_documents(None):
             self._add(rowids, partitions, vectors)
@@ -207,11 +191,9 @@ class VectorIndex:
         batches = list(self.source.vector_documents(changed.tolist()))  # one chunk of vec0 each
         if batches:  # what the rows hold now: replaying twice changes nothing
             keys = np.concatenate([b[0] for b in batches]).astype(np.int64)
-            self._place(keys, [p for b in batches for p in b[1]])
-            self.pending_keys = np.concatenate([self.pending_keys, keys])
             added = np.vstack([b[2] for b in batches])
-            self.pending_vectors = np.vstack([self.pending_vectors, added])
-            self.pending_norms = np.concatenate([self.pending_norms, np.linalg.norm(added, axis=1)])
+            self._place(keys, [p for b in batches for p in b[1]], added)
+            self.waiting.add(keys, added)
         self._settle()
         self.applied = max(self.applied, upto)
         if self.applied - self.saved >= SAVE_AFTER:
@@ -224,7 +206,7 @@ class VectorIndex:
         copied first (seconds at 1M rows, in the background too), so it lets rows wait until they are COPY_SHARE of
         its size (their exact search then costs about a hundredth of a scan), and is copied at once only when as
         many wait as a snapshot may lag by."""
-        waiting = len(self.pending_keys)
+        waiting = len(self.waiting)
         if waiting < PENDING_MAX or self._closed:
             return
         if self._mapped:
@@ -234,21 +216,20 @@ class VectorIndex:
             if self._copy[1].is_alive() and waiting < SAVE_AFTER:  # type: ignore[index]
                 return
         if self._inserter is None or not self._inserter.is_alive():
-            self._inserter = _background(self._insert_waiting, "audrey-graph-insert")
+            self._inserter = background(self._insert_waiting, "audrey-graph-insert")
 
     def _insert_waiting(self) -> None:
         """Move the waiting rows into the graph a slice at a time, off the caller's thread: an insert costs about
         0.5 ms a row (4,000 rows held a recall or a validation for two seconds at 100k rows); a search waits for one
         slice at most, and meanwhile finds the rows still waiting by its exact scan of them."""
         while True:
+            if time.monotonic() - self._used < QUIET and len(self.waiting) < PENDING_BUSY and not self._closed:
+                time.sleep(QUIET)  # searches are coming (a validation run, a recall loop): they go first
+                continue
             with self.lock:
-                if self.graph is None or not len(self.pending_keys) or self._closed or _exiting():
+                if self.graph is None or not len(self.waiting) or self._closed or exiting():
                     return
-                keys, vectors = self.pending_keys[:INSERT_SLICE], self.pending_vectors[:INSERT_SLICE]
-                self._insert(keys, vectors)
-                self.pending_keys = self.pending_keys[len(keys) :]
-                self.pending_vectors = self.pending_vectors[len(keys) :]
-                self.pending_norms = self.pending_norms[len(keys) :]
+                self._insert(*self.waiting.take(INSERT_SLICE))
             time.sleep(0.001)  # a lock is not fair: let a waiting search in before the next slice
 
     def _remove(self, rowids: np.ndarray) -> None:
@@ -259,17 +240,15 @@ class VectorIndex:
             if self._mapped:
                 self._stale = np.union1d(self._stale, present.astype(np.int64))
             else:
-                self.graph.remove(present)  # a key only pending is not in the graph: nothing happens
+                self.graph.remove(present)  # a key only waiting is not in the graph: nothing happens
             np.subtract.at(self.counts, codes[codes >= 0], 1)
             self.row_codes[present.astype(np.int64)] = -1
-            kept = ~np.isin(self.pending_keys, present.astype(np.int64))
-            self.pending_keys, self.pending_vectors = self.pending_keys[kept], self.pending_vectors[kept]
-            self.pending_norms = self.pending_norms[kept]
+            self.waiting.drop(present)
 
     def _add(self, rowids: np.ndarray, partitions: list[Partition], vectors: np.ndarray) -> None:
         if len(rowids):
             self._insert(rowids, vectors)
-            self._place(rowids.astype(np.int64), partitions)
+            self._place(rowids.astype(np.int64), partitions, vectors)
 
     def _insert(self, rowids: np.ndarray, vectors: np.ndarray) -> None:
         self._writable()
@@ -292,10 +271,11 @@ class VectorIndex:
         """Begin copying the mapped graph on another thread, so the first insert need not wait seconds for it."""
         if self._copy is None or self._copy[0] is not self.graph:
             source, copied = self.graph, []
-            self._copy = (source, _background(lambda: copied.append(source.copy()), "audrey-graph-copy"), copied)
+            self._copy = (source, background(lambda: copied.append(source.copy()), "audrey-graph-copy"), copied)
 
-    def _place(self, rowids: np.ndarray, partitions: list[Partition]) -> None:
-        """Record the partition of each row (graph or pending)."""
+    def _place(self, rowids: np.ndarray, partitions: list[Partition], vectors: np.ndarray) -> None:
+        """Record the partition and the float32 vector of each row (graph or waiting)."""
+        self.rows.put(rowids, vectors)
         codes = np.array([self._code(p) for p in partitions], dtype=np.int32)
         top = int(rowids.max()) + 1
         if top > len(self.row_codes):
@@ -306,15 +286,10 @@ class VectorIndex:
         np.add.at(self.counts, codes, 1)
 
     def _flush(self) -> None:
-        """Insert the pending rows into the graph."""
-        if len(self.pending_keys):
-            self._insert(self.pending_keys, self.pending_vectors)
-        self._clear_pending()
-
-    def _clear_pending(self) -> None:
-        self.pending_keys = np.zeros(0, dtype=np.int64)
-        self.pending_vectors = np.zeros((0, self.dimensions), dtype=np.float32)
-        self.pending_norms = np.zeros(0, dtype=np.float32)
+        """Insert the waiting rows into the graph."""
+        if len(self.waiting):
+            self._insert(self.waiting.keys, self.waiting.vectors)
+        self.waiting.clear()
 
     def _code(self, partition: Partition) -> int:
         code = self._codes.get(partition)
@@ -330,21 +305,8 @@ class VectorIndex:
         self._flush()
         self._writable()  # a mapped graph may still hold removed rows
         if self.folder.path is not None:
-            state = self.folder.read_state()
-            number = int(str(state.get("generation") or "g0").lstrip("g") or 0) + 1
-            generation = self.folder.path / f"g{number}"
-            self.graph.save(str(generation.with_suffix(".usearch")))
-            np.savez(generation.with_suffix(".npz"), row_codes=self.row_codes)
-            generation.with_suffix(".json").write_text(json.dumps(self.partitions))
-            self.folder.write_state(
-                {"format": FORMAT, "identity": self.identity, "generation": generation.name, "applied": self.applied}
-            )
-            for old in self.folder.path.glob("g*.*"):
-                if old.stem != generation.name:
-                    try:
-                        old.unlink(missing_ok=True)  # another process may map it: on Linux its pages stay theirs
-                    except OSError:  # mapped, on a system that refuses to unlink it: a later save deletes it
-                        log.info("vector index snapshot %s is in use; left for later", old)
+            snapshot = Snapshot(self.graph, self.rows, self.row_codes, self.partitions, self.applied)
+            write_snapshot(self.folder, self.identity, snapshot)
             self.source.prune_vector_log(self.applied)  # a new process loads this snapshot and replays the rest
         self.saved = self.applied
 
@@ -384,28 +346,38 @@ class VectorIndex:
         """Row ids and cosine distances of the rows of partitions ``codes`` among the ``count`` nearest rows (all
         partitions: the graph has no filter), nearest first."""
         query = np.asarray(vector, dtype=np.float32)
+        count = int(count)
+        if count <= 0:
+            return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float32)
         with self.lock:
-            in_graph = min(int(count), len(self.graph))
-            keys, distances = np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float32)
-            if in_graph:
-                self.graph.expansion_search = expansion_for(len(self.graph))
-                matches = self.graph.search(query, in_graph, exact=len(self.graph) <= EXACT_BELOW)
-                keys, distances = np.asarray(matches.keys, dtype=np.int64), np.asarray(matches.distances)
-                if len(self._stale):  # removed since the mapped snapshot (the key may be waiting again, anew)
-                    kept = ~np.isin(keys, self._stale)
-                    keys, distances = keys[kept], distances[kept]
-            if len(self.pending_keys):  # the rows not in the graph yet, exactly
-                norms = self.pending_norms * float(np.linalg.norm(query))
-                pending = (1.0 - (self.pending_vectors @ query) / np.where(norms > 0, norms, 1.0)).astype(np.float32)
-                nearest = np.arange(len(pending))
-                if len(pending) > count:  # only the `count` nearest waiting rows can be among the `count` nearest
-                    nearest = np.argpartition(pending, int(count) - 1)[: int(count)]
-                keys = np.concatenate([keys, self.pending_keys[nearest]])
-                distances = np.concatenate([distances, pending[nearest]])
-                order = np.argsort(distances, kind="stable")[: int(count)]  # the `count` nearest of both
-                keys, distances = keys[order], distances[order]
+            if self.rows.length <= EXACT_BELOW:  # small: every row held, exactly
+                distances = self.rows.scan(query)
+                keys = np.flatnonzero(self.row_codes[: len(distances)] >= 0)
+                distances = distances[keys]
+            else:
+                keys, distances = self._walk(query, count)
+            if len(keys) > count:
+                nearest = np.argpartition(distances, count - 1)[:count]
+                keys, distances = keys[nearest], distances[nearest]
+            order = np.argsort(distances, kind="stable")
+            keys, distances = keys[order], distances[order]
             mine = np.isin(self.row_codes[keys], codes)
             return keys[mine], distances[mine]
+
+    def _walk(self, query: np.ndarray, count: int) -> tuple[np.ndarray, np.ndarray]:
+        """The graph's ``count`` nearest re-scored exactly, and the nearest of the rows waiting beside it."""
+        keys = np.zeros(0, dtype=np.int64)
+        if len(self.graph):
+            self.graph.expansion_search = expansion_for(len(self.graph))
+            asked = min(count + RESCORE_EXTRA, len(self.graph))
+            keys = np.asarray(self.graph.search(query, asked).keys, dtype=np.int64)
+            if len(self._stale):  # removed since the mapped snapshot (the key may be waiting again, anew)
+                keys = keys[~np.isin(keys, self._stale)]
+        distances = self.rows.distances(keys, query)
+        if len(self.waiting):  # the rows not in the graph yet, exactly: only their `count` nearest can count
+            waiting, apart = self.waiting.nearest(query, count)
+            keys, distances = np.concatenate([keys, waiting]), np.concatenate([distances, apart])
+        return keys, distances
 
     def memory_types(self, rowids: np.ndarray) -> list[str]:
         """The memory type of each of ``rowids`` (rows the index holds, as :meth:`search` returns them)."""
@@ -413,20 +385,13 @@ class VectorIndex:
             return [self.partitions[code][1] for code in self.row_codes[np.asarray(rowids, dtype=np.int64)].tolist()]
 
     def vectors(self, rowids: Sequence[int]) -> dict[int, np.ndarray]:
-        """The float32 copies the graph holds of ``rowids`` (those it holds)."""
+        """The float32 copies the index holds of ``rowids`` (those it holds)."""
         with self.lock:
             keys = np.asarray(rowids, dtype=np.int64)
             keys = keys[(keys < len(self.row_codes)) & (keys >= 0)]
             keys = keys[self.row_codes[keys] >= 0]
-            if not len(keys):
-                return {}
-            waiting = np.isin(keys, self.pending_keys)
-            in_graph = keys[~waiting & ~np.isin(keys, self._stale)].astype(np.uint64)
-            found = self.graph.get(in_graph, dtype=np.float32) if len(in_graph) else ()
-            held = {int(key): np.array(vector, dtype=np.float32) for key, vector in zip(in_graph, found)}
-            for key in keys[waiting]:  # few asked for, among the few waiting
-                held[int(key)] = self.pending_vectors[np.flatnonzero(self.pending_keys == key)[0]].copy()
-            return held
+            found, _ = self.rows.get(keys)
+            return {int(key): vector for key, vector in zip(keys.tolist(), found)}
 
     def status(self) -> dict[str, Any]:
         with self.lock:

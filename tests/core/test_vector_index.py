@@ -208,10 +208,10 @@ def test_a_mapped_snapshot_leaves_out_removed_rows_until_an_insert_copies_it(tmp
         brain.encode_batch([f"oven wheel note {i} late" for i in range(8)])  # past PENDING_MAX (7): inserted
         for _ in range(500):  # once the copy begun in the background is ready, a background insert empties the wait
             index.ensure_fresh()
-            if not index.status()["mapped"] and len(index.pending_keys) == 0:
+            if not index.status()["mapped"] and len(index.waiting) == 0:
                 break
             time.sleep(0.01)
-        assert not index.status()["mapped"] and len(index.pending_keys) == 0
+        assert not index.status()["mapped"] and len(index.waiting) == 0
         for text in ("kiln glaze note last", "raku smoke", "oven wheel late"):
             assert same_nearest(hits(brain, text, 8), scanned_hits(brain, text, 8))
 
@@ -338,13 +338,13 @@ def test_the_graph_and_the_rows_waiting_beside_it_answer_as_one(tmp_path, monkey
         other.encode_batch([f"late kiln glaze note {i}" for i in range(30)])
         index = brain.storage.vector_index
         index.ensure_fresh()
-        assert len(index.pending_keys) == 30 and index.size() == 123
+        assert len(index.waiting) == 30 and index.size() == 123
         query = np.asarray(brain.embedder.embed(["late kiln glaze note 4"])[0])
         codes = index.codes_for("a", None, lambda scope: True)
         keys, distances = index.search(query, 10, codes)
         assert len(keys) == 10 and list(distances) == sorted(distances)  # the 10 nearest of both, nearest first
         everything = index.search(query, 1000, codes)[0]
-        assert set(keys) <= set(everything.tolist()) and set(index.pending_keys.tolist()) <= set(everything.tolist())
+        assert set(keys) <= set(everything.tolist()) and set(index.waiting.keys.tolist()) <= set(everything.tolist())
 
 
 def test_a_larger_graph_is_walked_more_widely():
@@ -354,3 +354,29 @@ def test_a_larger_graph_is_walked_more_widely():
     breadths = [expansion_for(n) for n in sizes]
     assert breadths == sorted(breadths) and breadths[0] == EXPANSION_MIN and breadths[2] == EXPANSION_SEARCH
     assert breadths[4] > 2 * EXPANSION_SEARCH and breadths[-1] == 1024
+
+
+def test_rows_wait_beside_the_graph_while_searches_keep_coming_and_join_it_when_they_stop(tmp_path, monkeypatch):
+    import audrey_core.indexes.vector as vector
+
+    monkeypatch.setattr(vector, "EXACT_BELOW", 0)
+    monkeypatch.setattr(vector, "PENDING_MAX", 8)
+    monkeypatch.setattr(vector, "QUIET", 0.3)  # wide, so a slow machine cannot fall quiet between two searches
+    with open_brain(tmp_path / "a.db") as brain, open_brain(tmp_path / "a.db") as other:
+        fill(brain)
+        brain.storage.rebuild_search_indexes()
+        index = brain.storage.vector_index
+        query = np.asarray(brain.embedder.embed(["late kiln glaze note 4"])[0])
+        codes = index.codes_for("a", None, lambda scope: True)
+        other.encode_batch([f"late kiln glaze note {i}" for i in range(30)])
+        busy_until = time.monotonic() + 1.0
+        while time.monotonic() < busy_until:  # a validation run: searches back to back
+            index.ensure_fresh()
+            keys, distances = index.search(query, 5, codes)
+            assert len(index.waiting) == 30  # no insert took the graph from the searches
+        assert len(keys) == 5 and set(keys) & set(index.waiting.keys.tolist())
+        deadline = time.monotonic() + 10
+        while len(index.waiting) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert len(index.waiting) == 0 and index.size() == 123
+        assert np.allclose(index.search(query, 5, codes)[1], distances)  # the same answer (up to ties) from the graph

@@ -1,0 +1,74 @@
+"""A vector index snapshot on disk: the graph, the float32 rows, each row's partition code and the partitions, all
+under one generation name. The folder's state file names the current generation and is written last (atomically),
+so a reader sees a whole snapshot or the one before it."""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from .folder import IndexFolder
+from .vector_rows import RowVectors
+
+log = logging.getLogger(__name__)
+FORMAT = 2  # bump when the snapshot layout or the graph's parameters change: older snapshots are rebuilt
+Partition = tuple[str, str, str]  # (agent, memory type, encoded scope)
+
+
+@dataclass
+class Snapshot:
+    graph: Any  # mapped read-only from its file
+    rows: RowVectors
+    row_codes: np.ndarray  # vector row id -> partition code, -1 when absent
+    partitions: list[Partition]
+    applied: int  # the last logged change it holds
+
+
+def read_snapshot(
+    folder: IndexFolder, identity: dict[str, Any], dimensions: int, restore: Callable[..., Any]
+) -> Snapshot | None:
+    """The snapshot the state file names, if it is ours to use (this format, this store, this model)."""
+    state = folder.read_state()
+    if folder.path is None or state.get("format") != FORMAT or state.get("identity") != identity:
+        return None
+    generation = folder.path / str(state.get("generation"))
+    try:
+        graph = restore(str(generation.with_suffix(".usearch")), view=True)
+        with np.load(generation.with_suffix(".npz")) as parts:
+            row_codes, norms = parts["row_codes"], parts["norms"]
+        rows = RowVectors.mapped(generation.with_suffix(".f32.npy"), norms, dimensions)
+        partitions = [tuple(p) for p in json.loads(generation.with_suffix(".json").read_text())]
+    except (OSError, ValueError, KeyError, RuntimeError) as exc:
+        log.warning("vector index snapshot %s cannot be loaded (%s); rebuilding it", generation, exc)
+        return None
+    if graph is None or graph.ndim != dimensions:
+        return None
+    return Snapshot(graph, rows, row_codes.astype(np.int32), partitions, int(state["applied"]))  # type: ignore[arg-type]
+
+
+def write_snapshot(folder: IndexFolder, identity: dict[str, Any], snapshot: Snapshot) -> None:
+    """Write under a new generation, name it in the state file, then delete older generations (the caller holds
+    the folder's writer lock)."""
+    assert folder.path is not None
+    state = folder.read_state()
+    number = int(str(state.get("generation") or "g0").lstrip("g") or 0) + 1
+    generation = folder.path / f"g{number}"
+    snapshot.graph.save(str(generation.with_suffix(".usearch")))
+    held = np.flatnonzero(snapshot.row_codes >= 0)
+    norms = snapshot.rows.save(generation.with_suffix(".f32.npy"), int(held[-1]) + 1 if len(held) else 0)
+    np.savez(generation.with_suffix(".npz"), row_codes=snapshot.row_codes, norms=norms)
+    generation.with_suffix(".json").write_text(json.dumps(snapshot.partitions))
+    folder.write_state(
+        {"format": FORMAT, "identity": identity, "generation": generation.name, "applied": snapshot.applied}
+    )
+    for old in folder.path.glob("g*.*"):
+        if old.name.split(".")[0] != generation.name:
+            try:
+                old.unlink(missing_ok=True)  # another process may map it: on Linux its pages stay theirs
+            except OSError:  # mapped, on a system that refuses to unlink it: a later save deletes it
+                log.info("vector index snapshot %s is in use; left for later", old)

@@ -1,0 +1,46 @@
+"""The float32 rows beside the graph: what re-scores its candidates exactly and what the index hands back."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from audrey_core.indexes.vector_rows import RowVectors, cosine_distances
+
+
+def exact(matrix: np.ndarray, query: np.ndarray) -> np.ndarray:
+    return 1.0 - (matrix @ query) / (np.linalg.norm(matrix, axis=1) * np.linalg.norm(query))
+
+
+def test_rows_put_get_and_scan_agree_with_numpy():
+    rng = np.random.default_rng(3)
+    rows = RowVectors(8)
+    matrix = rng.normal(size=(50, 8)).astype(np.float32)
+    rows.put(np.arange(50), matrix)
+    rows.put(np.array([7]), matrix[[3]] * 2)  # a row id written again holds its new vector
+    matrix[7] = matrix[3] * 2
+    got, norms = rows.get(np.array([49, 7, 0]))
+    assert np.array_equal(got, matrix[[49, 7, 0]])
+    assert np.allclose(norms, np.linalg.norm(matrix[[49, 7, 0]], axis=1))
+    query = rng.normal(size=8).astype(np.float32)
+    assert np.allclose(rows.scan(query), exact(matrix, query), atol=1e-6)
+    assert np.allclose(rows.distances(np.array([5, 9]), query), exact(matrix[[5, 9]], query), atol=1e-6)
+
+
+def test_saved_rows_map_back_and_a_rewrite_stays_in_this_process(tmp_path):
+    rng = np.random.default_rng(4)
+    matrix = rng.normal(size=(40, 6)).astype(np.float32)
+    rows = RowVectors(6)
+    rows.put(np.arange(40), matrix)
+    path = tmp_path / "g1.f32.npy"
+    norms = rows.save(path, 30)  # rows above the last one held are not written
+    mapped = RowVectors.mapped(path, norms, 6)
+    assert mapped.length == 30 and np.array_equal(mapped.get(np.arange(30))[0], matrix[:30])
+    mapped.put(np.array([2, 35]), matrix[[0, 1]])  # one below the mapped part, one above it
+    assert np.array_equal(mapped.get(np.array([2, 35]))[0], matrix[[0, 1]]) and mapped.length == 36
+    assert np.array_equal(np.load(path)[2], matrix[2])  # the snapshot on disk is unchanged
+    assert len(mapped.scan(matrix[0])) == 36
+
+
+def test_a_zero_row_is_unrelated_to_everything():
+    distances = cosine_distances(np.zeros((2, 3), np.float32), np.zeros(2, np.float32), np.ones(3, np.float32))
+    assert np.array_equal(distances, np.ones(2, np.float32))
