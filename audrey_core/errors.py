@@ -5,6 +5,13 @@ Catch :class:`AudreyError` to handle any of them. Each message says what was wro
 
 from __future__ import annotations
 
+DISTRIBUTION = "audrey-agent-memory"  # the name to pip install (the import names are audrey_core, ...)
+
+
+def install_hint(extra: str) -> str:
+    """The command that installs an optional part of Audrey, for error messages."""
+    return f"pip install '{DISTRIBUTION}[{extra}]'"
+
 
 class AudreyError(Exception):
     """Base class of every error Audrey raises on purpose."""

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field, is_dataclass
 from datetime import datetime
 from typing import Any
 
@@ -255,3 +255,16 @@ class Introspection:
     def total(self) -> int:
         """All memories of every type."""
         return sum(self.counts.values())
+
+
+def to_plain(value: Any) -> Any:
+    """A JSON-ready copy of an Audrey value: dataclasses as dicts, tuples as lists, datetimes in ISO 8601."""
+    if is_dataclass(value) and not isinstance(value, type):
+        return to_plain(asdict(value))
+    if isinstance(value, dict):
+        return {str(k): to_plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [to_plain(v) for v in value]
+    if isinstance(value, datetime):
+        return value.isoformat()
+    return value

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from .errors import ConfigurationError
+from .errors import ConfigurationError, install_hint
 
 
 def openai_module(user: str) -> Any:
@@ -13,7 +13,7 @@ def openai_module(user: str) -> Any:
     try:
         import openai
     except ImportError as exc:
-        raise ConfigurationError(f"{user} needs the openai package: pip install 'audrey[openai]'") from exc
+        raise ConfigurationError(f"{user} needs the openai package: {install_hint('openai')}") from exc
     return openai
 
 

@@ -27,6 +27,8 @@ def __getattr__(name: str) -> Any:
         try:
             from .classic import AudreyMemory
         except ImportError as exc:
-            raise ImportError("AudreyMemory needs langchain-classic: pip install 'audrey[langchain-classic]'") from exc
+            raise ImportError(
+                "AudreyMemory needs langchain-classic: pip install 'audrey-agent-memory[langchain-classic]'"
+            ) from exc
         return AudreyMemory
     raise AttributeError(f"module 'audrey_langchain' has no attribute {name!r}")

@@ -115,3 +115,12 @@ def test_openai_provider_against_a_compatible_server():
     assert "consolidation with gpt-4o-mini: 1 principle(s)" in out
     assert "principle: Stripe throttles above 100 requests per second" in out
     assert "contradiction (llm, context_dependent)" in out
+
+
+@pytest.mark.slow
+def test_mcp_agent():
+    pytest.importorskip("langchain_mcp_adapters")
+    out = run_example("mcp_agent.py")
+    assert "MCP tools: remember, recall, supersede, forget, consolidate, contradictions, status" in out
+    assert "tool recall -> [told-by-user, active] Ada is allergic to peanuts" in out
+    assert "Python Audrey on the same file recalls: Ada is allergic to peanuts" in out

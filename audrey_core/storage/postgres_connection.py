@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from functools import lru_cache
 from typing import Any
 
-from ..errors import StorageError
+from ..errors import StorageError, install_hint
 
 POSTGRES_SCHEMES = ("postgresql://", "postgres://")
 # HNSW's candidate list per query (pgvector's default is 40). Measured on 10k random 384-d unit vectors, the hard
@@ -35,7 +35,7 @@ def require_psycopg() -> Any:
     except ImportError as exc:
         raise StorageError(
             f"a postgresql:// store needs psycopg 3, psycopg_pool and pgvector ({exc}); "
-            "install them with: pip install 'audrey[postgres]'"
+            f"install them with: {install_hint('postgres')}"
         ) from None
     return psycopg
 

@@ -1,0 +1,199 @@
+"""`audrey mcp` driven by the MCP SDK's own client: over stdio (the server a subprocess, as Claude Desktop starts
+it) and over streamable HTTP, every tool, bad input refused with Audrey's message and nothing written, tenants kept
+apart, and the store shared with a Python agent while the server runs."""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+from contextlib import asynccontextmanager
+
+import pytest
+
+from audrey_core import Audrey
+from audrey_core.testing import DeterministicEmbedder
+
+pytest.importorskip("mcp")
+httpx = pytest.importorskip("httpx")
+from mcp import ClientSession, StdioServerParameters  # noqa: E402
+from mcp.client.stdio import stdio_client  # noqa: E402
+from mcp.client.streamable_http import streamable_http_client  # noqa: E402
+
+TOOLS = {"remember", "recall", "supersede", "forget", "consolidate", "contradictions", "status"}
+
+
+def command(db, *extra: str) -> list[str]:
+    return [sys.executable, "-m", "audrey_core.cli", "--db", str(db), "--embedder", "deterministic", "mcp", *extra]
+
+
+@asynccontextmanager
+async def over_stdio(db, *extra: str):
+    params = StdioServerParameters(command=command(db, *extra)[0], args=command(db, *extra)[1:], env=dict(os.environ))
+    async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
+        await session.initialize()
+        yield session
+
+
+async def call(session, tool: str, **arguments):
+    result = await session.call_tool(tool, arguments)
+    assert not result.isError, result.content[0].text
+    return result.structuredContent
+
+
+async def refused(session, tool: str, **arguments) -> str:
+    result = await session.call_tool(tool, arguments)
+    assert result.isError
+    return result.content[0].text
+
+
+async def until(session, tool: str, check, seconds: float = 20.0, **arguments):
+    """Validation runs in the server's background: poll until ``check`` holds."""
+    deadline = time.monotonic() + seconds
+    while True:
+        found = await call(session, tool, **arguments)
+        if check(found) or time.monotonic() > deadline:
+            return found
+        time.sleep(0.2)
+
+
+async def test_every_tool_over_stdio(tmp_path):
+    db = tmp_path / "audrey.db"
+    async with over_stdio(db) as session:
+        listed = {t.name: t for t in (await session.list_tools()).tools}
+        assert set(listed) == TOOLS
+        assert all(t.description and len(t.description) > 40 for t in listed.values())
+        remember = listed["remember"].inputSchema
+        assert remember["required"] == ["content", "source"]
+        assert "told-by-user" in json.dumps(remember["properties"]["source"])
+
+        first = await call(
+            session,
+            "remember",
+            content="Stripe rate limit is 100 requests per second",
+            source="tool-result",
+            tags=["stripe"],
+        )
+        for source in ("direct-observation", "told-by-user"):
+            await call(session, "remember", content="Stripe rate limit is 100 requests per second", source=source)
+        found = (await call(session, "recall", query="stripe rate limit", limit=3))["results"]
+        assert found[0]["content"] == "Stripe rate limit is 100 requests per second"
+        top = found[0]
+        assert {"confidence", "state", "source", "why", "confidence_parts", "counterclaims"} <= set(top)
+        assert top["state"] == "active" and "relevance" in top["why"]
+        assert (await call(session, "recall", query="stripe", tags=["stripe"]))["results"][0]["id"] == first["id"]
+
+        learned = await call(session, "consolidate")
+        assert learned["status"] == "completed" and learned["learned"] and learned["episodes_used"] >= 3
+
+        newer = await call(
+            session,
+            "supersede",
+            memory_id=first["id"],
+            content="Stripe rate limit is 25 requests per second",
+            source="told-by-user",
+        )
+        assert newer["supersedes"] == first["id"]
+        ids = [r["id"] for r in (await call(session, "recall", query="stripe rate limit", limit=10))["results"]]
+        assert newer["id"] in ids and first["id"] not in ids  # what is true now
+
+        await call(session, "remember", content="The deploy window is on Tuesday", source="told-by-user")
+        await call(session, "remember", content="The deploy window is not on Tuesday", source="inference")
+        disputes = await until(session, "contradictions", lambda found: found["contradictions"])
+        sides = {disputes["contradictions"][0][side]["content"] for side in ("claim_a", "claim_b")}
+        assert sides == {"The deploy window is on Tuesday", "The deploy window is not on Tuesday"}
+
+        gone = await call(session, "forget", ids=[newer["id"], "01NOTAMEMORY"])
+        assert gone == {"forgotten": [newer["id"]], "not_found": ["01NOTAMEMORY"]}
+        status = await call(session, "status")
+        assert status["counts"]["episodic"] == 5 and status["counts"]["semantic"] >= 1
+
+
+async def test_bad_input_gets_audreys_message_and_writes_nothing(tmp_path):
+    db = tmp_path / "audrey.db"
+    async with over_stdio(db, "--scope", "user/alice") as session:
+        await call(session, "remember", content="Alice drinks tea", source="told-by-user")
+        before = await call(session, "status")
+        assert "told-by-user" in await refused(session, "remember", content="x", source="rumour")
+        assert "nothing to remember" in await refused(session, "remember", content="   ", source="told-by-user")
+        assert "positive" in await refused(session, "recall", query="tea", limit=0)
+        outside = await refused(
+            session, "remember", content="Bob drinks coffee", source="told-by-user", scope=["user", "bob"]
+        )
+        assert "outside this instance's scope" in outside
+        assert "outside" in await refused(session, "recall", query="coffee", scope=["user", "bob"])
+        assert "not a stored memory" in await refused(
+            session, "supersede", memory_id="01NOPE", content="y", source="inference"
+        )
+        assert "Traceback" not in outside
+        assert await call(session, "status") == before  # nothing was written
+        inside = await call(
+            session,
+            "remember",
+            content="Alice's project uses Rust",
+            source="told-by-user",
+            scope=["user", "alice", "work"],
+        )
+        assert inside["id"]
+    with Audrey(db, embedder=DeterministicEmbedder(), scope=("user", "bob")) as bob:
+        assert bob.recall("tea") == [] and bob.get(inside["id"]) is None  # the other tenant sees none of it
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+@pytest.fixture
+def http_server(tmp_path):
+    db, port = tmp_path / "audrey.db", free_port()
+    server = subprocess.Popen(
+        command(db, "--http", f"127.0.0.1:{port}", "--token", "s3cret"), stderr=subprocess.PIPE, text=True
+    )
+    deadline = time.monotonic() + 60
+    while True:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+            break
+        except OSError:
+            assert server.poll() is None, server.stderr.read()
+            assert time.monotonic() < deadline, "the server did not start"
+            time.sleep(0.1)
+    yield db, f"http://127.0.0.1:{port}/mcp"
+    server.terminate()
+    server.wait(timeout=30)
+
+
+async def test_http_needs_the_token_and_shares_the_store_with_a_python_agent(http_server):
+    db, url = http_server
+    async with httpx.AsyncClient() as plain:
+        assert (await plain.post(url, json={})).status_code == 401
+        wrong = await plain.post(url, json={}, headers={"Authorization": "Bearer nope"})
+        assert wrong.status_code == 401
+    with Audrey(db, embedder=DeterministicEmbedder()) as agent:  # open beside the server
+        told = agent.encode("The user's cat is called Miso", source="told-by-user")
+        client = httpx.AsyncClient(headers={"Authorization": "Bearer s3cret"})
+        async with (
+            client,
+            streamable_http_client(url, http_client=client) as (read, write, _),
+            ClientSession(read, write) as session,
+        ):
+            await session.initialize()
+            assert {t.name for t in (await session.list_tools()).tools} == TOOLS
+            found = (await call(session, "recall", query="cat called Miso"))["results"]
+            assert found[0]["id"] == told  # written by the Python agent
+            saved = await call(session, "remember", content="Miso is afraid of the vacuum", source="told-by-user")
+            assert "positive" in await refused(session, "recall", query="cat", limit=0)
+        assert agent.get(saved["id"]).content == "Miso is afraid of the vacuum"  # written by the server
+
+
+def test_serving_off_localhost_needs_a_token(tmp_path):
+    done = subprocess.run(command(tmp_path / "a.db", "--http", "0.0.0.0:8765"), capture_output=True, text=True)
+    assert done.returncode != 0 and "needs a token" in done.stderr and "Traceback" not in done.stderr
+    assert not (tmp_path / "a.db").exists()
+    bad = subprocess.run(command(tmp_path / "a.db", "--http", "8765"), capture_output=True, text=True)
+    assert bad.returncode == 2 and "HOST:PORT" in bad.stderr
