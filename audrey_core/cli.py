@@ -9,6 +9,7 @@ Errors go to stderr in one line that says what to do; messages never show a URL'
 from __future__ import annotations
 
 import json
+import logging
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -547,6 +548,11 @@ def mcp_cmd(s: Settings, address: str | None, scope: str | None, token: str | No
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``audrey`` console script."""
+    if sys.stderr.isatty():  # a person is watching: say why the first embedding takes seconds
+        notice = logging.StreamHandler(sys.stderr)
+        notice.setFormatter(logging.Formatter("%(message)s..."))
+        logging.getLogger("audrey_core.embedding").addHandler(notice)
+        logging.getLogger("audrey_core.embedding").setLevel(logging.INFO)
     try:
         cli.main(args=list(argv) if argv is not None else None, prog_name="audrey")
     except SystemExit as exc:

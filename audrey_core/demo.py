@@ -5,7 +5,8 @@
 burst, the agent recalls the principle, with the episodes it rests on; 5. weeks later the user reports the limit was
 lowered to 25 req/s: Audrey notices the update, marks the principle superseded (kept, with the date it stopped
 holding) and recall answers with the new limit; 6. the agent's own guess of 200 req/s cannot replace that: Audrey
-records a contradiction, keeps both claims and resolves it by the confidence rules.
+records a contradiction, keeps both claims and resolves it by the confidence rules; 7. a year later, unused, the
+memories have faded: decay makes them dormant (out of ordinary recall, never deleted).
 
 Offline by default (local all-MiniLM-L6-v2, no LLM: extractive principle, heuristic conflict check). With an
 OpenAI-compatible LLM: ``--llm-model gpt-4o-mini`` (key from OPENAI_API_KEY) or a local server with
@@ -123,6 +124,19 @@ def main(argv: list[str] | None = None) -> int:
             verdict = "flagged for review (confidence gap <= 0.3)" if c.resolution.get("flagged") else c.state
             confidences = ", ".join(f"{v:.2f}" for v in c.resolution["confidence"].values())
             print(f"   resolution: {verdict}; confidences {confidences}")
+
+        print("\n7. A year without a word about Stripe: decay")
+        clock.advance(days=365)
+        faded = brain.decay()
+        print(
+            f"   {faded.newly_dormant} of {faded.examined} live memories went dormant "
+            f"(retention, confidence x recency, fell below {faded.threshold})"
+        )
+        asleep = brain.recall("Stripe API rate limit", limit=3, include_dormant=True)
+        for hit in asleep:
+            print(f"   still there, {hit.state}: {hit.content} (confidence {hit.confidence:.2f})")
+        awake = brain.recall("Stripe API rate limit", limit=3)
+        print(f"   an ordinary recall returns {len(awake)} of them: dormant memories are kept, never deleted")
         print(f"\nintrospect: {brain.introspect().counts}, contradictions {brain.introspect().contradictions}")
     return 0
 

@@ -6,6 +6,7 @@ float lists or a 2-D numpy array, one row per text). ``max_batch_size`` (optiona
 
 from __future__ import annotations
 
+import logging
 import os
 import re
 import threading
@@ -18,6 +19,8 @@ import numpy as np
 from .errors import ConfigurationError, EmbeddingError, install_hint
 from .openai_support import client_options, openai_module, retryable_errors
 from .retry import call_with_retries
+
+log = logging.getLogger(__name__)
 
 
 @runtime_checkable
@@ -266,12 +269,12 @@ class SentenceTransformerEmbedder:
                 f"the local embedder needs sentence-transformers: {install_hint('local')}"
             ) from exc
         _quiet_transformers()
+        log.info("loading the embedding model %s (several seconds, once per process)", self.model_name)
         path = packaged_model_path(self.model_name)
         if path is None and not os.path.isdir(self._hub_name):
             _check_obtainable(self._hub_name, self.model_name)
         try:
-            if path is not None:
-                os.environ.setdefault("HF_HUB_OFFLINE", "1")
+            if path is not None:  # a folder and local_files_only: no hub is asked, and the environment is left alone
                 return SentenceTransformer(path, device=self.device, local_files_only=True)
             return SentenceTransformer(self._hub_name, device=self.device)
         except Exception as exc:

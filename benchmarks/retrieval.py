@@ -2,6 +2,9 @@
 
     python -m benchmarks.retrieval --data ../shared/data/locomo_dev.json [--conversations 2]
 
+The data is not shipped (CC BY-NC 4.0): LoCoMo's ``data/locomo10.json`` from github.com/snap-research/locomo is read
+as published; the figures in README use five of its ten conversations (conv-26, -30, -41, -42, -43).
+
 One Audrey store per conversation (in memory), every turn a memory ("speaker: text") dated by its session through
 the injectable clock; each question with evidence is asked of its own conversation only, at one day after the last
 session. A hit at k means an evidence turn is among the top k. The baseline ranks the same vectors by cosine alone.
@@ -95,7 +98,11 @@ def summarise(result: dict) -> dict:
 
 def main(argv: list[str] | None = None) -> dict:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--data", required=True, help="a LoCoMo-format JSON file")
+    parser.add_argument(
+        "--data",
+        required=True,
+        help="a LoCoMo JSON file: data/locomo10.json of github.com/snap-research/locomo as published (CC BY-NC 4.0)",
+    )
     parser.add_argument("--conversations", type=int, default=None, help="only the first N conversations")
     parser.add_argument("--mode", choices=("hybrid", "vector", "keyword"), default="hybrid", help="Audrey's recall")
     parser.add_argument(

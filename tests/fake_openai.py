@@ -6,7 +6,21 @@ import json
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
+import pytest
+
 from audrey_core.testing import DeterministicEmbedder
+
+
+def _openai_installed() -> bool:
+    try:
+        import openai  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+# Audrey's OpenAI support needs the `openai` extra; without it these tests skip, saying so.
+requires_openai = pytest.mark.skipif(not _openai_installed(), reason="the openai extra is not installed")
 
 
 def fake_vector(text: str, dimensions: int) -> list[float]:

@@ -47,9 +47,9 @@ def server_url() -> str:
 
 def fresh_database_url() -> str:
     """A URL whose connections work in a new, empty schema (pgvector's types stay visible through public)."""
+    url = server_url()  # skips (or fails under CI) first when psycopg or the server is missing
     import psycopg
 
-    url = server_url()
     schema = f"audrey_test_{os.getpid()}_{next(_schemas)}"
     with psycopg.connect(url, autocommit=True) as connection:
         connection.execute(f"CREATE SCHEMA {schema}")

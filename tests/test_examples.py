@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from .fake_openai import FakeOpenAIServer
+from .fake_openai import FakeOpenAIServer, requires_openai
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 
@@ -40,6 +40,8 @@ def test_stripe_demo_offline():
     assert "update noticed" in out and "the principle is now superseded" in out
     assert "recall now answers: Stripe lowered the API rate limit to 25" in out
     assert "contradiction open" in out and "flagged for review" in out
+    assert "live memories went dormant" in out and "still there, dormant: Stripe lowered" in out
+    assert "an ordinary recall returns 0 of them" in out
 
 
 @pytest.mark.slow
@@ -95,6 +97,7 @@ def test_openai_provider_without_a_key_says_so():
     assert result.returncode == 0 and "OPENAI_API_KEY is not set" in result.stdout
 
 
+@requires_openai
 def test_openai_provider_against_a_compatible_server():
     import json
 

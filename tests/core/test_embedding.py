@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+
 import numpy as np
 import pytest
 
@@ -9,7 +13,7 @@ from audrey_core import Audrey, ConfigurationError, EmbeddingError, OpenAIEmbedd
 from audrey_core.embedding import QueryCache, embed_texts, to_matrix
 from audrey_core.testing import DeterministicEmbedder
 
-from ..fake_openai import FakeOpenAIServer, fake_vector
+from ..fake_openai import FakeOpenAIServer, fake_vector, requires_openai
 
 
 def test_to_matrix_accepts_lists_and_arrays():
@@ -55,6 +59,7 @@ def test_query_cache_is_lru():
     assert embedder.calls == calls + 1
 
 
+@requires_openai
 def test_openai_embedder_batches_2048_per_request_and_keeps_order():
     with FakeOpenAIServer(dimensions=8) as server:
         embedder = OpenAIEmbedder("custom-model", base_url=server.base_url, api_key="k", dimensions=8)
@@ -66,6 +71,7 @@ def test_openai_embedder_batches_2048_per_request_and_keeps_order():
     assert np.allclose(vectors[0], fake_vector("text 0", 8), atol=1e-6)
 
 
+@requires_openai
 def test_openai_embedder_retries_rate_limits_and_timeouts():
     with FakeOpenAIServer() as server:
         server.failures = [(429, "Rate limit reached"), (503, "overloaded"), (429, "Rate limit reached")]
@@ -74,6 +80,7 @@ def test_openai_embedder_retries_rate_limits_and_timeouts():
     assert len(server.requests) == 4
 
 
+@requires_openai
 def test_openai_embedder_gives_up_with_the_providers_message():
     with FakeOpenAIServer() as server:
         server.failures = [(400, "input is too long for this model")]
@@ -88,6 +95,7 @@ def test_openai_embedder_gives_up_with_the_providers_message():
             patient.embed(["x"])
 
 
+@requires_openai
 def test_openai_embedder_knows_or_probes_its_dimensions(monkeypatch):
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     with pytest.raises(ConfigurationError, match="OPENAI_API_KEY"):
@@ -99,6 +107,7 @@ def test_openai_embedder_knows_or_probes_its_dimensions(monkeypatch):
         assert probed.dimensions == 12 and len(server.requests) == 1
 
 
+@requires_openai
 def test_audrey_runs_on_an_openai_compatible_server(tmp_path):
     with FakeOpenAIServer(dimensions=16) as server:
         embedder = OpenAIEmbedder("server-model", base_url=server.base_url, api_key="k", dimensions=16)
@@ -140,3 +149,17 @@ def test_default_audrey_uses_the_packaged_local_model(tmp_path):
         )
         assert brain.recall("what food should I avoid serving the user?", limit=1)[0].content.startswith("The user")
         assert brain.introspect().embedding_model == "all-MiniLM-L6-v2"
+
+
+@pytest.mark.slow
+def test_loading_the_packaged_model_leaves_the_environment_alone():
+    """The library once set HF_HUB_OFFLINE=1 for the whole process (every later hub download in the user's program
+    then failed); the packaged copy loads from its folder without it."""
+    script = (
+        "import os; from audrey_core.embedding import SentenceTransformerEmbedder as S; "
+        "print(S().embed(['hello']).shape, os.environ.get('HF_HUB_OFFLINE'))"
+    )
+    env = {k: v for k, v in os.environ.items() if k != "HF_HUB_OFFLINE"}
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["(1,", "384)", "None"]

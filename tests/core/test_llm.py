@@ -11,7 +11,7 @@ from audrey_core.llm import aask, as_llm, ask, parse_reply
 from audrey_core.prompts import CONTRADICTION_CHECK, PRINCIPLE_EXTRACTION, PROMPTS
 from audrey_core.testing import ScriptedLLM
 
-from ..fake_openai import FakeOpenAIServer
+from ..fake_openai import FakeOpenAIServer, requires_openai
 
 SUPPORTS = json.dumps({"relation": "supports", "reason": "same"})
 
@@ -69,6 +69,7 @@ def test_scripted_llm_replies_in_turn_and_records_calls():
         ask(llm, PRINCIPLE_EXTRACTION, observations="x", causal="y")
 
 
+@requires_openai
 def test_openai_compatible_llm_against_a_loopback_server():
     with FakeOpenAIServer(chat=lambda messages: SUPPORTS) as server:
         llm = OpenAICompatibleLLM("local-model", base_url=server.base_url, retry_base_delay=0.001)
@@ -86,6 +87,7 @@ def test_openai_compatible_llm_against_a_loopback_server():
         assert "response_format" not in server.requests[-1]
 
 
+@requires_openai
 async def test_openai_compatible_llm_native_async():
     with FakeOpenAIServer(chat=lambda messages: SUPPORTS) as server:
         llm = OpenAICompatibleLLM("local-model", base_url=server.base_url, retry_base_delay=0.001)
@@ -93,6 +95,7 @@ async def test_openai_compatible_llm_native_async():
         assert (await aask(llm, CONTRADICTION_CHECK, existing="a", incoming="b")).relation == "supports"
 
 
+@requires_openai
 def test_openai_compatible_llm_needs_a_key_or_a_server(monkeypatch):
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     with pytest.raises(ConfigurationError, match="OPENAI_API_KEY"):

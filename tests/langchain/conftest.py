@@ -4,6 +4,10 @@ from __future__ import annotations
 
 import pytest
 
+pytest.importorskip("langchain_core", reason="the langchain extra is not installed")
+pytest.importorskip("langchain", reason="the langchain extra is not installed")
+pytest.importorskip("langgraph", reason="the langchain extra is not installed")
+
 from audrey_core import Audrey
 
 from ..conftest import SYNC

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+pytest.importorskip("llama_index.core", reason="the llamaindex extra is not installed")
+
 from audrey_core import Audrey
 
 from ..conftest import SYNC
