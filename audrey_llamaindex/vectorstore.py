@@ -60,16 +60,20 @@ def to_audrey_filter(filters: MetadataFilters | None) -> dict[str, Any] | None:
 class AudreyVectorStore(BasePydanticVectorStore):
     """``AudreyVectorStore(audrey=brain)``; use with ``VectorStoreIndex.from_vector_store`` or a StorageContext.
 
-    Nodes keep their ids, text, metadata and relationships. The index's embedding model must be the one Audrey was
-    built with (``Audrey(embedder=LlamaIndexEmbedder(embed_model))``): node embeddings are stored as given. Returned
-    nodes carry Audrey's ``confidence``, ``state``, ``memory_type`` and ``source`` in their metadata (a node's own
-    value under one of those keys is kept; Audrey's then goes under ``audrey_<key>``).
+    Nodes keep their ids, text, metadata and relationships, and come back with exactly the metadata they were stored
+    with (as LlamaIndex's own stores return them; the score is ``NodeWithScore.score``, relevance x confidence).
+    The index's embedding model must be the one Audrey was built with
+    (``Audrey(embedder=LlamaIndexEmbedder(embed_model))``): node embeddings are stored as given.
+    ``audrey_metadata=True`` adds Audrey's ``confidence``, ``state``, ``memory_type`` and ``source`` to returned
+    nodes' metadata, visible to the LLM but not embedded (a node's own value under one of those keys is kept;
+    Audrey's then goes under ``audrey_<key>``); ``AudreyRetriever`` always adds them.
     """
 
     stores_text: bool = True
     is_embedding_query: bool = True
     flat_metadata: bool = False
     default_source: str = "direct-observation"
+    audrey_metadata: bool = False
     _audrey: Audrey = PrivateAttr()
 
     def __init__(self, audrey: Audrey, **kwargs: Any) -> None:
@@ -158,6 +162,8 @@ class AudreyVectorStore(BasePydanticVectorStore):
         except Exception:  # a memory written by something other than a LlamaIndex store
             node = TextNode(text=memory.content, metadata=metadata)
         node.id_ = memory.id
+        if not self.audrey_metadata:
+            return node
         fields = {
             "confidence": confidence,
             "state": memory.state,
@@ -165,5 +171,7 @@ class AudreyVectorStore(BasePydanticVectorStore):
             "source": memory.source,
         }
         for key, value in fields.items():
-            node.metadata[key if node.metadata.get(key, value) == value else f"audrey_{key}"] = value
+            name = key if node.metadata.get(key, value) == value else f"audrey_{key}"
+            node.metadata[name] = value
+            node.excluded_embed_metadata_keys = [*node.excluded_embed_metadata_keys, name]
         return node

@@ -7,6 +7,7 @@ import json
 import pytest
 from llama_index.core import Document, StorageContext, VectorStoreIndex
 from llama_index.core.llms import MockLLM
+from llama_index.core.schema import MetadataMode
 from llama_index.core.vector_stores.types import (
     FilterCondition,
     FilterOperator,
@@ -48,13 +49,26 @@ def index(tmp_path, clock):
     brain.close()
 
 
-def test_index_round_trip_keeps_nodes_and_adds_audreys_fields(index):
-    idx, _, brain = index
+def test_index_round_trip_returns_the_stored_metadata_exactly_by_default(index):
+    """Built as README shows it: nodes come back as stored (LlamaIndex's own stores do so; a pipeline that
+    re-stores or compares nodes needs it), the score in NodeWithScore."""
+    idx, store, _ = index
     nodes = idx.as_retriever(similarity_top_k=1).retrieve("how fast can we call Stripe?")
     node = nodes[0].node
     assert node.get_content() == DOCS[0].text and node.ref_doc_id == "d-stripe"
+    assert node.metadata == DOCS[0].metadata and 0 < nodes[0].score <= 1
+    assert [n.metadata for n in store.get_nodes(node_ids=[node.node_id])] == [DOCS[0].metadata]
+
+
+def test_audrey_metadata_adds_audreys_fields_for_the_llm_not_the_embedding(index):
+    idx, store, brain = index
+    store.audrey_metadata = True
+    nodes = idx.as_retriever(similarity_top_k=1).retrieve("how fast can we call Stripe?")
+    node = nodes[0].node
     assert node.metadata["team"] == "payments" and node.metadata["memory_type"] == "episodic"
     assert 0 < node.metadata["confidence"] <= 1 and node.metadata["state"] == "active"
+    assert "confidence" in node.get_content(metadata_mode=MetadataMode.LLM)
+    assert "confidence" not in node.get_content(metadata_mode=MetadataMode.EMBED)
     assert nodes[0].score == pytest.approx(
         brain.recall("how fast can we call Stripe?", limit=1, mode="vector")[0].score
     )
