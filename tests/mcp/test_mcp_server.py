@@ -61,55 +61,59 @@ async def until(session, tool: str, check, seconds: float = 20.0, **arguments):
 
 
 async def test_every_tool_over_stdio(tmp_path):
-    db = tmp_path / "audrey.db"
-    async with over_stdio(db) as session:
-        listed = {t.name: t for t in (await session.list_tools()).tools}
-        assert set(listed) == TOOLS
-        assert all(t.description and len(t.description) > 40 for t in listed.values())
-        remember = listed["remember"].inputSchema
-        assert remember["required"] == ["content", "source"]
-        assert "told-by-user" in json.dumps(remember["properties"]["source"])
+    async with over_stdio(tmp_path / "audrey.db") as session:
+        await every_tool(session)
 
-        first = await call(
-            session,
-            "remember",
-            content="Stripe rate limit is 100 requests per second",
-            source="tool-result",
-            tags=["stripe"],
-        )
-        for source in ("direct-observation", "told-by-user"):
-            await call(session, "remember", content="Stripe rate limit is 100 requests per second", source=source)
-        found = (await call(session, "recall", query="stripe rate limit", limit=3))["results"]
-        assert found[0]["content"] == "Stripe rate limit is 100 requests per second"
-        top = found[0]
-        assert {"confidence", "state", "source", "why", "confidence_parts", "counterclaims"} <= set(top)
-        assert top["state"] == "active" and "relevance" in top["why"]
-        assert (await call(session, "recall", query="stripe", tags=["stripe"]))["results"][0]["id"] == first["id"]
 
-        learned = await call(session, "consolidate")
-        assert learned["status"] == "completed" and learned["learned"] and learned["episodes_used"] >= 3
+async def every_tool(session) -> None:
+    """Each tool once, on an empty store, checking what it answers."""
+    listed = {t.name: t for t in (await session.list_tools()).tools}
+    assert set(listed) == TOOLS
+    assert all(t.description and len(t.description) > 40 for t in listed.values())
+    remember = listed["remember"].inputSchema
+    assert remember["required"] == ["content", "source"]
+    assert "told-by-user" in json.dumps(remember["properties"]["source"])
 
-        newer = await call(
-            session,
-            "supersede",
-            memory_id=first["id"],
-            content="Stripe rate limit is 25 requests per second",
-            source="told-by-user",
-        )
-        assert newer["supersedes"] == first["id"]
-        ids = [r["id"] for r in (await call(session, "recall", query="stripe rate limit", limit=10))["results"]]
-        assert newer["id"] in ids and first["id"] not in ids  # what is true now
+    first = await call(
+        session,
+        "remember",
+        content="Stripe rate limit is 100 requests per second",
+        source="tool-result",
+        tags=["stripe"],
+    )
+    for source in ("direct-observation", "told-by-user"):
+        await call(session, "remember", content="Stripe rate limit is 100 requests per second", source=source)
+    found = (await call(session, "recall", query="stripe rate limit", limit=3))["results"]
+    assert found[0]["content"] == "Stripe rate limit is 100 requests per second"
+    top = found[0]
+    assert {"confidence", "state", "source", "why", "confidence_parts", "counterclaims"} <= set(top)
+    assert top["state"] == "active" and "relevance" in top["why"]
+    assert (await call(session, "recall", query="stripe", tags=["stripe"]))["results"][0]["id"] == first["id"]
 
-        await call(session, "remember", content="The deploy window is on Tuesday", source="told-by-user")
-        await call(session, "remember", content="The deploy window is not on Tuesday", source="inference")
-        disputes = await until(session, "contradictions", lambda found: found["contradictions"])
-        sides = {disputes["contradictions"][0][side]["content"] for side in ("claim_a", "claim_b")}
-        assert sides == {"The deploy window is on Tuesday", "The deploy window is not on Tuesday"}
+    learned = await call(session, "consolidate")
+    assert learned["status"] == "completed" and learned["learned"] and learned["episodes_used"] >= 3
 
-        gone = await call(session, "forget", ids=[newer["id"], "01NOTAMEMORY"])
-        assert gone == {"forgotten": [newer["id"]], "not_found": ["01NOTAMEMORY"]}
-        status = await call(session, "status")
-        assert status["counts"]["episodic"] == 5 and status["counts"]["semantic"] >= 1
+    newer = await call(
+        session,
+        "supersede",
+        memory_id=first["id"],
+        content="Stripe rate limit is 25 requests per second",
+        source="told-by-user",
+    )
+    assert newer["supersedes"] == first["id"]
+    ids = [r["id"] for r in (await call(session, "recall", query="stripe rate limit", limit=10))["results"]]
+    assert newer["id"] in ids and first["id"] not in ids  # what is true now
+
+    await call(session, "remember", content="The deploy window is on Tuesday", source="told-by-user")
+    await call(session, "remember", content="The deploy window is not on Tuesday", source="inference")
+    disputes = await until(session, "contradictions", lambda found: found["contradictions"])
+    sides = {disputes["contradictions"][0][side]["content"] for side in ("claim_a", "claim_b")}
+    assert sides == {"The deploy window is on Tuesday", "The deploy window is not on Tuesday"}
+
+    gone = await call(session, "forget", ids=[newer["id"], "01NOTAMEMORY"])
+    assert gone == {"forgotten": [newer["id"]], "not_found": ["01NOTAMEMORY"]}
+    status = await call(session, "status")
+    assert status["counts"]["episodic"] == 5 and status["counts"]["semantic"] >= 1
 
 
 async def test_bad_input_gets_audreys_message_and_writes_nothing(tmp_path):
@@ -176,19 +180,35 @@ async def test_http_needs_the_token_and_shares_the_store_with_a_python_agent(htt
         assert wrong.status_code == 401
     with Audrey(db, embedder=DeterministicEmbedder()) as agent:  # open beside the server
         told = agent.encode("The user's cat is called Miso", source="told-by-user")
-        client = httpx.AsyncClient(headers={"Authorization": "Bearer s3cret"})
-        async with (
-            client,
-            streamable_http_client(url, http_client=client) as (read, write, _),
-            ClientSession(read, write) as session,
-        ):
-            await session.initialize()
+        async with over_http(url) as session:
             assert {t.name for t in (await session.list_tools()).tools} == TOOLS
             found = (await call(session, "recall", query="cat called Miso"))["results"]
             assert found[0]["id"] == told  # written by the Python agent
             saved = await call(session, "remember", content="Miso is afraid of the vacuum", source="told-by-user")
+            before = await call(session, "status")
             assert "positive" in await refused(session, "recall", query="cat", limit=0)
+            assert "told-by-user" in await refused(session, "remember", content="x", source="rumour")
+            assert "nothing to remember" in await refused(session, "remember", content=" ", source="told-by-user")
+            assert await call(session, "status") == before
         assert agent.get(saved["id"]).content == "Miso is afraid of the vacuum"  # written by the server
+
+
+@asynccontextmanager
+async def over_http(url: str):
+    client = httpx.AsyncClient(headers={"Authorization": "Bearer s3cret"})
+    async with (
+        client,
+        streamable_http_client(url, http_client=client) as (read, write, _),
+        ClientSession(read, write) as session,
+    ):
+        await session.initialize()
+        yield session
+
+
+async def test_every_tool_over_http(http_server):
+    _, url = http_server
+    async with over_http(url) as session:
+        await every_tool(session)
 
 
 def test_serving_off_localhost_needs_a_token(tmp_path):
