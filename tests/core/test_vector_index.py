@@ -380,3 +380,10 @@ def test_rows_wait_beside_the_graph_while_searches_keep_coming_and_join_it_when_
             time.sleep(0.05)
         assert len(index.waiting) == 0 and index.size() == 123
         assert np.allclose(index.search(query, 5, codes)[1], distances)  # the same answer (up to ties) from the graph
+
+
+def test_a_larger_graph_takes_wider_looks_when_inserting(tmp_path):
+    from audrey_core.indexes.vector import ADD_WIDER_FROM, EXPANSION_ADD, expansion_add_for
+
+    assert expansion_add_for(0) == expansion_add_for(ADD_WIDER_FROM - 1) == EXPANSION_ADD
+    assert expansion_add_for(ADD_WIDER_FROM) == expansion_add_for(10**7) == 2 * EXPANSION_ADD
