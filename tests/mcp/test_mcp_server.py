@@ -116,33 +116,45 @@ async def every_tool(session) -> None:
     assert status["counts"]["episodic"] == 5 and status["counts"]["semantic"] >= 1
 
 
-async def test_bad_input_gets_audreys_message_and_writes_nothing(tmp_path):
+async def test_bad_input_gets_audreys_message_and_writes_nothing_over_stdio(tmp_path):
     db = tmp_path / "audrey.db"
     async with over_stdio(db, "--scope", "user/alice") as session:
-        await call(session, "remember", content="Alice drinks tea", source="told-by-user")
-        before = await call(session, "status")
-        assert "told-by-user" in await refused(session, "remember", content="x", source="rumour")
-        assert "nothing to remember" in await refused(session, "remember", content="   ", source="told-by-user")
-        assert "positive" in await refused(session, "recall", query="tea", limit=0)
-        outside = await refused(
-            session, "remember", content="Bob drinks coffee", source="told-by-user", scope=["user", "bob"]
-        )
-        assert "outside this instance's scope" in outside
-        assert "outside" in await refused(session, "recall", query="coffee", scope=["user", "bob"])
-        assert "not a stored memory" in await refused(
-            session, "supersede", memory_id="01NOPE", content="y", source="inference"
-        )
-        assert "Traceback" not in outside
-        assert await call(session, "status") == before  # nothing was written
-        inside = await call(
-            session,
-            "remember",
-            content="Alice's project uses Rust",
-            source="told-by-user",
-            scope=["user", "alice", "work"],
-        )
-        assert inside["id"]
-    with Audrey(db, embedder=DeterministicEmbedder(), scope=("user", "bob")) as bob:
+        await bad_input(session, db)
+
+
+@pytest.mark.parametrize("http_server", [("--scope", "user/alice")], indirect=True)
+async def test_bad_input_gets_audreys_message_and_writes_nothing_over_http(http_server):
+    db, url = http_server
+    async with over_http(url) as session:
+        await bad_input(session, db)
+
+
+async def bad_input(session, db) -> None:
+    """On a server confined to user/alice: each refusal carries Audrey's message and nothing is written."""
+    await call(session, "remember", content="Alice drinks tea", source="told-by-user")
+    before = await call(session, "status")
+    assert "told-by-user" in await refused(session, "remember", content="x", source="rumour")
+    assert "nothing to remember" in await refused(session, "remember", content="   ", source="told-by-user")
+    assert "positive" in await refused(session, "recall", query="tea", limit=0)
+    outside = await refused(
+        session, "remember", content="Bob drinks coffee", source="told-by-user", scope=["user", "bob"]
+    )
+    assert "outside this instance's scope" in outside
+    assert "outside" in await refused(session, "recall", query="coffee", scope=["user", "bob"])
+    assert "not a stored memory" in await refused(
+        session, "supersede", memory_id="01NOPE", content="y", source="inference"
+    )
+    assert "Traceback" not in outside
+    assert await call(session, "status") == before  # nothing was written
+    inside = await call(
+        session,
+        "remember",
+        content="Alice's project uses Rust",
+        source="told-by-user",
+        scope=["user", "alice", "work"],
+    )
+    assert inside["id"]
+    with Audrey(db, embedder=DeterministicEmbedder(), scope=("user", "bob")) as bob:  # beside the server
         assert bob.recall("tea") == [] and bob.get(inside["id"]) is None  # the other tenant sees none of it
 
 
@@ -153,10 +165,11 @@ def free_port() -> int:
 
 
 @pytest.fixture
-def http_server(tmp_path):
+def http_server(tmp_path, request):
     db, port = tmp_path / "audrey.db", free_port()
+    extra = getattr(request, "param", ())
     server = subprocess.Popen(
-        command(db, "--http", f"127.0.0.1:{port}", "--token", "s3cret"), stderr=subprocess.PIPE, text=True
+        command(db, "--http", f"127.0.0.1:{port}", "--token", "s3cret", *extra), stderr=subprocess.PIPE, text=True
     )
     deadline = time.monotonic() + 60
     while True:
