@@ -1,11 +1,13 @@
-"""Every Python snippet in README.md runs as written: each section's snippets in order, in a fresh interpreter and an
-empty folder, with the local model. Where a snippet names a hosted model, an offline stand-in answers: OpenAI's API
-on loopback (``OPENAI_BASE_URL``) with a dummy key; nothing leaves the machine."""
+"""Every Python snippet in README.md runs as written, from a fresh virtual environment holding only the extras its
+section names: each section's snippets in order, in a new interpreter and an empty folder. Where a snippet names a
+hosted model, an offline stand-in answers: OpenAI's API on loopback (``OPENAI_BASE_URL``) with a dummy key; nothing
+leaves the machine but pip's requests to the package index."""
 
 from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -14,30 +16,33 @@ import pytest
 
 from .fake_openai import FakeOpenAIServer
 
-README = Path(__file__).resolve().parents[1] / "README.md"
-# What a section's snippets import beyond the core (its heading names the extra that brings them).
-NEEDS = {
-    "LangChain": ("langchain", "langgraph", "langchain_classic", "langchain_openai"),
-    "LlamaIndex": ("llama_index",),
-}
+ROOT = Path(__file__).resolve().parents[1]
+README = ROOT / "README.md"
+NAMED = re.compile(r"pip install\s+'[a-z-]+\[([a-z,-]+)\]'")
+TORCH = "torch==2.13.0"  # pinned before the local model, as README's commands do (see README on torch)
 
 
-def sections() -> dict[str, list[str]]:
-    """The Python code blocks under each level-2 heading, in order."""
-    found: dict[str, list[str]] = {}
+def sections() -> dict[str, tuple[list[str], set[str]]]:
+    """Under each level-2 heading with Python code: its code blocks in order and the extras its text names."""
+    code: dict[str, list[str]] = {}
+    prose: dict[str, list[str]] = {}
     heading, fence, lines = "", None, []
     for line in README.read_text(encoding="utf-8").splitlines():
         if fence is None and line.startswith("## "):
             heading = line[3:]
+            prose.setdefault(heading, []).append(line)
         elif fence is None and line.startswith("```"):
             fence, lines = line[3:].strip(), []  # the block's language
         elif fence is not None and line.startswith("```"):
             if fence == "python":
-                found.setdefault(heading, []).append("\n".join(lines))
+                code.setdefault(heading, []).append("\n".join(lines))
             fence = None
         elif fence is not None:
             lines.append(line)
-    return found
+        else:
+            prose.setdefault(heading, []).append(line)
+    named = {h: {e for found in NAMED.findall(" ".join(prose[h])) for e in found.split(",")} for h in code}
+    return {h: (code[h], named[h]) for h in code}
 
 
 def judge(messages: list[dict]) -> str:
@@ -47,26 +52,47 @@ def judge(messages: list[dict]) -> str:
     return json.dumps({"relation": "supports", "reason": "the same claim"})
 
 
-def test_the_readme_has_the_snippets_this_test_runs():
+def test_every_section_with_code_names_its_extras():
     found = sections()
     assert {"Use", "The biological pipeline"} <= set(found)
     assert any(h.startswith("LangChain") for h in found) and any(h.startswith("LlamaIndex") for h in found)
+    assert all(extras for _, extras in found.values()), {h: e for h, (_, e) in found.items()}
+
+
+@pytest.fixture(scope="module")
+def venvs(tmp_path_factory):
+    """One fresh virtual environment per set of extras, made on first use."""
+    made: dict[frozenset[str], Path] = {}
+
+    def venv(extras: set[str]) -> Path:
+        key = frozenset(extras)
+        if key not in made:
+            folder = tmp_path_factory.mktemp("venv")
+            subprocess.run([sys.executable, "-m", "venv", str(folder)], check=True, timeout=300)
+            pip = [str(folder / "bin" / "python"), "-m", "pip", "install", "-q"]
+            if "local" in extras:
+                subprocess.run([*pip, TORCH], check=True, timeout=1200, capture_output=True)
+            done = subprocess.run(
+                [*pip, "-e", f"{ROOT}[{','.join(sorted(extras))}]"], timeout=1200, capture_output=True, text=True
+            )
+            assert done.returncode == 0, done.stderr[-3000:]
+            made[key] = folder
+        return made[key]
+
+    return venv
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("heading", list(sections()))
-def test_each_sections_snippets_run_as_written(heading, tmp_path):
-    for framework, modules in NEEDS.items():
-        if heading.startswith(framework):
-            for module in modules:
-                pytest.importorskip(module)
-    if "OpenAICompatibleLLM" in "".join(sections()[heading]):
-        pytest.importorskip("openai")
+def test_each_sections_snippets_run_in_a_venv_with_only_the_extras_it_names(heading, venvs, tmp_path):
+    snippets, extras = sections()[heading]
+    python = venvs(extras) / "bin" / "python"
     script = tmp_path / "snippets.py"
-    script.write_text("\n\n".join(sections()[heading]), encoding="utf-8")
+    script.write_text("\n\n".join(snippets), encoding="utf-8")
     with FakeOpenAIServer(chat=judge) as hosted:
         env = {**os.environ, "HF_HUB_OFFLINE": "1", "OPENAI_API_KEY": "sk-offline", "OPENAI_BASE_URL": hosted.base_url}
+        env.pop("VIRTUAL_ENV", None)
         done = subprocess.run(
-            [sys.executable, str(script)], cwd=tmp_path, capture_output=True, text=True, timeout=600, env=env
+            [str(python), str(script)], cwd=tmp_path, capture_output=True, text=True, timeout=600, env=env
         )
-    assert done.returncode == 0, f"README section {heading!r}:\n{done.stderr[-3000:]}"
+    assert done.returncode == 0, f"README section {heading!r} with [{','.join(sorted(extras))}]:\n{done.stderr[-3000:]}"
