@@ -164,6 +164,8 @@ def build_server(brain: Audrey, name: str = "audrey", host: str = "127.0.0.1", p
     async def status() -> dict[str, Any]:
         """What the memory holds: counts by type and state, contradictions, last consolidation, sources, model."""
         summary = to_plain(await run(brain.introspect))
+        for index in summary.get("indexes") or []:
+            index.pop("folder", None)  # where the server keeps its files is not the client's business
         return {"agent": brain.agent, "scope": list(brain.scope), **summary}
 
     return server

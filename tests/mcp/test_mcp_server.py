@@ -114,6 +114,7 @@ async def every_tool(session) -> None:
     assert gone == {"forgotten": [newer["id"]], "not_found": ["01NOTAMEMORY"]}
     status = await call(session, "status")
     assert status["counts"]["episodic"] == 5 and status["counts"]["semantic"] >= 1
+    assert status["indexes"] and not any("folder" in index for index in status["indexes"])
 
 
 async def test_bad_input_gets_audreys_message_and_writes_nothing_over_stdio(tmp_path):
