@@ -231,3 +231,16 @@ def test_serving_off_localhost_needs_a_token(tmp_path):
     assert not (tmp_path / "a.db").exists()
     bad = subprocess.run(command(tmp_path / "a.db", "--http", "8765"), capture_output=True, text=True)
     assert bad.returncode == 2 and "HOST:PORT" in bad.stderr
+
+
+async def test_a_postgresql_store_shared_by_the_server_and_a_python_agent():
+    from ..postgres_server import fresh_database_url
+
+    url = fresh_database_url()
+    with Audrey(url, embedder=DeterministicEmbedder()) as agent:
+        told = agent.encode("The staging database runs Postgres 16", source="told-by-user")
+        async with over_stdio(url) as session:
+            found = (await call(session, "recall", query="which Postgres does staging run"))["results"]
+            assert found[0]["id"] == told
+            saved = await call(session, "remember", content="Production runs Postgres 17", source="tool-result")
+        assert agent.get(saved["id"]).source == "tool-result"
