@@ -82,7 +82,7 @@ class SQLiteIndexedSearch:
             return db.execute(" UNION ALL ".join(selects), params).fetchall()
 
     def get_vectors(self, ids: Sequence[str], owner: Tenant | None = None) -> dict[str, np.ndarray]:
-        """From the graph's float32 copies when it is current (a point read from vec0 costs ~0.2 ms); inside a
+        """From the vector index's float32 copies when it is current (a point read from vec0 costs ~0.2 ms); inside a
         write transaction, or for rows the graph lacks, from the database."""
         index = self.vector_index
         if index is None or not ids or self._in_write_transaction():
