@@ -31,7 +31,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from .folder import IndexFolder
-from .threads import background, exiting
+from .threads import background, exiting, prefetch
 from .vector_rows import RowVectors, WaitingRows
 from .vector_snapshot import Partition, Snapshot, read_snapshot, write_snapshot
 
@@ -53,6 +53,7 @@ PENDING_MAX = 512  # rows caught up but not yet in the graph, searched exactly, 
 PENDING_BUSY = 4_096  # while searches keep coming, rows may wait until there are this many (~0.3 ms to scan)
 RESCORE_EXTRA = 16  # int8 codes order near ties differently from float32: re-score this many more than asked
 QUIET = 0.005  # seconds without a search before a background insert takes the graph from busy searchers
+PREFETCH_FROM = 100_000  # a mapped snapshot this large is read through in the background once loaded
 COPY_SHARE = 0.01  # a mapped graph is copied (to insert into) once this share of its size waits beside it
 INSERT_SLICE = 128  # rows a background insert adds at once, holding the graph: ~20 ms at 100k rows on two cores
 
@@ -142,6 +143,8 @@ class VectorIndex:
         snapshot = read_snapshot(self.folder, identity, self.dimensions, HNSW.restore)
         if snapshot is None:
             return False
+        if len(snapshot.graph) >= PREFETCH_FROM:
+            prefetch(snapshot.files, lambda: self._closed or exiting())
         self.graph, self.identity, self.rows = snapshot.graph, identity, snapshot.rows
         self._mapped, self._stale = True, np.zeros(0, dtype=np.int64)
         self.waiting.clear()

@@ -7,7 +7,8 @@ from __future__ import annotations
 import json
 import logging
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -27,6 +28,7 @@ class Snapshot:
     row_codes: np.ndarray  # vector row id -> partition code, -1 when absent
     partitions: list[Partition]
     applied: int  # the last logged change it holds
+    files: list[Path] = field(default_factory=list)  # what it was read from
 
 
 def read_snapshot(
@@ -48,7 +50,8 @@ def read_snapshot(
         return None
     if graph is None or graph.ndim != dimensions:
         return None
-    return Snapshot(graph, rows, row_codes.astype(np.int32), partitions, int(state["applied"]))  # type: ignore[arg-type]
+    files = [generation.with_suffix(".f32.npy"), generation.with_suffix(".usearch")]  # rows first: read at random
+    return Snapshot(graph, rows, row_codes.astype(np.int32), partitions, int(state["applied"]), files)  # type: ignore[arg-type]
 
 
 def write_snapshot(folder: IndexFolder, identity: dict[str, Any], snapshot: Snapshot) -> None:

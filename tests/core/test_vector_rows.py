@@ -44,3 +44,21 @@ def test_saved_rows_map_back_and_a_rewrite_stays_in_this_process(tmp_path):
 def test_a_zero_row_is_unrelated_to_everything():
     distances = cosine_distances(np.zeros((2, 3), np.float32), np.zeros(2, np.float32), np.ones(3, np.float32))
     assert np.array_equal(distances, np.ones(2, np.float32))
+
+
+def test_prefetch_reads_the_files_through_and_stops_when_told(tmp_path):
+    from audrey_core.indexes.threads import prefetch
+
+    big = tmp_path / "rows.bin"
+    big.write_bytes(b"x" * (5 << 20))
+    asked = []
+
+    def stop_at_once() -> bool:
+        asked.append(1)
+        return True
+
+    prefetch([tmp_path / "missing.bin", big], stop_at_once).join(timeout=10)
+    assert len(asked) == 1  # the missing file is passed over; the stop is honoured before the first read
+    reads = []
+    prefetch([big], lambda: reads.append(1) and False).join(timeout=10)
+    assert len(reads) == 6  # five 1 MB reads and the one that finds the end
