@@ -109,9 +109,11 @@ class Settings:
         return embedder_for(info["embedding_model"], int(info["embedding_dimensions"]))
 
     @contextmanager
-    def audrey(self, create: bool = False) -> Iterator[Audrey]:
+    def audrey(
+        self, create: bool = False, scope: Sequence[str] | None = None, config: AudreyConfig = CLI_CONFIG
+    ) -> Iterator[Audrey]:
         info = self.info(must_exist=not create)
-        with Audrey(self.db, agent=self.agent, embedder=self.embedder(info), config=CLI_CONFIG) as brain:
+        with Audrey(self.db, agent=self.agent, embedder=self.embedder(info), config=config, scope=scope) as brain:
             yield brain
 
     @contextmanager
@@ -541,8 +543,7 @@ def mcp_cmd(s: Settings, address: str | None, scope: str | None, token: str | No
         http = (host.strip("[]"), int(port))
         check_http(http[0], token)
     labels = tuple(scope.strip("/").split("/")) if scope else None
-    info = s.info(must_exist=False)
-    with Audrey(s.db, agent=s.agent, embedder=s.embedder(info), scope=labels) as brain:
+    with s.audrey(create=True, scope=labels, config=AudreyConfig()) as brain:  # a server validates in the background
         serve(brain, http, token)
 
 

@@ -64,10 +64,7 @@ def build_server(brain: Audrey, name: str = "audrey", host: str = "127.0.0.1", p
         except AudreyError as exc:
             raise ToolError(str(exc)) from exc
 
-    def scope_of(scope: list[str] | None) -> tuple[str, ...] | None:
-        return None if scope is None else tuple(scope)  # Audrey refuses a scope outside the server's
-
-    own = list(brain.scope)
+    own = list(brain.scope)  # Audrey itself refuses a scope outside the server's
     scope_path = Annotated[
         list[str] | None,
         Field(
@@ -90,7 +87,7 @@ def build_server(brain: Audrey, name: str = "audrey", host: str = "127.0.0.1", p
     ) -> dict[str, Any]:
         """Store an observation as a new memory. Audrey checks it against what it already holds in the background:
         a repeat reinforces, a newer value of the same fact updates, a disagreement is kept as a contradiction."""
-        encode = partial(brain.encode, content, source, salience, tags, None, None, metadata, scope=scope_of(scope))
+        encode = partial(brain.encode, content, source, salience, tags, None, None, metadata, scope=scope)
         return {"id": await run(encode)}
 
     @server.tool(annotations=read_only)
@@ -109,7 +106,7 @@ def build_server(brain: Audrey, name: str = "audrey", host: str = "127.0.0.1", p
         its state and source, and the other side of any open contradiction it is part of."""
         filters: dict[str, Any] = {"token_budget": token_budget}
         if scope is not None:
-            filters["scope_prefix"] = scope_of(scope)
+            filters["scope_prefix"] = scope
         found = partial(brain.recall, query, limit, min_confidence, types, tags, sources, **filters)
         return {"results": [_result(hit) for hit in await run(found)]}
 
