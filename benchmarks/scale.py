@@ -20,6 +20,7 @@ import numpy as np
 
 from audrey_core import Audrey
 from audrey_core.encode import encode_episodes, request_from_item
+from audrey_core.indexes.vector import PENDING_MAX
 from audrey_core.recall import check_options
 
 from .corpus import LOCOMO, cache_folder, embedded_corpus
@@ -106,7 +107,9 @@ def encode_rate(folder: Path, size: int, burst: int = 5000, sustained: int = 200
         first = size
         for name, count in (("", burst), ("sustained_", sustained)):
             index = brain.storage.vector_index
-            while index is not None and len(index.waiting):  # the previous run's rows in the graph first
+            # The previous run's rows in the graph first (fewer than PENDING_MAX never start an insert: they wait,
+            # searched exactly, so waiting for none of them could wait for ever).
+            while index is not None and len(index.waiting) >= PENDING_MAX:
                 time.sleep(0.1)
             start = time.perf_counter()
             for at in range(first, first + count, 500):
