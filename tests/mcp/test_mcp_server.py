@@ -147,12 +147,6 @@ async def bad_input(session, db) -> None:
     )
     assert "Traceback" not in outside
     assert await call(session, "status") == before  # nothing was written
-    with Audrey(db, embedder=DeterministicEmbedder(), scope=("user", "bob")) as bob:
-        theirs = bob.encode("Bob's locker code is 4411", source="told-by-user")
-    assert "not a stored memory" in await refused(
-        session, "supersede", memory_id=theirs, content="The locker code is 0000", source="inference"
-    )
-    assert await call(session, "forget", ids=[theirs]) == {"forgotten": [], "not_found": [theirs]}
     inside = await call(
         session,
         "remember",
@@ -163,7 +157,13 @@ async def bad_input(session, db) -> None:
     assert inside["id"]
     with Audrey(db, embedder=DeterministicEmbedder(), scope=("user", "bob")) as bob:  # beside the server
         assert bob.recall("tea") == [] and bob.get(inside["id"]) is None  # the other tenant sees none of it
-        assert bob.get(theirs).content == "Bob's locker code is 4411"  # and lost nothing to this server
+        theirs = bob.encode("Bob's locker code is 4411", source="told-by-user")
+    assert "not a stored memory" in await refused(
+        session, "supersede", memory_id=theirs, content="The locker code is 0000", source="inference"
+    )
+    assert await call(session, "forget", ids=[theirs]) == {"forgotten": [], "not_found": [theirs]}
+    with Audrey(db, embedder=DeterministicEmbedder(), scope=("user", "bob")) as bob:
+        assert bob.get(theirs).content == "Bob's locker code is 4411"  # and it lost nothing to this server
 
 
 def free_port() -> int:
