@@ -4,7 +4,6 @@ Nothing happens at import: no model loads, no files open, no network.
 """
 
 from .audrey import Audrey
-from .confidence import ConfidenceBreakdown
 from .config import (
     AudreyConfig,
     ConfidenceConfig,
@@ -13,7 +12,6 @@ from .config import (
     RecallConfig,
     ValidationConfig,
 )
-from .embedding import Embedder, OpenAIEmbedder, SentenceTransformerEmbedder
 from .errors import (
     AudreyError,
     ClosedError,
@@ -26,7 +24,6 @@ from .errors import (
     NotFoundError,
     StorageError,
 )
-from .llm import LLM, OpenAICompatibleLLM
 from .models import (
     CausalLink,
     ConsolidationRun,
@@ -41,6 +38,9 @@ from .models import (
     RecallResult,
     Semantic,
 )
+from .providers.embedding import Embedder, OpenAIEmbedder, SentenceTransformerEmbedder
+from .providers.llm import LLM, OpenAICompatibleLLM
+from .rules.confidence import ConfidenceBreakdown
 
 __version__ = "0.1.0"
 

@@ -11,22 +11,10 @@ from typing import Any, TypeVar
 
 import numpy as np
 
-from . import consolidate as consolidate_stage
-from . import decay as decay_stage
-from . import encode as encode_stage
-from . import recall as recall_stage
-from . import rollback as rollback_stage
 from .aio import AsyncTwins
-from .confidence import ConfidenceBreakdown
 from .config import AudreyConfig
-from .context import StageContext
-from .embedding import QueryCache, SentenceTransformerEmbedder, check_embedder, count_tokens, to_matrix
 from .errors import ClosedError, ConfigurationError, InvalidInputError
 from .events import EventBus, Handler
-from .inputs import check_ids_text, check_int, check_text
-from .introspect import introspect
-from .keywords import query_terms
-from .llm import as_llm
 from .models import (
     CausalLink,
     ConsolidationRun,
@@ -36,13 +24,25 @@ from .models import (
     Memory,
     RecallResult,
 )
-from .outdated import retire_outdated_principles
-from .ownership import Tenant
-from .scheduler import ConsolidationScheduler
+from .providers.embedding import QueryCache, SentenceTransformerEmbedder, check_embedder, count_tokens, to_matrix
+from .providers.llm import as_llm
+from .rules.confidence import ConfidenceBreakdown
+from .rules.inputs import check_ids_text, check_int, check_text
+from .rules.keywords import query_terms
+from .rules.ownership import Tenant
+from .stages import consolidate as consolidate_stage
+from .stages import decay as decay_stage
+from .stages import encode as encode_stage
+from .stages import recall as recall_stage
+from .stages import rollback as rollback_stage
+from .stages.context import StageContext
+from .stages.introspect import introspect
+from .stages.outdated import retire_outdated_principles
+from .stages.scheduler import ConsolidationScheduler
+from .stages.validate import validate_episodes
+from .stages.worker import BatchWorker
 from .storage import Storage, StoreCounts, open_storage
 from .timeutil import Clock, system_clock
-from .validate import validate_episodes
-from .worker import BatchWorker
 
 T = TypeVar("T")
 _END = object()
@@ -278,8 +278,8 @@ class Audrey(AsyncTwins):
 
         Filters run inside the vector search: ``types`` (episodic / semantic / procedural), ``tags`` (any of),
         ``sources``, ``states`` (default active, disputed, context_dependent; ``include_dormant`` adds dormant),
-        ``filter`` (metadata, see :mod:`audrey_core.filters`), ``scope`` (exactly) or ``scope_prefix`` (a scope and
-        everything below it), both inside the instance's scope (``None`` means not given), ``scoped=True`` (anything
+        ``filter`` (metadata, see :mod:`audrey_core.rules.filters`), ``scope`` (exactly) or ``scope_prefix`` (a scope
+        and everything below it), both inside the instance's scope (``None`` means not given), ``scoped=True`` (anything
         but the root scope). ``token_budget=N`` stops before the returned contents would exceed N tokens (the
         embedder's tokenizer, or about 4 characters per token).
 

@@ -7,7 +7,7 @@ import os
 import threading
 from datetime import datetime
 
-from .inputs import check_text
+from .rules.inputs import check_text
 
 _ALPHABET = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
 _lock = threading.Lock()

@@ -6,7 +6,7 @@ from dataclasses import asdict, dataclass, field, is_dataclass
 from datetime import datetime
 from typing import Any
 
-from .confidence import ConfidenceBreakdown
+from .rules.confidence import ConfidenceBreakdown
 
 
 @dataclass(kw_only=True)

@@ -13,7 +13,7 @@ from itertools import pairwise
 import numpy as np
 
 from .errors import LLMError
-from .prompts import CONTRADICTION_CHECK, CONTRADICTION_CHECK_BATCH
+from .rules.prompts import CONTRADICTION_CHECK, CONTRADICTION_CHECK_BATCH
 
 _TOKEN = re.compile(r"[a-z0-9]+")
 

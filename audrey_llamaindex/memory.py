@@ -14,8 +14,8 @@ from llama_index.core.memory.types import BaseMemory
 from pydantic import ConfigDict, Field, PrivateAttr
 
 from audrey_core import Audrey
-from audrey_core.embedding import CHARS_PER_TOKEN, count_tokens
 from audrey_core.ids import deterministic_id, new_ulid
+from audrey_core.providers.embedding import CHARS_PER_TOKEN, count_tokens
 from audrey_core.timeutil import system_clock
 
 from .messages import latest_user_text, message_items, render

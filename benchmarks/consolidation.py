@@ -20,7 +20,7 @@ from pathlib import Path
 import numpy as np
 
 from audrey_core import Audrey, AudreyConfig
-from audrey_core import consolidate as stage
+from audrey_core.stages import consolidate as stage
 from audrey_core.config import SOURCES, ValidationConfig
 from audrey_core.testing import ScriptedLLM
 

@@ -24,8 +24,8 @@ import numpy as np
 
 from audrey_core import Audrey
 from audrey_core.ids import new_ulid
-from audrey_core.keywords import query_terms
 from audrey_core.models import Episode
+from audrey_core.rules.keywords import query_terms
 from audrey_core.storage import VectorFilter
 
 from .locomo import load
@@ -91,7 +91,7 @@ def measure_postgres(size: int, turns: list[str], questions: list[str], server_u
     """PostgreSQL full text on the same store: candidates from the rarest terms first (the default) against the
     full ranking of every match (the budget lifted), timed in one run, with how much of the full top 10 the
     candidates keep."""
-    import audrey_core.storage.postgres_keywords as keywords
+    import audrey_core.storage.postgres.keywords as keywords
 
     from .postgres import analyze, drop_schema, fresh_schema
 

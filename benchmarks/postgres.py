@@ -30,10 +30,10 @@ import numpy as np
 
 from audrey_core import Audrey
 from audrey_core.config import SOURCES, STATES
-from audrey_core.recall import check_options, pool_size
+from audrey_core.stages.recall import check_options, pool_size
 from audrey_core.storage import VectorFilter
-from audrey_core.storage.postgres import PostgresStorage
-from audrey_core.storage.postgres_connection import DEFAULT_EF_SEARCH
+from audrey_core.storage.postgres.connection import DEFAULT_EF_SEARCH
+from audrey_core.storage.postgres.store import PostgresStorage
 
 from .speed import DIMENSIONS, RandomEmbedder, populate, sentence
 from .timing import percentile, timings_ms

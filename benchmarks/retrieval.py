@@ -25,7 +25,7 @@ import numpy as np
 
 from audrey_core import Audrey, AudreyConfig, RecallConfig, SentenceTransformerEmbedder
 from audrey_core.config import ValidationConfig
-from audrey_core.embedding import embed_texts
+from audrey_core.providers.embedding import embed_texts
 from audrey_core.testing import ManualClock
 
 from .locomo import Conversation, load

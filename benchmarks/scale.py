@@ -19,9 +19,9 @@ from pathlib import Path
 import numpy as np
 
 from audrey_core import Audrey
-from audrey_core.encode import encode_episodes, request_from_item
-from audrey_core.indexes.vector import PENDING_MAX
-from audrey_core.recall import check_options
+from audrey_core.index.vector import PENDING_MAX
+from audrey_core.stages.encode import encode_episodes, request_from_item
+from audrey_core.stages.recall import check_options
 
 from .corpus import LOCOMO, cache_folder, embedded_corpus
 from .locomo import load

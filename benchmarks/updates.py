@@ -29,7 +29,7 @@ from collections import defaultdict
 from typing import Any
 
 from audrey_core import Audrey, AudreyConfig
-from audrey_core import recall as recall_stage
+from audrey_core.stages import recall as recall_stage
 from audrey_core.config import ValidationConfig
 from audrey_core.testing import DeterministicEmbedder, ManualClock, ScriptedLLM
 

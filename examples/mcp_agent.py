@@ -45,7 +45,7 @@ def tool_output(messages) -> dict:
 
 
 async def run(path: Path) -> int:
-    server = {"command": sys.executable, "args": ["-m", "audrey_core.cli", "--db", str(path), "mcp"]}
+    server = {"command": sys.executable, "args": ["-m", "audrey_core.admin.cli", "--db", str(path), "mcp"]}
     client = MultiServerMCPClient({"audrey": {**server, "transport": "stdio"}})
     async with client.session("audrey") as session:  # one server process for the whole run
         tools = await load_mcp_tools(session)

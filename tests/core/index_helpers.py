@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 from audrey_core import Audrey
-from audrey_core.storage.connection import connect
+from audrey_core.storage.sqlite.connection import connect
 
 from ..conftest import SYNC
 

@@ -8,9 +8,9 @@ import io
 import pytest
 
 from audrey_core import Audrey, AudreyConfig, SentenceTransformerEmbedder
+from audrey_core.admin.maintenance import backfill, export_snapshot, import_snapshot, read_snapshot_header, reembed
 from audrey_core.config import ValidationConfig
-from audrey_core.embedding import chunk_spans
-from audrey_core.maintenance import backfill, export_snapshot, import_snapshot, read_snapshot_header, reembed
+from audrey_core.providers.embedding import chunk_spans
 from audrey_core.storage import SQLiteStorage
 from audrey_core.testing import DeterministicEmbedder
 

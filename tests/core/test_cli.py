@@ -8,8 +8,8 @@ import pytest
 from click.testing import CliRunner
 
 from audrey_core import Audrey
-from audrey_core.cli import cli
-from audrey_core.maintenance import reembed
+from audrey_core.admin.cli import cli
+from audrey_core.admin.maintenance import reembed
 from audrey_core.storage import SQLiteStorage
 from audrey_core.testing import DeterministicEmbedder
 

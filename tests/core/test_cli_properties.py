@@ -8,7 +8,7 @@ from click.testing import CliRunner
 from hypothesis import given
 from hypothesis import strategies as st
 
-from audrey_core.cli import cli
+from audrey_core.admin.cli import cli
 
 from ..postgres_server import fresh_database_url
 from ..properties import PROPERTY_SETTINGS, texts

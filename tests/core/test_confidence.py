@@ -8,7 +8,7 @@ from dataclasses import replace
 import pytest
 
 from audrey_core import ConfidenceConfig, ConfigurationError
-from audrey_core.confidence import (
+from audrey_core.rules.confidence import (
     confidence,
     effective_half_life,
     evidence_agreement,

@@ -22,10 +22,10 @@ from audrey_core import (
     Procedure,
     Semantic,
 )
-from audrey_core import consolidate as consolidate_stage
+from audrey_core.stages import consolidate as consolidate_stage
 from audrey_core.config import ValidationConfig
-from audrey_core.consolidate import UnionFind, cluster_variance, minimum_size
-from audrey_core.prompts import PRINCIPLE_EXTRACTION
+from audrey_core.rules.prompts import PRINCIPLE_EXTRACTION
+from audrey_core.stages.consolidate import UnionFind, cluster_variance, minimum_size
 from audrey_core.testing import ScriptedLLM
 
 from .helpers import REPO, SOURCES3, add_derived, three_topics
@@ -318,7 +318,7 @@ def test_a_process_killed_mid_run_is_resumed_without_duplicates(db_path, placed,
     script = textwrap.dedent(f"""
         import os
         from audrey_core import Audrey, AudreyConfig
-        from audrey_core import consolidate as stage
+        from audrey_core.stages import consolidate as stage
         from audrey_core.config import ValidationConfig
         from tests.core.vectors import TableEmbedder
 

@@ -7,10 +7,10 @@ import pytest
 from audrey_core import Audrey, RecallConfig
 from audrey_core.config import AudreyConfig, ValidationConfig
 from audrey_core.errors import ConfigurationError, InvalidInputError
-from audrey_core.keywords import TermCounts, convex_fusion, informative_terms, query_terms, reciprocal_rank_fusion
+from audrey_core.rules.keywords import TermCounts, convex_fusion, informative_terms, query_terms, reciprocal_rank_fusion
 from audrey_core.storage import SQLiteStorage
-from audrey_core.storage.connection import connect
-from audrey_core.storage.migrations import LATEST_VERSION, MIGRATIONS, migrate
+from audrey_core.storage.sql.migrations import LATEST_VERSION, MIGRATIONS, migrate
+from audrey_core.storage.sqlite.connection import connect
 
 from .vectors import PlacedEmbedder
 
@@ -135,7 +135,7 @@ def test_hybrid_recall_inside_a_transaction_does_not_deadlock(brain):
 
 
 def test_without_sqlite_vec_audrey_opens_recalls_by_keyword_and_says_why(tmp_path, embedder, monkeypatch):
-    import audrey_core.storage.sqlite as sqlite_storage
+    import audrey_core.storage.sqlite.store as sqlite_storage
     from audrey_core.errors import StorageError
 
     path = tmp_path / "novec.db"
@@ -156,7 +156,7 @@ def test_without_sqlite_vec_audrey_opens_recalls_by_keyword_and_says_why(tmp_pat
         stats = brain.introspect()
         assert "simulated" in stats.vector_search_error and brain.storage.vector_coverage() == (0, 1)
     monkeypatch.undo()  # sqlite-vec is back: the vector table is created and a backfill embeds the memory
-    from audrey_core.maintenance import backfill
+    from audrey_core.admin.maintenance import backfill
 
     with Audrey(path, embedder=embedder, config=config) as brain:
         assert brain.introspect().vector_search_error is None

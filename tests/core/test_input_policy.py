@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from audrey_core import Audrey, InvalidInputError, StorageError
-from audrey_core.filters import matches, parse_filter
+from audrey_core.rules.filters import matches, parse_filter
 
 from ..conftest import SYNC
 from .helpers import SOURCES3, table_counts

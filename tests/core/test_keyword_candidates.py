@@ -43,7 +43,7 @@ def test_within_the_budget_the_answer_is_the_filtered_full_ranking(brain, extra)
 def test_postgres_widens_past_a_small_budget_until_the_filters_leave_enough(brain, backend, monkeypatch, extra):
     if backend != "postgres":
         pytest.skip("SQLite ranks through FTS5 or its keyword index")
-    import audrey_core.storage.postgres_keywords as keywords
+    import audrey_core.storage.postgres.keywords as keywords
 
     fill(brain)
     want = expected(brain, extra)

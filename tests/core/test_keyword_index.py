@@ -11,7 +11,7 @@ import shutil
 import pytest
 
 from audrey_core import Audrey
-from audrey_core.filters import parse_filter
+from audrey_core.rules.filters import parse_filter
 from audrey_core.storage import VectorFilter
 
 from .helpers import add_derived
@@ -129,8 +129,8 @@ def test_a_store_made_before_the_index_builds_it_once(tmp_path):
 
 
 def test_without_tantivy_keyword_search_runs_through_fts5_with_one_warning(tmp_path, monkeypatch):
-    import audrey_core.indexes.keyword as keyword
-    import audrey_core.storage.sqlite as sqlite
+    import audrey_core.index.keyword as keyword
+    import audrey_core.storage.sqlite.store as sqlite
 
     with open_brain(tmp_path / "a.db") as brain:
         fill(brain)
@@ -145,7 +145,7 @@ def test_without_tantivy_keyword_search_runs_through_fts5_with_one_warning(tmp_p
 def test_status_and_reindex_show_the_index(tmp_path):
     from click.testing import CliRunner
 
-    from audrey_core.cli import cli
+    from audrey_core.admin.cli import cli
 
     with open_brain(tmp_path / "a.db") as brain:
         fill(brain)

@@ -7,8 +7,8 @@ import json
 import pytest
 
 from audrey_core import ConfigurationError, LLMError, OpenAICompatibleLLM
-from audrey_core.llm import aask, as_llm, ask, parse_reply
-from audrey_core.prompts import CONTRADICTION_CHECK, PRINCIPLE_EXTRACTION, PROMPTS
+from audrey_core.providers.llm import aask, as_llm, ask, parse_reply
+from audrey_core.rules.prompts import CONTRADICTION_CHECK, PRINCIPLE_EXTRACTION, PROMPTS
 from audrey_core.testing import ScriptedLLM
 
 from ..fake_openai import FakeOpenAIServer, requires_openai

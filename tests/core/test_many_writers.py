@@ -86,7 +86,7 @@ def test_two_consolidations_started_together_give_one_runs_principles(tmp_path, 
     script = textwrap.dedent("""
         import json, time
         from audrey_core import Audrey, AudreyConfig
-        from audrey_core import consolidate as stage
+        from audrey_core.stages import consolidate as stage
         from audrey_core.config import ValidationConfig
         from tests.core.vectors import TableEmbedder
 

@@ -15,7 +15,7 @@ import pytest
 from click.testing import CliRunner
 
 from audrey_core import Audrey, AudreyConfig
-from audrey_core.cli import cli
+from audrey_core.admin.cli import cli
 from audrey_core.config import STATES, ValidationConfig
 from audrey_core.testing import DeterministicEmbedder, ManualClock
 

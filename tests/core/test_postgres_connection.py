@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from audrey_core.storage.postgres_connection import driver_error, is_postgres_url, redact, to_pyformat
+from audrey_core.storage.postgres.connection import driver_error, is_postgres_url, redact, to_pyformat
 
 
 @pytest.mark.parametrize(

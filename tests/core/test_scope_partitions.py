@@ -8,7 +8,7 @@ import pytest
 
 from audrey_core import Audrey
 from audrey_core.storage import VectorFilter
-from audrey_core.storage.connection import connect
+from audrey_core.storage.sqlite.connection import connect
 
 from ..conftest import SYNC
 from .vectors import RandomVectorEmbedder

@@ -7,7 +7,7 @@ import itertools
 import pytest
 
 from audrey_core import Audrey, InvalidInputError
-from audrey_core.filters import matches, parse_filter
+from audrey_core.rules.filters import matches, parse_filter
 
 from .helpers import table_counts
 

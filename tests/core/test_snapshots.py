@@ -9,7 +9,7 @@ import pytest
 from click.testing import CliRunner
 
 from audrey_core import Audrey
-from audrey_core.cli import cli
+from audrey_core.admin.cli import cli
 from audrey_core.testing import DeterministicEmbedder
 
 

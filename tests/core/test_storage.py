@@ -12,8 +12,8 @@ import pytest
 
 from audrey_core import Audrey, EmbeddingMismatchError, MigrationError, StorageError
 from audrey_core.storage import SQLiteStorage
-from audrey_core.storage.connection import can_load_extensions, connect, select_sqlite_module, sqlite_module
-from audrey_core.storage.migrations import LATEST_VERSION
+from audrey_core.storage.sql.migrations import LATEST_VERSION
+from audrey_core.storage.sqlite.connection import can_load_extensions, connect, select_sqlite_module, sqlite_module
 from audrey_core.testing import DeterministicEmbedder
 
 from .helpers import add_derived, table_counts
@@ -70,7 +70,7 @@ def test_a_different_model_or_dimension_is_refused_by_name(db_path):
 
 def latest_version(backend):
     if backend == "postgres":
-        from audrey_core.storage.postgres_schema import LATEST_VERSION as latest
+        from audrey_core.storage.postgres.schema import LATEST_VERSION as latest
 
         return latest
     return LATEST_VERSION
@@ -109,7 +109,7 @@ def test_a_process_killed_mid_write_leaves_nothing_half_written(db_path, embedde
     script = textwrap.dedent(f"""
         import os
         from audrey_core import Audrey
-        from audrey_core.storage.sql_writes import SQLWrites
+        from audrey_core.storage.sql.writes import SQLWrites
         from audrey_core.testing import DeterministicEmbedder
 
         # Die after the batch's rows and vectors are written, before COMMIT.

@@ -11,7 +11,7 @@ import pytest
 
 from audrey_core import Audrey, InvalidInputError
 from audrey_core.config import ValidationConfig
-from audrey_core.judgement import can_supersede, judge_offline
+from audrey_core.rules.judgement import can_supersede, judge_offline
 
 from ..conftest import SYNC
 from .vectors import PlacedEmbedder
@@ -160,7 +160,7 @@ def test_update_chain_and_introspection(db_path, placed, clock):
 def test_the_command_shows_an_update(tmp_path):
     from click.testing import CliRunner
 
-    from audrey_core.cli import cli
+    from audrey_core.admin.cli import cli
 
     def run(*args):
         db = ["--db", str(tmp_path / "cli.db"), "--embedder", "deterministic"]
@@ -177,8 +177,8 @@ def test_the_command_shows_an_update(tmp_path):
 
 def test_a_version_3_file_gains_validity_for_its_corrections(tmp_path):
     from audrey_core.storage import SQLiteStorage
-    from audrey_core.storage.connection import connect
-    from audrey_core.storage.migrations import MIGRATIONS, migrate
+    from audrey_core.storage.sql.migrations import MIGRATIONS, migrate
+    from audrey_core.storage.sqlite.connection import connect
 
     path = tmp_path / "v3.db"
     db = connect(str(path), vectors=False)
@@ -223,7 +223,7 @@ def test_a_principle_whose_evidence_was_updated_is_retired_at_the_next_consolida
 
 def test_an_llm_judges_updates_and_is_recorded(db_path, placed, clock):
     from audrey_core import AudreyConfig
-    from audrey_core.prompts import CONTRADICTION_CHECK
+    from audrey_core.rules.prompts import CONTRADICTION_CHECK
     from audrey_core.testing import ScriptedLLM
 
     llm = ScriptedLLM({"contradiction_check": {"relation": "updates", "reason": "the team changed its tracker"}})
@@ -256,7 +256,7 @@ def test_prompts_say_when_the_record_disagrees(db_path, placed, clock):
 
 
 def test_an_llm_judges_near_duplicates_unless_they_use_the_same_words():
-    from audrey_core.judgement import judge
+    from audrey_core.rules.judgement import judge
     from audrey_core.testing import ScriptedLLM
 
     llm = ScriptedLLM({"contradiction_check": {"relation": "updates", "reason": "a new tracker"}})
@@ -268,7 +268,7 @@ def test_an_llm_judges_near_duplicates_unless_they_use_the_same_words():
 
 def test_one_llm_call_judges_every_close_memory(db_path, placed, clock):
     from audrey_core import AudreyConfig
-    from audrey_core.prompts import CONTRADICTION_CHECK_BATCH
+    from audrey_core.rules.prompts import CONTRADICTION_CHECK_BATCH
     from audrey_core.testing import ScriptedLLM
 
     def reply(messages):

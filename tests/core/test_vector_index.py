@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from audrey_core import Audrey
-from audrey_core.filters import parse_filter
+from audrey_core.rules.filters import parse_filter
 from audrey_core.storage import VectorFilter
 
 from .helpers import add_derived
@@ -58,8 +58,8 @@ def fill(brain: Audrey, count: int = 90) -> None:
 @pytest.fixture
 def graph_always(monkeypatch):
     """Send every KNN through the graph (the cost model would scan stores this small), counting its searches."""
-    import audrey_core.indexes.vector as vector
-    import audrey_core.storage.sqlite_indexed_search as indexed
+    import audrey_core.index.vector as vector
+    import audrey_core.storage.sqlite.indexed_search as indexed
 
     monkeypatch.setattr(indexed, "SCAN_US_PER_ROW", 1e9)
     monkeypatch.setattr(indexed, "with_margin", lambda k: 1)  # so that filters make it widen
@@ -123,7 +123,7 @@ def test_the_graph_agrees_with_the_exact_scan_under_every_filter(tmp_path, graph
 
 
 def test_by_default_small_partitions_are_scanned_and_large_ones_searched(tmp_path, monkeypatch):
-    import audrey_core.indexes.vector as vector
+    import audrey_core.index.vector as vector
 
     searches = []
     real = vector.VectorIndex.search
@@ -150,7 +150,7 @@ def test_forgetting_and_superseding_reach_the_graph(tmp_path, graph_always):
 
 
 def test_a_deleted_or_damaged_snapshot_is_rebuilt_from_the_database(tmp_path, graph_always, monkeypatch):
-    import audrey_core.indexes.vector as vector
+    import audrey_core.index.vector as vector
 
     monkeypatch.setattr(vector, "SAVE_AFTER", 10)
     with open_brain(tmp_path / "a.db") as brain:
@@ -168,7 +168,7 @@ def test_a_deleted_or_damaged_snapshot_is_rebuilt_from_the_database(tmp_path, gr
 
 
 def test_a_new_process_loads_the_snapshot_and_replays_the_rest(tmp_path, graph_always, monkeypatch):
-    import audrey_core.indexes.vector as vector
+    import audrey_core.index.vector as vector
 
     monkeypatch.setattr(vector, "SAVE_AFTER", 50)
     with open_brain(tmp_path / "a.db") as brain:
@@ -273,8 +273,8 @@ def test_another_embedding_model_rebuilds_the_graph(tmp_path, graph_always):
 
 
 def test_without_usearch_knn_scans_with_one_warning(tmp_path, monkeypatch):
-    import audrey_core.indexes.vector as vector
-    import audrey_core.storage.sqlite as sqlite
+    import audrey_core.index.vector as vector
+    import audrey_core.storage.sqlite.store as sqlite
 
     with open_brain(tmp_path / "a.db") as brain:
         fill(brain)
@@ -297,7 +297,7 @@ def test_memory_stores_keep_the_graph_in_memory(graph_always):
 def test_status_and_reindex_show_the_vector_index(tmp_path):
     from click.testing import CliRunner
 
-    from audrey_core.cli import cli
+    from audrey_core.admin.cli import cli
 
     with open_brain(tmp_path / "a.db") as brain:
         fill(brain)
@@ -312,10 +312,10 @@ def test_status_and_reindex_show_the_vector_index(tmp_path):
 
 @pytest.mark.parametrize("pending_max", [4000, 7])
 def test_vectors_come_from_the_graph_exactly_as_stored(tmp_path, monkeypatch, pending_max):
-    import audrey_core.indexes.vector as vector
+    import audrey_core.index.vector as vector
 
     monkeypatch.setattr(vector, "PENDING_MAX", pending_max)
-    from audrey_core.storage.sql_reads import SQLReads
+    from audrey_core.storage.sql.reads import SQLReads
 
     with open_brain(tmp_path / "a.db") as brain:
         fill(brain)
@@ -329,7 +329,7 @@ def test_vectors_come_from_the_graph_exactly_as_stored(tmp_path, monkeypatch, pe
 
 
 def test_the_graph_and_the_rows_waiting_beside_it_answer_as_one(tmp_path, monkeypatch):
-    import audrey_core.indexes.vector as vector
+    import audrey_core.index.vector as vector
 
     monkeypatch.setattr(vector, "EXACT_BELOW", 0)  # the graph walked, not scanned
     with open_brain(tmp_path / "a.db") as brain, open_brain(tmp_path / "a.db") as other:
@@ -348,7 +348,7 @@ def test_the_graph_and_the_rows_waiting_beside_it_answer_as_one(tmp_path, monkey
 
 
 def test_a_larger_graph_is_walked_more_widely():
-    from audrey_core.indexes.vector import EXPANSION_MIN, EXPANSION_SEARCH, expansion_for
+    from audrey_core.index.vector import EXPANSION_MIN, EXPANSION_SEARCH, expansion_for
 
     sizes = [0, 10_000, 100_000, 300_000, 1_000_000, 10**9]
     breadths = [expansion_for(n) for n in sizes]
@@ -357,7 +357,7 @@ def test_a_larger_graph_is_walked_more_widely():
 
 
 def test_rows_wait_beside_the_graph_while_searches_keep_coming_and_join_it_when_they_stop(tmp_path, monkeypatch):
-    import audrey_core.indexes.vector as vector
+    import audrey_core.index.vector as vector
 
     monkeypatch.setattr(vector, "EXACT_BELOW", 0)
     monkeypatch.setattr(vector, "PENDING_MAX", 8)
@@ -383,7 +383,7 @@ def test_rows_wait_beside_the_graph_while_searches_keep_coming_and_join_it_when_
 
 
 def test_a_larger_graph_takes_wider_looks_when_inserting(tmp_path):
-    from audrey_core.indexes.vector import ADD_WIDER_FROM, EXPANSION_ADD, expansion_add_for
+    from audrey_core.index.vector import ADD_WIDER_FROM, EXPANSION_ADD, expansion_add_for
 
     assert expansion_add_for(0) == expansion_add_for(ADD_WIDER_FROM - 1) == EXPANSION_ADD
     assert expansion_add_for(ADD_WIDER_FROM) == expansion_add_for(10**7) == 2 * EXPANSION_ADD

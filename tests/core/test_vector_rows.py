@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from audrey_core.indexes.vector_rows import RowVectors, cosine_distances
+from audrey_core.index.vector_rows import RowVectors, cosine_distances
 
 
 def exact(matrix: np.ndarray, query: np.ndarray) -> np.ndarray:
@@ -47,7 +47,7 @@ def test_a_zero_row_is_unrelated_to_everything():
 
 
 def test_prefetch_reads_the_files_through_and_stops_when_told(tmp_path):
-    from audrey_core.indexes.threads import prefetch
+    from audrey_core.index.threads import prefetch
 
     big = tmp_path / "rows.bin"
     big.write_bytes(b"x" * (5 << 20))

@@ -13,8 +13,8 @@ from langchain_core.prompts import ChatPromptTemplate
 from langchain_core.runnables import RunnableLambda
 
 from audrey_core import Audrey
-from audrey_core.llm import ask
-from audrey_core.prompts import CONTRADICTION_CHECK
+from audrey_core.providers.llm import ask
+from audrey_core.rules.prompts import CONTRADICTION_CHECK
 from audrey_langchain import AudreyRetriever, AudreyVectorStore, LangChainEmbedder, LangChainLLM
 
 STORED = [

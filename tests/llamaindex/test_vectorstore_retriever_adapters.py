@@ -17,8 +17,8 @@ from llama_index.core.vector_stores.types import (
 )
 
 from audrey_core import Audrey
-from audrey_core.llm import ask
-from audrey_core.prompts import CONTRADICTION_CHECK
+from audrey_core.providers.llm import ask
+from audrey_core.rules.prompts import CONTRADICTION_CHECK
 from audrey_llamaindex import AudreyRetriever, AudreyVectorStore, LlamaIndexEmbedder, LlamaIndexLLM
 
 from ..conftest import SYNC

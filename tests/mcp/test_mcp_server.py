@@ -27,7 +27,17 @@ TOOLS = {"remember", "recall", "supersede", "forget", "consolidate", "contradict
 
 
 def command(db, *extra: str) -> list[str]:
-    return [sys.executable, "-m", "audrey_core.cli", "--db", str(db), "--embedder", "deterministic", "mcp", *extra]
+    return [
+        sys.executable,
+        "-m",
+        "audrey_core.admin.cli",
+        "--db",
+        str(db),
+        "--embedder",
+        "deterministic",
+        "mcp",
+        *extra,
+    ]
 
 
 @asynccontextmanager

@@ -1,0 +1,2 @@
+"""Administration: the ``audrey`` command, store maintenance (export, import, re-embed, migrate-store), the MCP
+server and the demo."""

@@ -1,0 +1,145 @@
+"""The seed's ten-minute demo (``audrey demo``, ``examples/stripe_demo.py``): an agent learns Stripe's rate limit.
+
+1. The batch payment job hits HTTP 429 (observed directly); 2. the nightly refund job hits it too (a tool result);
+3. consolidation (the "sleep" cycle) turns the two episodes into a principle; 4. the third time, before sending a
+burst, the agent recalls the principle, with the episodes it rests on; 5. weeks later the user reports the limit was
+lowered to 25 req/s: Audrey notices the update, marks the principle superseded (kept, with the date it stopped
+holding) and recall answers with the new limit; 6. the agent's own guess of 200 req/s cannot replace that: Audrey
+records a contradiction, keeps both claims and resolves it by the confidence rules; 7. a year later, unused, the
+memories have faded: decay makes them dormant (out of ordinary recall, never deleted).
+
+Offline by default (local all-MiniLM-L6-v2, no LLM: extractive principle, heuristic conflict check). With an
+OpenAI-compatible LLM: ``--llm-model gpt-4o-mini`` (key from OPENAI_API_KEY) or a local server with
+``--llm-base-url http://localhost:8000/v1``; the same through AUDREY_LLM_MODEL / AUDREY_LLM_BASE_URL.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import tempfile
+from pathlib import Path
+
+from ..audrey import Audrey
+from ..config import AudreyConfig, ConsolidationConfig
+from ..providers.llm import OpenAICompatibleLLM
+from ..testing import ManualClock
+
+
+def parse_args(argv: list[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description="Audrey's Stripe rate-limit demo")
+    parser.add_argument("--db", help="SQLite file to use (default: a new temporary one)")
+    parser.add_argument("--llm-model", default=os.environ.get("AUDREY_LLM_MODEL"), help="OpenAI-compatible model")
+    parser.add_argument("--llm-base-url", default=os.environ.get("AUDREY_LLM_BASE_URL"), help="compatible server URL")
+    parser.add_argument("--llm-api-key", default=None, help="API key (default: OPENAI_API_KEY)")
+    return parser.parse_args(argv)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    llm = None
+    if args.llm_model or args.llm_base_url:
+        llm = OpenAICompatibleLLM(args.llm_model or "gpt-4o-mini", api_key=args.llm_api_key, base_url=args.llm_base_url)
+    path = Path(args.db) if args.db else Path(tempfile.mkdtemp(prefix="audrey-stripe-")) / "audrey.db"
+    # Two observations make a principle here (the default asks for three): a demo-sized threshold.
+    config = AudreyConfig(consolidation=ConsolidationConfig(min_episodes=2))
+    print(f"memory: {path} | LLM: {llm or 'none (offline: extractive principles, heuristic conflict check)'}")
+
+    clock = ManualClock()  # the story spans weeks: a clock the demo can move on
+    with Audrey(path, agent="payments-agent", llm=llm, config=config, clock=clock) as brain:
+        brain.on("contradiction", lambda e: print(f"   ! contradiction: {e['resolution']['reason']}"))
+
+        print("\n1-2. Two code paths hit Stripe's rate limit:")
+        for text, source, job in [
+            (
+                "Stripe API returned HTTP 429 Too Many Requests when the batch payment job sent more than "
+                "100 requests per second",
+                "direct-observation",
+                "batch-payment-processing",
+            ),
+            (
+                "Stripe API returned HTTP 429 Too Many Requests when the nightly refund job sent more than "
+                "100 requests per second",
+                "tool-result",
+                "nightly-refunds",
+            ),
+        ]:
+            brain.encode(
+                text,
+                source=source,
+                salience=0.8,
+                tags=["stripe", "rate-limit"],
+                causal={"trigger": job, "consequence": "payment-queue-backed-up"},
+            )
+            print(f"   encoded ({source}): {text}")
+
+        print("\n3. Sleep: consolidation")
+        run = brain.consolidate()
+        for memory_id in run.output_memory_ids:
+            principle = brain.get(memory_id)
+            how = "extracted by " + run.consolidation_model if llm else "extractive: the cluster's most central episode"
+            print(f"   principle ({how}): {principle.content}")
+            for link in brain.causal_links(memory_id):
+                print(f"   causal link ({link.link_type}): {link.cause} -> {link.effect}")
+        if not run.output_memory_ids:
+            print("   no cluster qualified")
+            return 1
+
+        print("\n4. Third time: before sending a burst of payments, the agent asks what it knows")
+        hits = brain.recall(
+            "about to send a burst of payment requests to the Stripe API",
+            limit=1,
+            types=["semantic", "procedural"],
+            include_provenance=True,
+        )
+        top = hits[0]
+        print(f"   recalled principle (confidence {top.confidence:.2f}, score {top.score:.2f}): {top.content}")
+        for episode in top.provenance.evidence:
+            print(f"     evidence [{episode.source}]: {episode.content}")
+        print("   -> the agent throttles to under 100 req/s before it hits the error")
+
+        print("\n5. Weeks later, Stripe support says the limit changed")
+        brain.on("update", lambda e: print(f"   ~ update noticed: {e['reason']}"))
+        clock.advance(days=30)
+        newer = "Stripe lowered the API rate limit to 25 requests per second for this account"
+        brain.encode(newer, source="told-by-user", tags=["stripe"])
+        brain.wait_for_idle()
+        for memory_id in run.output_memory_ids:
+            old = brain.get(memory_id)
+            if old.superseded_by is None:
+                print(f"   the principle is still {old.state}: the judge saw no update")
+                continue
+            print(f"   the principle is now {old.state} (valid until {old.valid_until:%Y-%m-%d}), replaced by:")
+            print(f"   '{brain.get(old.superseded_by).content}'")
+        top = brain.recall("Stripe API rate limit", limit=1)[0]
+        print(f"   recall now answers: {top.content}")
+
+        print("\n6. The agent guesses otherwise: its own inference cannot replace what it was told")
+        brain.encode("Stripe's rate limit is probably 200 requests per second", source="inference", tags=["stripe"])
+        brain.wait_for_idle()
+        for c in brain.contradictions():
+            a, b = brain.get(c.claim_a_id), brain.get(c.claim_b_id)
+            print(f"   contradiction {c.state}: '{a.content}' [{a.state}] vs '{b.content}' [{b.state}]")
+            verdict = "flagged for review (confidence gap <= 0.3)" if c.resolution.get("flagged") else c.state
+            confidences = ", ".join(f"{v:.2f}" for v in c.resolution["confidence"].values())
+            print(f"   resolution: {verdict}; confidences {confidences}")
+
+        print("\n7. A year without a word about Stripe: decay")
+        clock.advance(days=365)
+        faded = brain.decay()
+        print(
+            f"   {faded.newly_dormant} of {faded.examined} live memories went dormant "
+            f"(retention, confidence x recency, fell below {faded.threshold})"
+        )
+        asleep = brain.recall("Stripe API rate limit", limit=3, include_dormant=True)
+        for hit in asleep:
+            print(f"   still there, {hit.state}: {hit.content} (confidence {hit.confidence:.2f})")
+        awake = brain.recall("Stripe API rate limit", limit=3)
+        print(f"   an ordinary recall returns {len(awake)} of them: dormant memories are kept, never deleted")
+        print(f"\nintrospect: {brain.introspect().counts}, contradictions {brain.introspect().contradictions}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,248 @@
+"""``audrey mcp``: one Audrey memory served over the Model Context Protocol (the official ``mcp`` SDK), so Claude
+Desktop, Cursor, IDE assistants and LangChain / LlamaIndex agents (through their MCP adapters) share it.
+
+Every tool works through one :class:`~audrey_core.Audrey` instance, so the server reaches only its agent and scope
+(``--agent``, ``--scope``) and a scope of another tenant is refused as in Python. Audrey's errors come back as MCP
+tool errors carrying Audrey's message, and a refused call writes nothing. Tools run on worker threads, so a slow
+embedding never stalls the server's other sessions. The store may be open in a Python agent at the same time (an
+SQLite file or a PostgreSQL URL).
+"""
+
+# No `from __future__ import annotations`: FastMCP reads the tool signatures at run time, scope_path included.
+
+import hmac
+from collections.abc import Awaitable, Callable
+from functools import partial
+from typing import Annotated, Any, Literal, TypeVar
+
+import anyio
+from pydantic import Field
+
+from ..audrey import Audrey
+from ..errors import AudreyError, ConfigurationError, install_hint
+from ..models import to_plain
+
+try:
+    from mcp.server.fastmcp import FastMCP
+    from mcp.server.fastmcp.exceptions import ToolError
+    from mcp.types import ToolAnnotations
+except ImportError:  # the `mcp` extra is not installed
+    FastMCP = None  # type: ignore[assignment,misc]
+
+T = TypeVar("T")
+Source = Literal["direct-observation", "told-by-user", "tool-result", "inference", "model-generated"]
+MemoryType = Literal["episodic", "semantic", "procedural"]
+LOOPBACK = ("127.0.0.1", "localhost", "::1")
+INSTRUCTIONS = (
+    "Audrey is a long-term memory that validates what it is told. Call `recall` before answering anything that may "
+    "depend on earlier conversations, and `remember` for facts worth keeping, naming honestly where each came from "
+    "(`source`): what the user said is told-by-user, what a tool returned is tool-result, your own conclusions are "
+    "inference or model-generated. When a fact changed, `supersede` the old memory rather than adding a rival. "
+    "Results carry confidence, state and counterclaims: say so when the record disagrees with itself."
+)
+SOURCE_HELP = (
+    "Where this came from: told-by-user (the user said it), direct-observation (seen first-hand), tool-result (a "
+    "tool returned it), inference (concluded from other memories), model-generated (written by a model unprompted)."
+)
+
+
+def require_mcp() -> None:
+    if FastMCP is None:
+        raise ConfigurationError(f"audrey mcp needs the MCP SDK: {install_hint('mcp')}")
+
+
+def build_server(brain: Audrey, name: str = "audrey", host: str = "127.0.0.1", port: int = 8765) -> Any:
+    """A FastMCP server whose tools remember, recall, forget, supersede, consolidate, list contradictions and report
+    status through ``brain``. ``host`` and ``port`` matter for HTTP only (localhost turns on the SDK's DNS-rebinding
+    protection)."""
+    require_mcp()
+    server = FastMCP(name, instructions=INSTRUCTIONS, host=host, port=port, log_level="WARNING")
+
+    async def run(work: Callable[[], T]) -> T:
+        try:
+            return await anyio.to_thread.run_sync(work)
+        except AudreyError as exc:
+            raise ToolError(str(exc)) from exc
+
+    own = list(brain.scope)  # Audrey itself refuses a scope outside the server's
+    scope_path = Annotated[
+        list[str] | None,
+        Field(
+            description=f"A scope path such as {[*own, 'project', 'billing']}: this server's scope {own} or one "
+            "below it. Omit for the server's own scope."
+        ),
+    ]
+
+    read_only = ToolAnnotations(readOnlyHint=True, openWorldHint=False)
+    writes = ToolAnnotations(readOnlyHint=False, destructiveHint=False, openWorldHint=False)
+
+    @server.tool(annotations=writes)
+    async def remember(
+        content: Annotated[str, Field(description="The observation or fact to keep, in a sentence or a few.")],
+        source: Annotated[Source, Field(description=SOURCE_HELP)],
+        tags: Annotated[list[str] | None, Field(description="Labels to filter recall by later.")] = None,
+        scope: scope_path = None,  # type: ignore[valid-type]
+        salience: Annotated[float, Field(description="How much it matters, 0 to 1.")] = 0.5,
+        metadata: Annotated[dict[str, Any] | None, Field(description="JSON values stored with it.")] = None,
+    ) -> dict[str, Any]:
+        """Store an observation as a new memory. Audrey checks it against what it already holds in the background:
+        a repeat reinforces, a newer value of the same fact updates, a disagreement is kept as a contradiction."""
+        encode = partial(brain.encode, content, source, salience, tags, None, None, metadata, scope=scope)
+        return {"id": await run(encode)}
+
+    @server.tool(annotations=read_only)
+    async def recall(
+        query: Annotated[str, Field(description="What to look for, in words.")],
+        limit: Annotated[int, Field(description="How many memories at most.")] = 10,
+        types: Annotated[list[MemoryType] | None, Field(description="Only these memory types.")] = None,
+        tags: Annotated[list[str] | None, Field(description="Only memories with any of these tags.")] = None,
+        sources: Annotated[list[Source] | None, Field(description="Only memories from these sources.")] = None,
+        scope: scope_path = None,  # type: ignore[valid-type]
+        min_confidence: Annotated[float, Field(description="Leave out memories below this confidence.")] = 0.0,
+        token_budget: Annotated[int | None, Field(description="Stop before the contents exceed this.")] = None,
+    ) -> dict[str, Any]:
+        """Memories relevant to the query, best first by relevance x confidence, answering what is true now (a
+        replaced fact is left out). Each result says why it was returned (relevance, confidence and its parts),
+        its state and source, and the other side of any open contradiction it is part of."""
+        filters: dict[str, Any] = {"token_budget": token_budget}
+        if scope is not None:
+            filters["scope_prefix"] = scope
+        found = partial(brain.recall, query, limit, min_confidence, types, tags, sources, **filters)
+        return {"results": [_result(hit) for hit in await run(found)]}
+
+    @server.tool(annotations=writes)
+    async def supersede(
+        memory_id: Annotated[str, Field(description="The id of the memory that no longer holds.")],
+        content: Annotated[str, Field(description="What holds now.")],
+        source: Annotated[Source, Field(description=SOURCE_HELP)],
+        tags: Annotated[list[str] | None, Field(description="Labels to filter recall by later.")] = None,
+    ) -> dict[str, Any]:
+        """Record that a fact changed: a new memory replaces the old one, which is kept (marked superseded, out of
+        recall) so its history stays visible."""
+        encode = partial(brain.encode, content, source, 0.5, tags, None, memory_id)
+        return {"id": await run(encode), "supersedes": memory_id}
+
+    @server.tool(annotations=ToolAnnotations(readOnlyHint=False, destructiveHint=True, openWorldHint=False))
+    async def forget(
+        ids: Annotated[list[str], Field(description="Ids of memories to delete for good.")],
+    ) -> dict[str, Any]:
+        """Delete memories permanently (an audit entry records it). Prefer `supersede` when a fact merely changed."""
+        deleted = await run(partial(brain.forget, ids))
+        return {"forgotten": deleted, "not_found": [i for i in dict.fromkeys(ids) if i not in deleted]}
+
+    @server.tool(annotations=writes)
+    async def consolidate() -> dict[str, Any]:
+        """Run a consolidation ("sleep") cycle: clusters of related episodes become principles and procedures,
+        each linked to the episodes it rests on. Returns what was learned."""
+        done = await run(brain.consolidate)
+        learned = await run(partial(brain.get_many, list(done.output_memory_ids)))
+        return {
+            "run_id": done.id,
+            "status": done.status,
+            "episodes_used": len(done.input_episode_ids),
+            "learned": [{"id": m.id, "memory_type": m.memory_type, "content": m.content} for m in learned if m],
+            "error": done.error,
+        }
+
+    @server.tool(annotations=read_only)
+    async def contradictions(
+        states: Annotated[
+            list[Literal["open", "resolved", "context_dependent", "reopened"]] | None,
+            Field(description="Only contradictions in these states (default: all)."),
+        ] = None,
+    ) -> dict[str, Any]:
+        """Claims in the memory that disagree, both sides kept, with the state of each disagreement."""
+        found = await run(partial(brain.contradictions, states))
+        claims = await run(partial(brain.get_many, [i for c in found for i in (c.claim_a_id, c.claim_b_id)]))
+        by_id = {m.id: m for m in claims if m is not None}
+        return {"contradictions": [_contradiction(c, by_id) for c in found]}
+
+    @server.tool(annotations=read_only)
+    async def status() -> dict[str, Any]:
+        """What the memory holds: counts by type and state, contradictions, last consolidation, sources, model."""
+        summary = to_plain(await run(brain.introspect))
+        for index in summary.get("indexes") or []:
+            index.pop("folder", None)  # where the server keeps its files is not the client's business
+        return {"agent": brain.agent, "scope": list(brain.scope), **summary}
+
+    return server
+
+
+def _result(hit: Any) -> dict[str, Any]:
+    relevance = hit.relevance if hit.relevance is not None else hit.similarity
+    why = f"relevance {relevance:.2f} x confidence {hit.confidence:.2f} = score {hit.score:.2f}"
+    return {
+        "id": hit.id,
+        "content": hit.content,
+        "memory_type": hit.memory_type,
+        "state": hit.state,
+        "source": hit.source,
+        "confidence": round(hit.confidence, 4),
+        "score": round(hit.score, 4),
+        "why": why,
+        "confidence_parts": to_plain(hit.breakdown),
+        "scope": list(hit.scope),
+        "tags": list(hit.tags),
+        "created_at": hit.created_at.isoformat(),
+        "counterclaims": [
+            {"memory_id": c.memory_id, "content": c.content, "source": c.source} for c in hit.counterclaims
+        ],
+    }
+
+
+def _contradiction(found: Any, claims: dict[str, Any]) -> dict[str, Any]:
+    def side(memory_id: str) -> dict[str, Any]:
+        claim = claims.get(memory_id)
+        return {"id": memory_id, "content": claim.content if claim else None, "source": claim.source if claim else None}
+
+    return {
+        "id": found.id,
+        "state": found.state,
+        "claim_a": side(found.claim_a_id),
+        "claim_b": side(found.claim_b_id),
+        "resolution": to_plain(found.resolution),
+        "created_at": found.created_at.isoformat(),
+    }
+
+
+class BearerToken:
+    """ASGI middleware: HTTP requests must carry ``Authorization: Bearer <token>`` (compared in constant time)."""
+
+    def __init__(self, app: Any, token: str) -> None:
+        self.app, self.expected = app, f"Bearer {token}".encode()
+
+    async def __call__(self, scope: dict[str, Any], receive: Callable[[], Awaitable[Any]], send: Any) -> None:
+        if scope["type"] == "http":
+            given = dict(scope.get("headers") or []).get(b"authorization", b"")
+            if not hmac.compare_digest(given, self.expected):
+                from starlette.responses import JSONResponse
+
+                response = JSONResponse({"error": "a valid bearer token is required"}, status_code=401)
+                await response(scope, receive, send)
+                return
+        await self.app(scope, receive, send)
+
+
+def check_http(host: str, token: str | None) -> None:
+    """Off localhost a token is required: the memory would otherwise be open to the network."""
+    if host not in LOOPBACK and not token:
+        raise ConfigurationError(
+            f"serving on {host} needs a token (--token or AUDREY_MCP_TOKEN): anyone who reaches the port could "
+            "read and change this memory; use 127.0.0.1 to serve this machine only"
+        )
+
+
+def serve(brain: Audrey, http: tuple[str, int] | None = None, token: str | None = None) -> None:
+    """Serve ``brain`` over stdio (``http=None``) or streamable HTTP at ``http`` (path ``/mcp``) until stopped."""
+    if http is None:
+        build_server(brain).run("stdio")
+        return
+    host, port = http
+    check_http(host, token)
+    server = build_server(brain, host=host, port=port)
+    app = server.streamable_http_app()
+    if token:
+        app = BearerToken(app, token)
+    import uvicorn
+
+    uvicorn.run(app, host=host, port=port, log_level="warning")

@@ -1,0 +1,2 @@
+"""Pure rules, no I/O: confidence, argument checks, filters, ownership, conflict and update detection, judgement,
+keyword terms and fusion, lineage, causal links, and the prompts an LLM is asked."""

@@ -1,0 +1,188 @@
+"""How a new memory relates to an existing one, and what follows: pure rules, no I/O (seed 002 step 2).
+
+Zones by similarity between the two (cosine of their embeddings):
+
+* >= reinforce_similarity (0.85): the same claim. It reinforces, unless it conflicts (a changed number or a negation
+  makes it a contradiction, never a reinforcement) or shares a provenance chain with the memory (counts once).
+* >= conflict_similarity (0.60): ask the LLM (supports / contradicts / updates / unrelated / context_dependent);
+  without one, the heuristics of :mod:`audrey_core.rules.conflict` decide.
+* >= update_similarity (0.50), when the two hold from different times: a changed value of the same attribute
+  (:func:`audrey_core.rules.conflict.update_signal`) is an update; the later one replaces the earlier. A near-duplicate
+  (>= reinforce_similarity) that gives another literal value (a time, version, number or address) is one too
+  (:func:`audrey_core.rules.conflict.changed_value`).
+* below: unrelated.
+
+A contradiction keeps both claims (:func:`resolve`); an update replaces the older claim only when the newer one's
+source may replace it (:func:`can_supersede`), and is a contradiction otherwise.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from ..config import ValidationConfig
+from ..errors import LLMError
+from ..providers.llm import ask, model_name_of
+from .conflict import changed_value, detect_conflict, same_words, update_signal
+from .prompts import CONTRADICTION_CHECK, CONTRADICTION_CHECK_BATCH, Prompt, Relation
+
+DERIVED_SOURCES = frozenset({"inference", "model-generated"})  # the agent's own conclusions, not evidence
+
+
+@dataclass(frozen=True)
+class Judgement:
+    """How an incoming claim relates to an existing one, and how that was decided."""
+
+    relation: str  # supports | contradicts | updates | unrelated | context_dependent
+    method: str  # heuristic | llm
+    reason: str = ""
+    conditions_existing: str | None = None
+    conditions_incoming: str | None = None
+    model: str | None = None  # the LLM that judged, with the SHA-256 of its prompt
+    prompt_hash: str | None = None
+
+
+@dataclass(frozen=True)
+class Resolution:
+    """The states a contradiction leaves both claims in."""
+
+    contradiction_state: str  # resolved | open | context_dependent
+    existing_state: str
+    incoming_state: str
+    delta: float  # confidence(existing) - confidence(incoming)
+    flagged: bool  # left open for a human or agent to review
+
+
+def judge_offline(
+    existing: str,
+    incoming: str,
+    similarity: float,
+    cfg: ValidationConfig,
+    newer: bool | None = None,
+    strict: bool = False,
+) -> Judgement | None:
+    """The heuristic verdict (``None`` below the zones that are judged). ``newer`` says whether the incoming claim
+    holds from a later time than the existing one (False: an earlier time; None: the same time or unknown, when a
+    change can only be a contradiction). ``strict`` (two observations rather than a principle) asks for the stronger
+    evidence of :func:`~audrey_core.rules.conflict.update_signal` before calling a same-time pair a contradiction: bare
+    numbers in two observations are often identifiers ("ticket 41", "ticket 42")."""
+    if newer is None:
+        if similarity < cfg.conflict_similarity:
+            return None
+        conflict = update_signal(existing, incoming) if strict else detect_conflict(existing, incoming)
+        if conflict is not None:
+            return Judgement("contradicts", "heuristic", f"{conflict.kind}: {conflict.detail}")
+    else:
+        if similarity < cfg.update_similarity:
+            return None
+        older, newest = (existing, incoming) if newer else (incoming, existing)
+        signal = update_signal(older, newest)
+        if signal is None and similarity >= cfg.reinforce_similarity:
+            signal = changed_value(older, newest)  # the same statement later, with another date, number or address
+        if signal is not None:
+            return Judgement("updates", "heuristic", f"{signal.kind}: {signal.detail}")
+        if similarity < cfg.conflict_similarity:
+            return None
+    if similarity >= cfg.reinforce_similarity:
+        return Judgement("supports", "heuristic", f"near-duplicate (similarity {similarity:.2f})")
+    return Judgement("unrelated", "heuristic", "no conflict detected")
+
+
+def judge(
+    existing: str,
+    incoming: str,
+    similarity: float,
+    llm: object,
+    cfg: ValidationConfig,
+    newer: bool | None = None,
+    strict: bool = False,
+) -> Judgement | None:
+    """The verdict for two claims at ``similarity``: the LLM decides in the judged zones when there is one."""
+    return judge_pairs(incoming, [Pair(existing, similarity, newer, strict)], llm, cfg)[0]
+
+
+@dataclass(frozen=True)
+class Pair:
+    """An existing claim to judge a new one against: their similarity, whether the new one holds from a later time
+    (None: the same time) and whether both are observations (see :func:`judge_offline`)."""
+
+    existing: str
+    similarity: float
+    newer: bool | None = None
+    strict: bool = False
+
+
+def judge_pairs(incoming: str, pairs: Sequence[Pair], llm: object, cfg: ValidationConfig) -> list[Judgement | None]:
+    """The verdict for ``incoming`` against each existing claim. With an LLM, every pair in a judged zone that is not
+    the same words again is asked in one call (one pair: :data:`CONTRADICTION_CHECK`; several:
+    :data:`CONTRADICTION_CHECK_BATCH`); a batch reply that leaves a pair out is an :class:`LLMError`."""
+    offline = [judge_offline(p.existing, incoming, p.similarity, cfg, p.newer, p.strict) for p in pairs]
+    asked = [
+        i
+        for i, (pair, verdict) in enumerate(zip(pairs, offline))
+        if llm is not None
+        and verdict is not None
+        and not (verdict.relation == "supports" and same_words(pair.existing, incoming))
+    ]
+    if not asked:
+        return offline
+    if len(asked) == 1:
+        pair = pairs[asked[0]]
+        replies = [ask(llm, CONTRADICTION_CHECK, existing=pair.existing, incoming=incoming)]
+        prompt: Prompt = CONTRADICTION_CHECK
+    else:
+        listed = "\n".join(f"{n}. {' '.join(pairs[i].existing.split())}" for n, i in enumerate(asked, 1))
+        batch = ask(llm, CONTRADICTION_CHECK_BATCH, incoming=incoming, existing=listed)
+        numbered = {j.memory: j for j in batch.judgements}
+        if set(numbered) != set(range(1, len(asked) + 1)):
+            raise LLMError(f"{model_name_of(llm)} judged memories {sorted(numbered)} of 1..{len(asked)}")
+        replies, prompt = [numbered[n] for n in range(1, len(asked) + 1)], CONTRADICTION_CHECK_BATCH
+    verdicts = list(offline)
+    for index, reply in zip(asked, replies):
+        verdicts[index] = _from_reply(reply, offline[index], pairs[index], cfg, model_name_of(llm), prompt.hash)
+    return verdicts
+
+
+def _from_reply(
+    reply: Relation, offline: Judgement | None, pair: Pair, cfg: ValidationConfig, model: str, prompt_hash: str
+) -> Judgement:
+    relation = reply.relation
+    if relation == "updates" and pair.newer is None:
+        relation = "contradicts"  # claims about the same time cannot replace one another
+    changed = offline is not None and offline.relation in ("contradicts", "updates")
+    if changed and pair.similarity >= cfg.reinforce_similarity and relation == "supports":
+        relation = offline.relation  # a near-duplicate that changes a number is never a reinforcement
+    return Judgement(relation, "llm", reply.reason, reply.conditions_existing, reply.conditions_new, model, prompt_hash)
+
+
+def can_supersede(incoming_source: str, existing_source: str, reliability: Mapping[str, float]) -> bool:
+    """Whether a claim from ``incoming_source`` may replace one from ``existing_source``. The agent's own
+    conclusions (inference, model-generated) never replace what was observed, told or returned by a tool; between
+    two of them the newer must be at least as reliable. Any first-hand source may replace another (the user telling
+    of a change beats an old observation)."""
+    if incoming_source in DERIVED_SOURCES:
+        return existing_source in DERIVED_SOURCES and reliability[incoming_source] >= reliability[existing_source]
+    return True
+
+
+def resolve(relation: str, existing_confidence: float, incoming_confidence: float, cfg: ValidationConfig) -> Resolution:
+    """Seed 002's resolution: a gap above ``resolution_delta`` disputes the weaker claim; a smaller one leaves both
+    active and the contradiction open (flagged); context-dependent claims both become ``context_dependent``."""
+    delta = existing_confidence - incoming_confidence
+    if relation == "context_dependent":
+        return Resolution("context_dependent", "context_dependent", "context_dependent", delta, False)
+    # Rounded so that 0.8 - 0.5 counts as 0.3 (not 0.30000000000000004) at the boundary.
+    if round(abs(delta), 9) > cfg.resolution_delta:
+        existing_wins = delta > 0
+        return Resolution(
+            "resolved",
+            "active" if existing_wins else "disputed",
+            "disputed" if existing_wins else "active",
+            delta,
+            False,
+        )
+    return Resolution("open", "active", "active", delta, True)
+
+
+__all__ = ["Judgement", "Pair", "Resolution", "can_supersede", "judge", "judge_offline", "judge_pairs", "resolve"]

@@ -1,0 +1,62 @@
+"""Source lineage: which memories a memory descends from, for the self-confirmation defences of seed 002.
+
+A memory's lineage is itself plus, transitively, the memories it was ``derived_from``, the episodes it
+``supersedes`` and (for semantic and procedural memories) its evidence episodes. Two memories that share anything in
+their lineages share a provenance chain: as evidence, they count once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+from ..models import Episode, Memory, Procedure, Semantic
+from ..storage import Storage
+
+
+def parents(memory: Memory) -> tuple[str, ...]:
+    """The memories ``memory`` directly descends from."""
+    if isinstance(memory, Episode):
+        return memory.derived_from + ((memory.supersedes,) if memory.supersedes else ())
+    if isinstance(memory, (Semantic, Procedure)):
+        return memory.evidence_episode_ids
+    return ()
+
+
+def lineages(storage: Storage, memories: Iterable[Memory], max_depth: int = 50) -> dict[str, frozenset[str]]:
+    """The lineage (itself included) of each memory, walking the store level by level."""
+    result: dict[str, set[str]] = {}
+    known: dict[str, Memory] = {}
+    for memory in memories:
+        known[memory.id] = memory
+        result[memory.id] = {memory.id}
+    frontier = {m.id: set(parents(m)) for m in known.values()}
+    for _ in range(max_depth):
+        wanted = {p for ps in frontier.values() for p in ps} - set(known)
+        if wanted:
+            known.update(storage.get_memories(wanted))
+        next_frontier: dict[str, set[str]] = {}
+        for root, ids in frontier.items():
+            fresh = ids - result[root]
+            result[root] |= fresh
+            next_frontier[root] = {p for i in fresh if i in known for p in parents(known[i])} - result[root]
+        frontier = {root: ids for root, ids in next_frontier.items() if ids}
+        if not frontier:
+            break
+    return {root: frozenset(ids) for root, ids in result.items()}
+
+
+def independent(
+    candidates: Sequence[Memory], lineage: dict[str, frozenset[str]], distinct_sources: bool = False
+) -> list[Memory]:
+    """A greedy maximal subset whose lineages are pairwise disjoint (and, if asked, whose sources differ)."""
+    chosen: list[Memory] = []
+    seen_ids: set[str] = set()
+    seen_sources: set[str] = set()
+    for memory in candidates:
+        line = lineage[memory.id]
+        if seen_ids & line or (distinct_sources and memory.source in seen_sources):
+            continue
+        chosen.append(memory)
+        seen_ids |= line
+        seen_sources.add(memory.source)
+    return chosen

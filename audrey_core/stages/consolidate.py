@@ -1,0 +1,385 @@
+"""CONSOLIDATE: the sleep cycle that turns clusters of episodes into principles (seed 002 step 3, seed 000 §5).
+
+A run (1) plans: it takes the agent's unconsolidated episodes, clusters them with one KNN query per episode plus
+union-find at ``cluster_similarity``, keeps the clusters that qualify (adaptive minimum size, independent evidence
+from at least ``min_source_types`` source types, never only model-generated) and records that plan in the run;
+(2) promotes each planned cluster in one transaction: extract a principle (LLM, or the cluster's medoid), check it
+against existing knowledge like validation does, write it with its evidence and causal links, mark its episodes
+consolidated. Output ids derive from the cluster's episode ids, so a run that dies at any step and is resumed (the
+next ``consolidate()`` picks it up) neither duplicates nor loses anything.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ..config import ConsolidationConfig
+from ..ids import deterministic_id, new_ulid
+from ..models import ConsolidationRun, Episode, Memory, Procedure, Semantic
+from ..providers.embedding import embed_texts
+from ..providers.llm import ask, model_name_of
+from ..rules.causal import build_links
+from ..rules.lineage import independent, lineages
+from ..rules.prompts import PRINCIPLE_EXTRACTION
+from ..storage import VectorFilter
+from .context import StageContext
+from .recall import memory_confidence
+from .undo import snapshot
+from .validate import CLAIM_STATES, judge_safely, nearest, record_contradiction
+
+EPISODE_STATES = ("active", "context_dependent")
+
+
+class UnionFind:
+    """Disjoint sets over string keys (path halving, union by size)."""
+
+    def __init__(self, keys: Sequence[str]) -> None:
+        self.parent = {k: k for k in keys}
+        self.size = dict.fromkeys(keys, 1)
+
+    def find(self, key: str) -> str:
+        while self.parent[key] != key:
+            self.parent[key] = self.parent[self.parent[key]]
+            key = self.parent[key]
+        return key
+
+    def union(self, a: str, b: str) -> None:
+        ra, rb = self.find(a), self.find(b)
+        if ra != rb:
+            if self.size[ra] < self.size[rb]:
+                ra, rb = rb, ra
+            self.parent[rb] = ra
+            self.size[ra] += self.size[rb]
+
+    def groups(self) -> list[list[str]]:
+        """Every set, members sorted, sets ordered by their first member."""
+        found: dict[str, list[str]] = {}
+        for key in self.parent:
+            found.setdefault(self.find(key), []).append(key)
+        return sorted((sorted(g) for g in found.values()), key=lambda g: g[0])
+
+
+def cluster_ids(ctx: StageContext, episodes: Sequence[Episode], vectors: dict[str, np.ndarray]) -> list[list[str]]:
+    """Clusters of episode ids: N KNN queries among unconsolidated episodes, joined at ``cluster_similarity``."""
+    cfg = ctx.config.consolidation
+    ids = [e.id for e in episodes if e.id in vectors]
+    members = set(ids)
+    scope_of = {e.id: e.scope for e in episodes}
+    sets = UnionFind(ids)
+    where = VectorFilter(agent=ctx.agent, memory_types=("episodic",), states=EPISODE_STATES, consolidated=False)
+    for episode_id in ids:
+        for hit in ctx.storage.knn(vectors[episode_id], cfg.max_neighbors, where):
+            if hit.similarity < cfg.cluster_similarity:
+                break  # hits come nearest first
+            # Never across scopes: one user's episodes must not become a principle with another's.
+            if (
+                hit.memory_id in members
+                and hit.memory_id != episode_id
+                and scope_of[hit.memory_id] == scope_of[episode_id]
+            ):
+                sets.union(episode_id, hit.memory_id)
+    return sets.groups()
+
+
+def cluster_variance(matrix: np.ndarray) -> float:
+    """Mean squared distance of the members' unit vectors from their centroid (0 when identical, at most 2)."""
+    unit = matrix / np.linalg.norm(matrix, axis=1, keepdims=True)
+    return float(np.mean(np.sum((unit - unit.mean(axis=0)) ** 2, axis=1)))
+
+
+def minimum_size(variance: float, cfg: ConsolidationConfig) -> int:
+    """max(min_episodes, ceil(cluster_variance * confidence_target)) (seed 002's adaptive threshold)."""
+    return max(cfg.min_episodes, math.ceil(round(variance * cfg.confidence_target, 9)))
+
+
+@dataclass(frozen=True)
+class Assessment:
+    """Whether a cluster may become a principle, and on what evidence."""
+
+    qualifies: bool
+    reason: str
+    independent: tuple[Episode, ...]
+    needed: int
+    variance: float
+
+
+def assess(
+    members: Sequence[Episode], matrix: np.ndarray, lineage: dict[str, frozenset[str]], cfg: ConsolidationConfig
+) -> Assessment:
+    """The independent-evidence rules: episodes sharing an ancestor count once; enough of them for the cluster's
+    spread; at least ``min_source_types`` distinct sources; never only model-generated evidence."""
+    ordered = sorted(members, key=lambda e: e.id)
+    backing = tuple(independent(ordered, lineage))
+    variance = cluster_variance(matrix)
+    needed = minimum_size(variance, cfg)
+    sources = {e.source for e in backing}
+    if sources <= {"model-generated"}:
+        return Assessment(False, "only model-generated evidence", backing, needed, variance)
+    if len(backing) < needed:
+        return Assessment(False, f"{len(backing)} independent episodes, {needed} needed", backing, needed, variance)
+    if len(sources) < cfg.min_source_types:
+        reason = f"{len(sources)} source type(s), {cfg.min_source_types} needed"
+        return Assessment(False, reason, backing, needed, variance)
+    return Assessment(True, "qualifies", backing, needed, variance)
+
+
+@dataclass(frozen=True)
+class Extraction:
+    """A principle drawn from a cluster, and how."""
+
+    content: str
+    kind: str
+    boundary_conditions: str | None
+    trigger_conditions: str | None
+    mechanism: str | None
+    link_type: str | None
+    evidence_diverse: bool
+    model: str
+    prompt_hash: str | None
+    medoid_id: str | None = None
+
+
+def extract(
+    ctx: StageContext, members: Sequence[Episode], matrix: np.ndarray, backing: Sequence[Episode]
+) -> Extraction:
+    """Ask the LLM for the principle; without one, take the medoid episode's text (marked extractive)."""
+    if ctx.llm is None:
+        unit = matrix / np.linalg.norm(matrix, axis=1, keepdims=True)
+        medoid = members[int(np.argmax((unit @ unit.T).sum(axis=1)))]
+        diverse = len({e.source for e in backing}) >= ctx.config.consolidation.min_source_types
+        return Extraction(medoid.content, "semantic", None, None, None, None, diverse, "extractive", None, medoid.id)
+    now = ctx.clock()
+    observations = "\n".join(
+        f"- [{e.source}, {memory_confidence(e, now, ctx.config.confidence).value:.2f}] {e.content}" for e in members
+    )
+    causal = "\n".join(
+        f"- {e.causal_trigger or '?'} -> {e.causal_consequence or '?'}"
+        for e in members
+        if e.causal_trigger or e.causal_consequence
+    )
+    reply = ask(ctx.llm, PRINCIPLE_EXTRACTION, observations=observations, causal=causal or "(none)")
+    return Extraction(
+        reply.principle.strip(),
+        reply.kind,
+        reply.boundary_conditions,
+        reply.trigger_conditions,
+        reply.mechanism,
+        reply.link_type,
+        reply.evidence_diverse,
+        model_name_of(ctx.llm),
+        PRINCIPLE_EXTRACTION.hash,
+    )
+
+
+def consolidate(ctx: StageContext, progress: Callable[[int, int], None] | None = None) -> ConsolidationRun:
+    """Run (or resume) one consolidation for the agent and return its record.
+
+    ``progress(done, total)`` is called after each planned cluster is promoted."""
+    run = _resume_or_plan(ctx)
+    try:
+        for done, cluster in enumerate(run.plan, start=1):
+            _promote_cluster(ctx, run.id, list(cluster))
+            if progress is not None:
+                progress(done, len(run.plan))
+    except BaseException as exc:
+        ctx.storage.update_record(
+            ConsolidationRun, run.id, {"status": "failed", "error": f"{type(exc).__name__}: {exc}"}
+        )
+        raise
+    ctx.storage.update_record(
+        ConsolidationRun, run.id, {"status": "completed", "completed_at": ctx.clock(), "error": None}
+    )
+    return _run(ctx, run.id)
+
+
+def _run(ctx: StageContext, run_id: str) -> ConsolidationRun:
+    return ctx.storage.find_records(ConsolidationRun, id=run_id)[0]
+
+
+def run_within(ctx: StageContext, run: ConsolidationRun) -> bool:
+    """True when every episode a run read and every principle it made belongs to the context's tenant (always, for
+    an instance without a scope: runs are per agent)."""
+    if run.agent != ctx.agent:
+        return False
+    if not ctx.scope:
+        return True
+    ids = {*run.input_episode_ids, *run.output_memory_ids}
+    found = ctx.storage.get_memories(ids)
+    return all(ctx.tenant.owns(m) for m in found.values())
+
+
+def _resume_or_plan(ctx: StageContext) -> ConsolidationRun:
+    unfinished = ctx.storage.find_records(ConsolidationRun, agent=ctx.agent, status=["running", "failed"])
+    unfinished = [run for run in unfinished if run_within(ctx, run)]
+    if unfinished:
+        run = unfinished[0]
+        ctx.storage.update_record(ConsolidationRun, run.id, {"status": "running", "error": None})
+        return _run(ctx, run.id)
+    now = ctx.clock()
+    episodes = ctx.tenant.mine(ctx.storage.unconsolidated_episodes(ctx.agent, EPISODE_STATES))
+    vectors = ctx.storage.get_vectors([e.id for e in episodes])
+    by_id = {e.id: e for e in episodes}
+    lineage = lineages(ctx.storage, episodes)
+    plan = []
+    for ids in cluster_ids(ctx, episodes, vectors):
+        members = [by_id[i] for i in ids]
+        if assess(members, np.vstack([vectors[i] for i in ids]), lineage, ctx.config.consolidation).qualifies:
+            plan.append(tuple(ids))
+    run = ConsolidationRun(
+        id=new_ulid(now),
+        agent=ctx.agent,
+        status="running",
+        checkpoint_cursor=episodes[-1].id if episodes else None,
+        input_episode_ids=tuple(by_id),
+        output_memory_ids=(),
+        confidence_deltas={},
+        consolidation_model=model_name_of(ctx.llm) if ctx.llm is not None else "extractive",
+        consolidation_prompt_hash=PRINCIPLE_EXTRACTION.hash if ctx.llm is not None else None,
+        started_at=now,
+        completed_at=None,
+        plan=tuple(plan),
+    )
+    ctx.storage.insert_records([run])
+    return run
+
+
+def _promote_cluster(ctx: StageContext, run_id: str, ids: list[str]) -> None:
+    # The run's id is part of the principle's: a resumed run finds what it made, and a run after a rollback makes new
+    # principles instead of finding the rolled-back ones.
+    output_id = deterministic_id("M", ctx.agent, run_id, *ids)
+    if ctx.storage.get_memory(output_id) is not None:
+        return  # promoted before the run was interrupted
+    found = ctx.storage.get_memories(ids)
+    members = [found[i] for i in ids if isinstance(found.get(i), Episode) and not found[i].consolidated]
+    if not members:
+        return  # folded into an existing principle before the run was interrupted
+    vectors = ctx.storage.get_vectors([m.id for m in members])
+    matrix = np.vstack([vectors[m.id] for m in members])
+    lineage = lineages(ctx.storage, members)
+    backing = independent(sorted(members, key=lambda e: e.id), lineage)
+    extraction = extract(ctx, members, matrix, backing)
+    vector = (
+        vectors[extraction.medoid_id] if extraction.medoid_id else embed_texts(ctx.embedder, [extraction.content])[0]
+    )
+    neighbour = nearest(ctx, vector, CLAIM_STATES, members[0].scope)
+    verdict = judge_safely(ctx, neighbour[0].content, extraction.content, neighbour[1]) if neighbour else None
+    if verdict is not None and verdict.relation == "supports":
+        _fold_into(ctx, run_id, neighbour[0], members, backing)
+        return
+    memory = _principle(ctx, output_id, run_id, members, backing, extraction)
+    links = build_links(
+        agent=ctx.agent,
+        principle_id=output_id,
+        episodes=members,
+        independent_ids={e.id for e in backing},
+        mechanism=extraction.mechanism,
+        stated_type=extraction.link_type,
+        run_id=run_id,
+        now=ctx.clock(),
+    )
+    with ctx.storage.transaction():
+        ctx.storage.insert_memories([memory], vector[None, :])
+        _mark_consolidated(ctx, run_id, members)
+        ctx.storage.insert_records(links)
+        if verdict is not None and verdict.relation in ("contradicts", "context_dependent"):
+            existing = neighbour[0]
+            ctx.storage.append_undo(run_id, [snapshot(existing)])
+            record_contradiction(ctx, existing, memory, verdict, run_id=run_id)
+        run = _run(ctx, run_id)
+        ctx.storage.update_record(ConsolidationRun, run_id, {"output_memory_ids": (*run.output_memory_ids, output_id)})
+    ctx.emit(
+        "consolidation",
+        {
+            "run_id": run_id,
+            "principle": memory,
+            "episodes": [m.id for m in members],
+            "links": links,
+            "checkpoint": run.checkpoint_cursor,
+        },
+    )
+
+
+def _mark_consolidated(ctx: StageContext, run_id: str, members: Sequence[Episode]) -> None:
+    ctx.storage.update_memories({m.id: {"consolidated": True} for m in members})
+    ctx.storage.append_undo(run_id, [{"op": "unconsolidate", "episode_ids": [m.id for m in members]}])
+
+
+def _fold_into(
+    ctx: StageContext, run_id: str, existing: Memory, members: Sequence[Episode], backing: Sequence[Episode]
+) -> None:
+    """The cluster repeats a principle we already hold: add its independent episodes as that principle's evidence."""
+    now = ctx.clock()
+    with ctx.storage.transaction():
+        existing = ctx.storage.lock_memory(existing.id) or existing  # validation elsewhere may reinforce it too
+        before = memory_confidence(existing, now, ctx.config.confidence).value
+        new_evidence = [e.id for e in backing if e.id not in existing.evidence_episode_ids]
+        evidence = (*existing.evidence_episode_ids, *new_evidence)
+        sources = {m.source for m in ctx.storage.get_memories(evidence).values()}
+        ctx.storage.append_undo(run_id, [snapshot(existing)])
+        ctx.storage.update_memories(
+            {
+                existing.id: {
+                    "evidence_count": existing.evidence_count + len(new_evidence),
+                    "evidence_episode_ids": evidence,
+                    "last_reinforced_at": now,
+                    "source_type_diversity": len(sources),
+                }
+            }
+        )
+        _mark_consolidated(ctx, run_id, members)
+        after = memory_confidence(ctx.storage.get_memory(existing.id), now, ctx.config.confidence).value
+        run = _run(ctx, run_id)
+        deltas = {**run.confidence_deltas, existing.id: run.confidence_deltas.get(existing.id, 0.0) + after - before}
+        ctx.storage.update_record(ConsolidationRun, run_id, {"confidence_deltas": deltas})
+    ctx.emit(
+        "reinforcement",
+        {"kind": "consolidation", "memory_id": existing.id, "run_id": run_id, "episode_ids": new_evidence},
+    )
+
+
+def _principle(
+    ctx: StageContext,
+    output_id: str,
+    run_id: str,
+    members: Sequence[Episode],
+    backing: Sequence[Episode],
+    extraction: Extraction,
+) -> Memory:
+    sources = Counter(e.source for e in backing)
+    reliability = ctx.config.confidence.source_reliability
+    # The principle speaks with its evidence's voice: the commonest source (ties: the more reliable one).
+    source = max(sources, key=lambda s: (sources[s], reliability[s]))
+    common: dict[str, Any] = {
+        "id": output_id,
+        "agent": ctx.agent,
+        "scope": members[0].scope,
+        "content": extraction.content,
+        "source": source,
+        "source_reliability": float(np.mean([reliability[e.source] for e in backing])),
+        "salience": max(e.salience for e in members),
+        "tags": tuple(dict.fromkeys(t for e in members for t in e.tags)),
+        "evidence_count": len(backing),
+        "evidence_episode_ids": tuple(e.id for e in members),
+        "created_at": ctx.clock(),
+        "embedding_model": ctx.embedder.model_name,
+        "consolidation_run_id": run_id,
+        "consolidation_model": extraction.model,
+        "consolidation_prompt_hash": extraction.prompt_hash,
+        "metadata": {
+            "extractive": extraction.model == "extractive",
+            "evidence_diverse": extraction.evidence_diverse,
+            "medoid_id": extraction.medoid_id,
+            "source_types": sorted(sources),
+        },
+    }
+    if extraction.kind == "procedural":
+        trigger = {"when": extraction.trigger_conditions} if extraction.trigger_conditions else None
+        return Procedure(**common, trigger_conditions=trigger)
+    boundary = {"boundary": extraction.boundary_conditions} if extraction.boundary_conditions else None
+    return Semantic(**common, conditions=boundary, source_type_diversity=len(sources))

@@ -1,0 +1,36 @@
+"""What every pipeline stage works with: the store, the providers, the settings, the clock and the events."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from ..config import AudreyConfig
+from ..events import EventBus
+from ..rules.ownership import Tenant
+from ..storage import Storage
+from ..timeutil import Clock
+
+
+@dataclass(frozen=True)
+class StageContext:
+    """Passed to stage functions so they need no facade (and tests can build one directly)."""
+
+    storage: Storage
+    embedder: Any
+    llm: Any
+    config: AudreyConfig
+    clock: Clock
+    events: EventBus
+    agent: str
+    scope: tuple[str, ...] = ()  # the instance's scope: decay and consolidation work on this subtree of the agent
+
+    @property
+    def tenant(self) -> Tenant:
+        """The agent and scope subtree the stages may change."""
+        return Tenant(self.agent, self.scope)
+
+    def emit(self, event: str, payload: dict[str, Any]) -> None:
+        """Emit ``event`` if anything listens."""
+        if self.events.has_handlers(event):
+            self.events.emit(event, payload)

@@ -1,0 +1,303 @@
+"""VALIDATE: check each new episode against the nearest memories of its scope (seed 002 step 2, seed 000 §4).
+
+The decision rules are pure (:mod:`audrey_core.rules.judgement`); this stage applies them to the store. Each new episode
+is compared with its ``update_neighbors`` nearest memories of every type in its scope (knowledge never crosses
+scopes). A memory it restates is reinforced (a principle) or left as it is (an episode); one it updates is marked
+``superseded`` by the later of the two, with the time it stopped holding, when that source may replace it
+(:func:`~audrey_core.rules.judgement.can_supersede`), and contradicted otherwise; one it contradicts keeps both sides.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from dataclasses import replace
+
+import numpy as np
+
+from ..errors import LLMError
+from ..ids import deterministic_id
+from ..models import Contradiction, Episode, Memory
+from ..rules.conflict import detect_conflict, is_statement
+from ..rules.judgement import Judgement, Pair, can_supersede, judge_offline, judge_pairs, resolve
+from ..rules.lineage import independent, lineages
+from ..storage import VectorFilter
+from .context import StageContext
+from .recall import memory_confidence
+
+log = logging.getLogger(__name__)
+CLAIM_STATES = ("active", "context_dependent")
+REOPENABLE_STATES = ("disputed", "superseded")
+OPEN_CONTRADICTION_STATES = ("open", "resolved", "context_dependent")
+
+
+def nearest(
+    ctx: StageContext, vector: np.ndarray, states: Sequence[str], scope: tuple[str, ...]
+) -> tuple[Memory, float] | None:
+    """The closest semantic memory of this agent in ``states`` within ``scope`` (knowledge never crosses scopes:
+    one user's observations must not reinforce or dispute another's), and its similarity."""
+    where = VectorFilter(agent=ctx.agent, memory_types=("semantic",), states=tuple(states), scope=tuple(scope))
+    hits = ctx.storage.knn(vector, 1, where)
+    if not hits:
+        return None
+    memory = ctx.storage.get_memory(hits[0].memory_id)
+    return (memory, hits[0].similarity) if memory is not None else None
+
+
+def neighbours(ctx: StageContext, episode: Episode, vector: np.ndarray) -> list[tuple[Memory, float]]:
+    """The episode's nearest current memories of any type in its scope, closest first, down to the update zone.
+    Without an LLM, a text longer than one statement is compared with principles only: the offline rules judge no
+    other pair of it (:func:`~audrey_core.rules.conflict.is_statement`), and scanning every episode would cost for
+    nothing."""
+    cfg = ctx.config.validation
+    types = None if ctx.llm is not None or is_statement(episode.content) else ("semantic", "procedural")
+    where = VectorFilter(agent=ctx.agent, memory_types=types, states=CLAIM_STATES, scope=tuple(episode.scope))
+    hits = [h for h in ctx.storage.knn(vector, cfg.update_neighbors + 1, where) if h.memory_id != episode.id]
+    hits = [h for h in hits if h.similarity >= cfg.update_similarity][: cfg.update_neighbors]
+    found = ctx.storage.get_memories([h.memory_id for h in hits], {h.memory_id: h.memory_type for h in hits})
+    return [(found[h.memory_id], h.similarity) for h in hits if h.memory_id in found]
+
+
+def validate_episodes(ctx: StageContext, episode_ids: Sequence[str]) -> None:
+    """Validate each episode in turn; one failure is reported and does not stop the others."""
+    episodes = ctx.storage.get_memories(episode_ids)
+    vectors = ctx.storage.get_vectors(list(episodes))
+    for episode_id in episode_ids:
+        episode = episodes.get(episode_id)
+        if not isinstance(episode, Episode) or episode_id not in vectors:
+            continue
+        try:
+            validate_episode(ctx, episode, vectors[episode_id])
+        except Exception as exc:
+            log.exception("validation of episode %s failed", episode_id)
+            ctx.emit("error", {"event": "validation", "episode_id": episode_id, "error": exc})
+
+
+def validate_episode(ctx: StageContext, episode: Episode, vector: np.ndarray) -> str:
+    """Judge the episode against each of its neighbours and write what follows; then count support for disputed
+    claims. Returns what happened to the closest judged neighbour: reinforced, self-citation, restated, updated,
+    contradiction, unrelated or nothing."""
+    outcomes = []
+    reinforced = False
+    close = neighbours(ctx, episode, vector)
+    pairs = [Pair(c.content, sim, _newer(episode, c), c.memory_type == "episodic") for c, sim in close]
+    verdicts = judge_pairs_safely(ctx, episode.content, pairs)  # one LLM call for all of them
+    for (claim, similarity), pair, verdict in zip(close, pairs, verdicts):
+        newer = pair.newer
+        if verdict is None:
+            continue
+        if verdict.relation == "supports" and reinforced:
+            continue  # one reinforcement per episode: the closest claim it restates
+        outcome = apply_verdict(ctx, claim, episode, similarity, verdict, newer)
+        reinforced = reinforced or outcome == "reinforced"
+        outcomes.append(outcome)
+    support_disputed_claim(ctx, episode, vector)
+    return outcomes[0] if outcomes else "nothing"
+
+
+def _newer(episode: Memory, claim: Memory) -> bool | None:
+    """Whether the episode holds from a later time than the claim (None: the same time)."""
+    if episode.valid_from == claim.valid_from:
+        return None
+    return episode.valid_from > claim.valid_from
+
+
+def judge_safely(ctx: StageContext, existing: str, incoming: str, similarity: float) -> Judgement | None:
+    """The verdict for one pair of claims held at the same time."""
+    return judge_pairs_safely(ctx, incoming, [Pair(existing, similarity)])[0]
+
+
+def judge_pairs_safely(ctx: StageContext, incoming: str, pairs: Sequence[Pair]) -> list[Judgement | None]:
+    """:func:`~audrey_core.rules.judgement.judge_pairs`; the LLM failing must not lose the check: the heuristic
+    decides."""
+    try:
+        return judge_pairs(incoming, pairs, ctx.llm, ctx.config.validation)
+    except LLMError as exc:
+        log.warning("LLM contradiction check failed (%s); using the offline heuristic", exc)
+        ctx.emit("error", {"event": "validation", "error": exc})
+        cfg = ctx.config.validation
+        return [judge_offline(p.existing, incoming, p.similarity, cfg, p.newer, p.strict) for p in pairs]
+
+
+def apply_verdict(
+    ctx: StageContext,
+    claim: Memory,
+    episode: Episode,
+    similarity: float,
+    verdict: Judgement,
+    newer: bool | None = None,
+) -> str:
+    """Write what a verdict means: reinforcement, an update, or a contradiction with its resolution."""
+    if verdict.relation == "supports":
+        return reinforce(ctx, claim, episode, similarity) if claim.memory_type == "semantic" else "restated"
+    if verdict.relation == "updates" and newer is not None:
+        earlier, later = (claim, episode) if newer else (episode, claim)
+        reliability = ctx.config.confidence.source_reliability
+        if can_supersede(later.source, earlier.source, reliability):
+            return supersede(ctx, earlier, later, verdict)
+        refused = f"{verdict.reason}; a {later.source} claim cannot replace a {earlier.source} one"
+        verdict = replace(verdict, relation="contradicts", reason=refused)
+    if verdict.relation in ("contradicts", "updates", "context_dependent"):
+        record_contradiction(ctx, claim, episode, verdict)
+        return "contradiction"
+    return "unrelated"
+
+
+def supersede(ctx: StageContext, old: Memory, new: Memory, verdict: Judgement) -> str:
+    """Mark ``old`` replaced by ``new``: state superseded, a link to it, and its validity ending when ``new`` began.
+    Nothing is deleted; the judgement is kept in the audit log."""
+    now = ctx.clock()
+    details = {"new": new.id, "method": verdict.method, "reason": verdict.reason}
+    if verdict.model is not None:
+        details.update(model=verdict.model, prompt_hash=verdict.prompt_hash)
+    with ctx.storage.transaction():
+        current = ctx.storage.lock_memory(old.id)
+        if current is None or current.state not in CLAIM_STATES:
+            return "nothing"  # forgotten, replaced or disputed meanwhile
+        change = {"state": "superseded", "superseded_by": new.id, "valid_until": new.valid_from}
+        ctx.storage.update_memories({old.id: change})
+        ctx.storage.audit(ctx.agent, "update", old.id, details, now)
+    ctx.emit("update", {"old": old.id, "new": new.id, "reason": verdict.reason, "judge": verdict.method, **details})
+    return "updated"
+
+
+def reinforce(ctx: StageContext, claim: Memory, episode: Episode, similarity: float) -> str:
+    """Add the episode as evidence of ``claim`` unless they share a provenance chain (then it counts once)."""
+    lineage = lineages(ctx.storage, [claim, episode])
+    if lineage[claim.id] & lineage[episode.id]:
+        return "self-citation"
+    now = ctx.clock()
+    with ctx.storage.transaction():  # read-modify-write under a lock: another process may reinforce it too
+        current = ctx.storage.lock_memory(claim.id)
+        if current is None:
+            return "nothing"  # forgotten meanwhile
+        if episode.id in current.evidence_episode_ids:
+            return "reinforced"
+        evidence = (*current.evidence_episode_ids, episode.id)
+        sources = {m.source for m in ctx.storage.get_memories(evidence).values()}
+        ctx.storage.update_memories(
+            {
+                claim.id: {
+                    "evidence_count": current.evidence_count + 1,
+                    "evidence_episode_ids": evidence,
+                    "last_reinforced_at": now,
+                    "source_type_diversity": len(sources),
+                },
+            }
+        )
+    ctx.emit(
+        "reinforcement", {"kind": "evidence", "memory_id": claim.id, "episode_id": episode.id, "similarity": similarity}
+    )
+    return "reinforced"
+
+
+def record_contradiction(
+    ctx: StageContext, existing: Memory, incoming: Memory, verdict: Judgement, run_id: str | None = None
+) -> Contradiction:
+    """Keep both claims, record the contradiction and apply the resolution rules to their states."""
+    now = ctx.clock()
+    cfg = ctx.config.confidence
+    existing_conf = memory_confidence(existing, now, cfg).value
+    incoming_conf = memory_confidence(incoming, now, cfg).value
+    outcome = resolve(verdict.relation, existing_conf, incoming_conf, ctx.config.validation)
+    resolution = {
+        "relation": verdict.relation,
+        "method": verdict.method,
+        "reason": verdict.reason,
+        "confidence": {existing.id: existing_conf, incoming.id: incoming_conf},
+        "delta": outcome.delta,
+        "flagged": outcome.flagged,
+    }
+    if verdict.model is not None:
+        resolution.update(model=verdict.model, prompt_hash=verdict.prompt_hash)
+    if outcome.contradiction_state == "resolved":
+        winner = existing if outcome.existing_state == "active" else incoming
+        resolution["winner"] = winner.id
+    if verdict.relation == "context_dependent":
+        resolution["conditions"] = {existing.id: verdict.conditions_existing, incoming.id: verdict.conditions_incoming}
+    contradiction = Contradiction(
+        id=deterministic_id("C", existing.id, incoming.id),
+        agent=ctx.agent,
+        claim_a_id=existing.id,
+        claim_b_id=incoming.id,
+        state=outcome.contradiction_state,
+        resolution=resolution,
+        created_at=now,
+        resolved_at=now if outcome.contradiction_state != "open" else None,
+        consolidation_run_id=run_id,
+    )
+    changes: dict[str, dict[str, object]] = {}
+    for memory, state, conditions in (
+        (existing, outcome.existing_state, verdict.conditions_existing),
+        (incoming, outcome.incoming_state, verdict.conditions_incoming),
+    ):
+        change: dict[str, object] = {"challenge_count": memory.challenge_count + 1, "state": state}
+        if verdict.relation == "context_dependent":
+            change["conditions"] = {"context": conditions}
+        changes[memory.id] = change
+    with ctx.storage.transaction():
+        ctx.storage.insert_records([contradiction])
+        ctx.storage.update_memories(changes)
+    ctx.emit(
+        "contradiction",
+        {"contradiction": contradiction, "existing": existing, "incoming": incoming, "resolution": resolution},
+    )
+    return contradiction
+
+
+def support_disputed_claim(ctx: StageContext, episode: Episode, vector: np.ndarray) -> bool:
+    """Record the episode as support for a disputed / superseded claim it repeats; reopen the claim's dispute when
+    ``reopen_min_sources`` independent episodes (distinct source types, no shared ancestor) back it."""
+    cfg = ctx.config.validation
+    found = nearest(ctx, vector, REOPENABLE_STATES, episode.scope)
+    if found is None:
+        return False
+    claim, similarity = found
+    if similarity < cfg.reinforce_similarity or detect_conflict(claim.content, episode.content) is not None:
+        return False
+    ctx.storage.add_claim_support(claim.id, episode.id, ctx.clock())
+    supporters = [m for m in ctx.storage.get_memories(ctx.storage.claim_support(claim.id)).values()]
+    supporters.sort(key=lambda m: m.id)
+    lineage = lineages(ctx.storage, [claim, *supporters])
+    eligible = [s for s in supporters if not lineage[s.id] & lineage[claim.id]]
+    backing = independent(eligible, lineage, distinct_sources=True)
+    if len(backing) < cfg.reopen_min_sources:
+        return False
+    reopen(ctx, claim, episode, [m.id for m in backing])
+    return True
+
+
+def reopen(ctx: StageContext, claim: Memory, trigger: Episode, backing: Sequence[str]) -> None:
+    """Reactivate ``claim`` and mark the contradictions that had set it aside as reopened."""
+    now = ctx.clock()
+    contradictions = [
+        c
+        for side in ("claim_a_id", "claim_b_id")
+        for c in ctx.storage.find_records(Contradiction, **{side: claim.id, "state": list(OPEN_CONTRADICTION_STATES)})
+    ]
+    with ctx.storage.transaction():
+        claim = ctx.storage.lock_memory(claim.id) or claim
+        evidence = tuple(dict.fromkeys((*claim.evidence_episode_ids, *backing)))
+        ctx.storage.update_memories(
+            {
+                claim.id: {
+                    "state": "active",
+                    "evidence_count": claim.evidence_count + len(backing),
+                    "evidence_episode_ids": evidence,
+                    "last_reinforced_at": now,
+                },
+            }
+        )
+        for c in contradictions:
+            ctx.storage.update_record(
+                Contradiction, c.id, {"state": "reopened", "reopened_at": now, "reopen_evidence_id": trigger.id}
+            )
+    ctx.emit(
+        "reopen",
+        {
+            "memory_id": claim.id,
+            "contradictions": [c.id for c in contradictions],
+            "new_evidence": list(backing),
+            "trigger": trigger.id,
+        },
+    )

@@ -1,0 +1,1 @@
+"""The PostgreSQL dialect: pooled connections, pgvector and full-text schema, keyword candidates."""

@@ -1,0 +1,85 @@
+"""PostgreSQL keyword search that does not rank every match.
+
+``ts_rank`` over every row matching any query term made keyword search linear in the store (a question with a
+common name matched tens of thousands of rows at 100k). So the candidates come from the rarest terms first, through
+the GIN index, until about ``KEYWORD_CANDIDATES`` rows are in; those are ranked over every term. A term found in more
+than half the rows is left out (it says little, as BM25's IDF would say). When the filters leave fewer than ``k``
+candidates, the next rarer-first terms join, until every term is in: then the answer is the full ranking.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from ...rules.keywords import TermCounts, informative_terms
+from ..base import KeywordHit, VectorFilter
+from ..sql.migrations import FTS_TABLE
+from .schema import TEXT_SEARCH_CONFIG
+
+KEYWORD_CANDIDATES = 2_000  # rows a keyword search ranks before widening
+
+
+def tsquery_any(terms: Sequence[str]) -> str:
+    """A to_tsquery() text matching any of ``terms``, each quoted (stemmed by the configuration, never parsed as
+    operators)."""
+    return " | ".join("'" + term.replace("\\", "\\\\").replace("'", "''") + "'" for term in terms)
+
+
+class PostgresKeywords:
+    """Mixed into :class:`PostgresStorage`."""
+
+    _term_counts: TermCounts
+
+    def _term_rows(self, terms: Sequence[str]) -> tuple[dict[str, int], int]:
+        """Rows matching each term (cached: :class:`~audrey_core.rules.keywords.TermCounts`), and all rows."""
+        with self._side_read() as db:
+            # the planner's estimate (kept by ANALYZE and autovacuum) is enough to steer, and costs no scan
+            total = int(
+                db.execute(
+                    "SELECT GREATEST(reltuples, 0)::bigint FROM pg_class WHERE oid = to_regclass(?)", [FTS_TABLE]
+                ).fetchone()[0]
+                or 0
+            )
+            if total == 0:  # never analysed yet (a new or small table): count
+                total = int(db.execute(f"SELECT COUNT(*) FROM {FTS_TABLE}").fetchone()[0])
+            query = f"SELECT COUNT(*) FROM {FTS_TABLE} WHERE document @@ to_tsquery('{TEXT_SEARCH_CONFIG}', ?)"
+            counts = self._term_counts.get(
+                terms, total, lambda t: int(db.execute(query, [tsquery_any([t])]).fetchone()[0])
+            )
+        return counts, total
+
+    def keyword_search(self, terms: Sequence[str], k: int, where: VectorFilter) -> list[KeywordHit]:
+        """Memories matching any of ``terms`` by PostgreSQL full text (``ts_rank``), best first, ``where`` applied."""
+        if not terms or k <= 0:
+            return []
+        terms = list(dict.fromkeys(terms))
+        counts, total = self._term_rows(terms)
+        terms = informative_terms(terms, counts, total)
+        ordered = sorted(terms, key=lambda t: (counts[t], t))
+        union, params = self._over_tables(
+            where,
+            lambda t, table: (
+                f"SELECT x.memory_id, '{t}' AS memory_type, ts_rank(c.document, q.query) AS score "
+                f"FROM q CROSS JOIN candidates c JOIN memory_text_rows x ON x.rowid = c.rowid "
+                f"JOIN {table} m ON m.id = x.memory_id"
+            ),
+        )
+        budget = KEYWORD_CANDIDATES
+        while True:
+            leading, rows_in = [], 0
+            for term in ordered:  # the rarest terms first, until the budget is spent
+                if leading and rows_in + counts[term] > budget:
+                    break
+                leading.append(term)
+                rows_in += counts[term]
+            with self._side_read() as db:
+                rows = db.execute(
+                    f"WITH q AS (SELECT to_tsquery('{TEXT_SEARCH_CONFIG}', ?) AS query), "
+                    f"candidates AS MATERIALIZED (SELECT f.rowid, f.document FROM {FTS_TABLE} f "
+                    f"WHERE f.document @@ to_tsquery('{TEXT_SEARCH_CONFIG}', ?)) "
+                    f"SELECT * FROM ({union}) found ORDER BY 3 DESC, 1 LIMIT ?",
+                    [tsquery_any(terms), tsquery_any(leading), *params, int(k)],
+                ).fetchall()
+            if len(rows) >= k or len(leading) == len(ordered):
+                return [KeywordHit(memory_id, memory_type, float(score)) for memory_id, memory_type, score in rows]
+            budget *= 4

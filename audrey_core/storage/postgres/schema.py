@@ -1,0 +1,107 @@
+"""PostgreSQL schema and migrations: versioned, recorded in ``schema_migrations``, each in one transaction.
+
+The memory tables are SQLite's (same names, columns and meaning; see :mod:`migrations`), with types mapped:
+REAL -> DOUBLE PRECISION (SQLite's REAL is 8 bytes), TEXT -> TEXT COLLATE "C" (scopes and timestamps compare
+byte by byte, whatever the database's locale). What differs lives here: the full-text table (a ``tsvector`` with a GIN
+index), vector tables (pgvector ``vector(d)`` with an HNSW index for cosine distance), and sequences for row ids
+(many writers at once). A transaction-scoped advisory lock serialises migrations of processes opening together.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from ...errors import MigrationError
+from ...timeutil import system_clock, to_iso
+from ..sql.migrations import FTS_TABLE, initial_statements, text_and_time_statements, validity_statements
+
+MIGRATION_LOCK = 0x41554452  # "AUDR": one key for every Audrey schema change
+TEXT_SEARCH_CONFIG = "english"  # stemming like SQLite's porter tokenizer
+
+
+def to_postgres(sql: str) -> str:
+    """One of the shared DDL statements in PostgreSQL's types."""
+    sql = re.sub(r"\bREAL\b", "DOUBLE PRECISION", sql)
+    sql = re.sub(r"\bTEXT\b", 'TEXT COLLATE "C"', sql)
+    sql = re.sub(r"\browid INTEGER PRIMARY KEY\b", "rowid BIGINT PRIMARY KEY", sql)
+    return sql.replace("WITHOUT ROWID", "")
+
+
+def _initial(connection: Any) -> None:
+    connection.execute("CREATE EXTENSION IF NOT EXISTS vector")
+    for statement in initial_statements() + text_and_time_statements():
+        connection.execute(to_postgres(statement))
+    connection.execute(f"CREATE TABLE {FTS_TABLE} (rowid BIGINT PRIMARY KEY, document tsvector NOT NULL)")
+    connection.execute(f"CREATE INDEX {FTS_TABLE}_document ON {FTS_TABLE} USING gin (document)")
+    for table in ("memory_text_rows", "memory_vector_rows"):
+        connection.execute(f"CREATE SEQUENCE {table}_ids")
+    for table in ("episodes", "semantics", "procedures"):  # scope-prefix ranges and exact scopes
+        connection.execute(f"CREATE INDEX {table}_by_scope_range ON {table}(scope, agent)")
+    connection.execute("CREATE INDEX memory_vector_rows_by_memory ON memory_vector_rows(memory_id)")
+    connection.execute("CREATE INDEX memory_text_rows_by_memory ON memory_text_rows(memory_id)")
+
+
+def _validity(connection: Any) -> None:
+    for statement in validity_statements():
+        connection.execute(to_postgres(statement))
+
+
+MIGRATIONS = (
+    (1, "memory tables, full text, sequences (SQLite schema 3 in PostgreSQL types)", _initial),
+    (2, "validity intervals and supersession for every memory type (SQLite schema 4)", _validity),
+)
+LATEST_VERSION = MIGRATIONS[-1][0]
+
+
+def vector_table_statements(table: str, dimensions: int) -> list[str]:
+    """A vector table: one row per vector (chunk), the columns recall filters on, an HNSW index for cosine
+    distance and btrees on (agent, scope) and (agent, memory type, scope), so a small scope, or the few principles
+    validation compares an episode with, are searched exactly through their own rows."""
+    return [
+        f'CREATE TABLE IF NOT EXISTS {table} (rowid BIGINT PRIMARY KEY, agent TEXT COLLATE "C" NOT NULL, '
+        'scope TEXT COLLATE "C" NOT NULL, memory_type TEXT COLLATE "C" NOT NULL, state TEXT COLLATE "C" NOT NULL, '
+        'source TEXT COLLATE "C" NOT NULL, consolidated INTEGER NOT NULL, memory_id TEXT COLLATE "C" NOT NULL, '
+        f"embedding vector({int(dimensions)}) NOT NULL)",
+        f"CREATE INDEX IF NOT EXISTS {table}_hnsw ON {table} USING hnsw (embedding vector_cosine_ops)",
+        f"CREATE INDEX IF NOT EXISTS {table}_by_scope ON {table} (agent, scope)",
+        f"CREATE INDEX IF NOT EXISTS {table}_by_type ON {table} (agent, memory_type, scope)",
+    ]
+
+
+def applied_version(connection: Any) -> int:
+    exists = connection.execute("SELECT to_regclass('schema_migrations')").fetchone()[0]
+    if exists is None:
+        return 0
+    return int(connection.execute("SELECT COALESCE(MAX(version), 0) FROM schema_migrations").fetchone()[0])
+
+
+def migrate(connection: Any) -> list[int]:
+    """Apply pending migrations (``connection`` autocommits; each migration is its own transaction, taken under
+    the advisory lock so two processes opening a new database never both create it)."""
+    applied = []
+    for version, name, apply in MIGRATIONS:
+        with connection.transaction():
+            connection.execute("SELECT pg_advisory_xact_lock(%s)", (MIGRATION_LOCK,))
+            connection.execute(
+                "CREATE TABLE IF NOT EXISTS schema_migrations "
+                '(version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT COLLATE "C" NOT NULL)'
+            )
+            current = applied_version(connection)
+            if current > LATEST_VERSION:
+                raise MigrationError(
+                    f"this database is at Audrey schema version {current} but this Audrey knows only up to "
+                    f"{LATEST_VERSION}; upgrade the audrey package to open it"
+                )
+            if current >= version:
+                continue
+            apply(connection)
+            connection.execute(
+                "INSERT INTO schema_migrations (version, name, applied_at) VALUES (%s, %s, %s)",
+                (version, name, to_iso(system_clock())),
+            )
+            applied.append(version)
+    return applied
+
+
+__all__ = ["LATEST_VERSION", "MIGRATIONS", "TEXT_SEARCH_CONFIG", "migrate", "to_postgres", "vector_table_statements"]

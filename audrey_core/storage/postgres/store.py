@@ -1,0 +1,240 @@
+"""The PostgreSQL + pgvector backend: one memory shared by many processes and machines.
+
+``Audrey(path="postgresql://user:pass@host/db")`` opens it. Same tables, columns and behaviour as the SQLite store
+(the SQL they share lives in ``sql_*.py``); what differs:
+
+* vectors live in a table with a pgvector ``vector(d)`` column, an HNSW index for cosine distance and btrees on
+  (agent, scope) and (agent, memory type, scope): the planner searches a small scope (or the few principles) exactly
+  through their own rows and a large one through HNSW, with pgvector's iterative scan so filters never starve the
+  top k;
+* keyword search is PostgreSQL full text (``tsvector`` with a GIN index, English stemming, ``ts_rank``), ranking
+  candidates from the rarest terms first (``postgres_keywords.py``);
+* row ids come from sequences, and every write is a transaction on a pooled connection, so many writers work at
+  once; consolidation takes an advisory lock per agent (a run covers the agent's scopes) for its whole run.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from typing import Any
+
+import numpy as np
+
+from ...errors import ClosedError, EmbeddingMismatchError, InvalidInputError, StorageError
+from ...models import Memory
+from ...rules.filters import Filter
+from ...rules.keywords import TermCounts
+from ..base import Storage, VectorFilter, VectorHit
+from ..sql.maintenance import SQLMaintenance
+from ..sql.migrations import FTS_TABLE, VECTOR_TABLE
+from ..sql.reads import SQLReads
+from ..sql.records import SQLRecords
+from ..sql.rows import COLUMNS, TABLES, row_to_memory
+from ..sql.writes import SQLWrites
+from .connection import DEFAULT_EF_SEARCH, Session, driver_error, open_pool, redact, require_psycopg
+from .filters import compile_jsonb_filter
+from .keywords import PostgresKeywords
+from .schema import MIGRATION_LOCK, TEXT_SEARCH_CONFIG, migrate, vector_table_statements
+
+
+class PostgresStorage(PostgresKeywords, SQLMaintenance, SQLReads, SQLWrites, SQLRecords, Storage):
+    """Audrey's server store. Thread-safe and multi-process: each transaction runs on its own pooled connection."""
+
+    def __init__(self, url: str, *, model_name: str, dimensions: int, pool_size: int = 4) -> None:
+        psycopg = require_psycopg()
+        self.url = url
+        self.path = redact(url)
+        self.vector_error: str | None = None
+        self._error: type[BaseException] = psycopg.Error
+        self._local = threading.local()  # .session: the thread's open transaction (nested use joins it)
+        self._closed = False
+        self._term_counts = TermCounts()  # steers which keyword terms lead (postgres_keywords.py)
+        try:
+            with psycopg.connect(url, autocommit=True) as connection:
+                migrate(connection)
+                self.vector_table, self.model_name, self.dimensions = self._settle_embedding(
+                    connection, model_name, int(dimensions)
+                )
+        except psycopg.Error as exc:
+            raise StorageError(f"PostgreSQL error opening {self.path}: {driver_error(exc, url)}") from exc
+        self._pool = open_pool(url, max_size=pool_size)
+
+    def _settle_embedding(self, connection: Any, model_name: str, dimensions: int) -> tuple[str, str, int]:
+        """Check the stored embedding model; on first open, record it and create the vector table."""
+        with connection.transaction():
+            connection.execute("SELECT pg_advisory_xact_lock(%s)", (MIGRATION_LOCK,))
+            config = dict(connection.execute("SELECT key, value FROM audrey_config").fetchall())
+            if "embedding_model" in config:
+                stored = (config["embedding_model"], int(config["embedding_dimensions"]))
+                if stored != (model_name, dimensions):
+                    raise EmbeddingMismatchError(
+                        f"{self.path} was built with embedding model {stored[0]!r} ({stored[1]} dimensions) but was "
+                        f"opened with {model_name!r} ({dimensions} dimensions); open it with the original embedder "
+                        "or re-embed the store"
+                    )
+            else:
+                config = {
+                    "embedding_model": model_name,
+                    "embedding_dimensions": str(dimensions),
+                    "vector_table": VECTOR_TABLE,
+                }
+                for key, value in config.items():
+                    connection.execute("INSERT INTO audrey_config (key, value) VALUES (%s, %s)", (key, value))
+                for statement in vector_table_statements(VECTOR_TABLE, dimensions):  # in the same transaction
+                    connection.execute(statement)
+        return config["vector_table"], model_name, dimensions
+
+    # -- plumbing ---------------------------------------------------------------------------------------------
+
+    def _check_open(self) -> None:
+        if self._closed:
+            raise ClosedError("this Audrey store is closed; open a new Audrey instance")
+
+    def held_by_this_thread(self) -> bool:
+        return getattr(self._local, "session", None) is not None
+
+    def _open_session(self) -> Any:
+        """The thread's open transaction, if any (checking the store is open)."""
+        self._check_open()
+        return getattr(self._local, "session", None)
+
+    @contextmanager
+    def _driver_errors(self) -> Iterator[None]:
+        try:
+            yield
+        except (UnicodeEncodeError, OverflowError) as exc:  # a value the input checks let through
+            raise InvalidInputError(f"a value cannot be stored or compared in PostgreSQL: {exc}") from exc
+        except self._error as exc:
+            raise StorageError(f"PostgreSQL error on {self.path}: {driver_error(exc, self.url)}") from exc
+
+    @contextmanager
+    def _read(self) -> Iterator[Any]:
+        """The thread's transaction when it has one, else a pooled connection (autocommit) for this read."""
+        session = self._open_session()
+        if session is not None:
+            yield session
+            return
+        with self._pool.connection() as connection, self._driver_errors():
+            yield Session(connection)
+
+    _side_read = _read  # every read outside a transaction has its own connection already
+
+    @contextmanager
+    def _write(self) -> Iterator[Any]:
+        """One transaction on a pooled connection; nested use on the same thread joins it."""
+        session = self._open_session()
+        if session is not None:
+            yield session
+            return
+        with self._pool.connection() as connection, self._driver_errors():
+            self._local.session = session = Session(connection)
+            try:
+                with connection.transaction():
+                    yield session
+            finally:
+                self._local.session = None
+
+    def transaction(self) -> Any:
+        return self._write()
+
+    @contextmanager
+    def consolidation_lock(self, agent: str) -> Iterator[None]:
+        """A session advisory lock on the agent, held on a connection of its own for the whole run: a second
+        worker waits, then finds the episodes consolidated. A worker that dies releases it with its connection."""
+        self._check_open()
+        key = "audrey-consolidation\x1f" + agent
+        with self._pool.connection() as connection:
+            connection.execute("SELECT pg_advisory_lock(hashtextextended(%s, 0))", (key,))
+            try:
+                yield
+            finally:
+                connection.execute("SELECT pg_advisory_unlock(hashtextextended(%s, 0))", (key,))
+
+    def lock_memory(self, memory_id: str) -> Memory | None:
+        with self._write() as db:  # joins the caller's transaction; the row lock lasts until it ends
+            for memory_type, table in TABLES.items():
+                row = db.execute(
+                    f"SELECT {', '.join(COLUMNS[memory_type])} FROM {table} WHERE id = ? FOR UPDATE", [memory_id]
+                ).fetchone()
+                if row is not None:
+                    return row_to_memory(memory_type, row)
+        return None
+
+    def close(self) -> None:
+        if not self._closed:
+            self._closed = True
+            self._pool.close()
+
+    # -- backend hooks for the shared SQL ------------------------------------------------------------------------
+
+    def _next_rowids(self, db: Any, table: str, count: int) -> list[int]:
+        if count <= 0:
+            return []
+        rows = db.execute(f"SELECT nextval('{table}_ids') FROM generate_series(1, ?)", [count]).fetchall()
+        return [int(r[0]) for r in rows]
+
+    def _index_text(self, db: Any, rows: Sequence[tuple[int, Memory]]) -> None:
+        db.executemany(
+            f"INSERT INTO {FTS_TABLE} (rowid, document) VALUES (?, to_tsvector('{TEXT_SEARCH_CONFIG}', ?))",
+            [(rowid, m.content) for rowid, m in rows],
+        )
+
+    def _embedding_param(self, vector: np.ndarray) -> Any:
+        return vector  # pgvector's psycopg adapter sends numpy arrays as vector(d)
+
+    def _metadata_sql(self, flt: Filter, column: str) -> tuple[str, list[Any]]:
+        return compile_jsonb_filter(flt, column)
+
+    def _to_array(self, stored: Any) -> np.ndarray:
+        values = stored.to_numpy() if hasattr(stored, "to_numpy") else stored  # pgvector's Vector, or an array
+        return np.asarray(values, dtype=np.float32)
+
+    def _table_columns(self, db: Any, table: str) -> set[str]:
+        rows = db.execute(
+            "SELECT column_name FROM information_schema.columns WHERE table_schema = current_schema() "
+            "AND table_name = ?",
+            [table],
+        )
+        return {r[0] for r in rows}
+
+    def _vector_table_names(self, db: Any) -> list[str]:
+        rows = db.execute(
+            "SELECT tablename FROM pg_tables WHERE schemaname = current_schema() AND left(tablename, 14) = ?",
+            ["memory_vectors"],
+        )
+        return [r[0] for r in rows]
+
+    def _create_vector_table(self, db: Any, table: str, dimensions: int) -> None:
+        for statement in vector_table_statements(table, dimensions):
+            db.execute(statement)
+
+    # -- searches -------------------------------------------------------------------------------------------------
+
+    def knn(self, vector: np.ndarray, k: int, where: VectorFilter) -> list[VectorHit]:
+        conditions = self._vector_conditions(where)
+        if k <= 0 or conditions is None:
+            return []
+        query = np.ascontiguousarray(vector, dtype=np.float32)
+        filters = " AND ".join(conditions[0])
+        sql = (
+            f"SELECT memory_id, memory_type, embedding <=> ? AS distance, rowid FROM {self.vector_table}"
+            + (f" WHERE {filters}" if filters else "")
+            + " ORDER BY embedding <=> ? LIMIT ?"
+        )
+        with self._read() as db:
+            if k > DEFAULT_EF_SEARCH:
+                db.execute("SELECT set_config('hnsw.ef_search', ?, false)", [str(min(k, 1000))])  # at least k
+            try:
+                rows = db.execute(sql, [query, *conditions[1], query, int(k)]).fetchall()
+            finally:
+                if k > DEFAULT_EF_SEARCH:
+                    db.execute("SELECT set_config('hnsw.ef_search', ?, false)", [str(DEFAULT_EF_SEARCH)])
+        return self._best_chunk_per_memory(rows, k)
+
+    def _json_elements(self, column: str) -> str:
+        return f"LATERAL jsonb_array_elements_text({column}::jsonb) AS j(value)"
+
+
+__all__ = ["PostgresStorage"]

@@ -1,0 +1,128 @@
+"""SQL storage of the pipeline's records: contradictions, causal links, consolidation runs, support, audit."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from datetime import datetime
+from typing import Any
+
+from ...errors import StorageError
+from ...ids import new_ulid
+from ...timeutil import from_iso, to_iso
+from ..sqlite.connection import placeholders
+from .rows import RECORDS, encode_value, from_row, to_row
+
+
+class SQLRecords:
+    """Mixed into an SQL storage backend; uses its ``_read`` / ``_write`` transactions. Portable SQL only."""
+
+    def _table(self, kind: type) -> tuple[str, tuple[str, ...]]:
+        try:
+            return RECORDS[kind]
+        except KeyError:
+            raise StorageError(f"no table stores {kind.__name__} records") from None
+
+    def insert_records(self, records: Sequence[Any]) -> None:
+        if not records:
+            return
+        with self._write() as db:  # type: ignore[attr-defined]
+            for record in records:
+                table, columns = self._table(type(record))
+                db.execute(
+                    f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({placeholders(columns)}) "
+                    "ON CONFLICT DO NOTHING",
+                    to_row(record, columns),
+                )
+
+    def update_record(self, kind: type, record_id: str, fields: Mapping[str, Any]) -> None:
+        table, columns = self._table(kind)
+        unknown = set(fields) - set(columns)
+        if unknown or not fields:
+            raise StorageError(f"cannot update {sorted(unknown) or 'no'} fields of {kind.__name__}")
+        assignments = ", ".join(f"{name} = ?" for name in fields)
+        values = [encode_value(name, v) for name, v in fields.items()]
+        with self._write() as db:  # type: ignore[attr-defined]
+            if db.execute(f"UPDATE {table} SET {assignments} WHERE id = ?", (*values, record_id)).rowcount != 1:
+                raise StorageError(f"no {kind.__name__} with id {record_id}")
+
+    def find_records(self, kind: type, **equal: Any) -> list[Any]:
+        table, columns = self._table(kind)
+        clauses, params = [], []
+        for name, value in equal.items():
+            if name not in columns:
+                raise StorageError(f"{kind.__name__} has no column {name!r}")
+            if isinstance(value, (list, tuple, set, frozenset)):
+                values = list(value)
+                if not values:
+                    return []
+                clauses.append(f"{name} IN ({placeholders(values)})")
+                params.extend(encode_value(name, v) for v in values)
+            elif value is None:
+                clauses.append(f"{name} IS NULL")
+            else:
+                clauses.append(f"{name} = ?")
+                params.append(encode_value(name, value))
+        where = f"WHERE {' AND '.join(clauses)}" if clauses else ""
+        order = "started_at" if table == "consolidation_runs" else "created_at"
+        with self._read() as db:  # type: ignore[attr-defined]
+            rows = db.execute(
+                f"SELECT {', '.join(columns)} FROM {table} {where} ORDER BY {order}, id", params
+            ).fetchall()
+        return [from_row(kind, columns, row) for row in rows]
+
+    def run_undo_log(self, run_id: str) -> list[dict[str, Any]]:
+        """The prior values a consolidation run overwrote, for rollback."""
+        with self._read() as db:  # type: ignore[attr-defined]
+            row = db.execute("SELECT undo_log FROM consolidation_runs WHERE id = ?", (run_id,)).fetchone()
+        return json.loads(row[0]) if row else []
+
+    def append_undo(self, run_id: str, entries: Sequence[Mapping[str, Any]]) -> None:
+        """Add what a run is about to overwrite to its undo log (joins the caller's transaction)."""
+        if not entries:
+            return
+        with self._write() as db:  # type: ignore[attr-defined]
+            row = db.execute("SELECT undo_log FROM consolidation_runs WHERE id = ?", (run_id,)).fetchone()
+            if row is None:
+                raise StorageError(f"no consolidation run with id {run_id}")
+            log = json.loads(row[0]) + [dict(e) for e in entries]
+            db.execute("UPDATE consolidation_runs SET undo_log = ? WHERE id = ?", (json.dumps(log), run_id))
+
+    def add_claim_support(self, memory_id: str, episode_id: str, at: datetime) -> None:
+        with self._write() as db:  # type: ignore[attr-defined]
+            db.execute(
+                "INSERT INTO claim_support (memory_id, episode_id, created_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING",
+                (memory_id, episode_id, to_iso(at)),
+            )
+
+    def claim_support(self, memory_id: str) -> list[str]:
+        with self._read() as db:  # type: ignore[attr-defined]
+            rows = db.execute(
+                "SELECT episode_id FROM claim_support WHERE memory_id = ? ORDER BY created_at, episode_id", (memory_id,)
+            ).fetchall()
+        return [r[0] for r in rows]
+
+    def audit(self, agent: str, action: str, subject_id: str | None, details: Mapping[str, Any], at: datetime) -> None:
+        with self._write() as db:  # type: ignore[attr-defined]
+            db.execute(
+                "INSERT INTO audit_log (id, agent, action, subject_id, details, created_at) VALUES (?, ?, ?, ?, ?, ?)",
+                (new_ulid(at), agent, action, subject_id, json.dumps(dict(details)), to_iso(at)),
+            )
+
+    def audit_entries(self, agent: str | None = None) -> list[dict[str, Any]]:
+        scope, params = ("WHERE agent = ?", [agent]) if agent is not None else ("", [])
+        with self._read() as db:  # type: ignore[attr-defined]
+            rows = db.execute(
+                f"SELECT id, agent, action, subject_id, details, created_at FROM audit_log {scope} ORDER BY id", params
+            ).fetchall()
+        return [
+            {
+                "id": r[0],
+                "agent": r[1],
+                "action": r[2],
+                "subject_id": r[3],
+                "details": json.loads(r[4]),
+                "created_at": from_iso(r[5]),
+            }
+            for r in rows
+        ]

@@ -1,0 +1,100 @@
+"""SQLite storage reads: KNN with every filter inside the vec0 scan, FTS5 keyword search, vectors, lineage."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from ...rules.filters import Filter
+from ...rules.keywords import COMMON_TERM_MIN_ROWS, TermCounts, informative_terms
+from ..base import KeywordHit, VectorFilter, VectorHit
+from ..sql.filters import compile_filter, scope_match
+from ..sql.migrations import FTS_TABLE
+from ..sql.reads import SQLReads
+
+
+def _quoted(term: str) -> str:
+    return '"' + term.replace('"', '""') + '"'
+
+
+class SQLiteReads(SQLReads):
+    """Mixed into :class:`SQLiteStorage`; uses its ``_read`` context."""
+
+    keyword_index: Any  # the tantivy index (audrey_core.index), or None: FTS5 ranks
+    vector_index: Any  # the usearch graph (audrey_core.index), or None: sqlite-vec scans
+    _term_counts: TermCounts
+
+    def _metadata_sql(self, flt: Filter, column: str) -> tuple[str, list[Any]]:
+        return compile_filter(flt, column)
+
+    def knn(self, vector: np.ndarray, k: int, where: VectorFilter) -> list[VectorHit]:
+        if k <= 0 or self.vector_error is not None:
+            return []  # without sqlite-vec nothing has a vector to be near
+        conditions = self._vector_conditions(where)
+        if conditions is None:
+            return []
+        # inside a write transaction the graph may lack this transaction's rows: the scan sees them
+        if self.vector_index is not None and not self._in_write_transaction():
+            hits = self._indexed_knn(vector, k, where)
+            if hits is not None:
+                return hits
+        query = np.ascontiguousarray(vector, dtype=np.float32).tobytes()
+        sql = f"SELECT memory_id, memory_type, distance, rowid FROM {self.vector_table} "
+        sql += "WHERE embedding MATCH ? AND k = ?"
+        sql += "".join(f" AND {c}" for c in conditions[0])
+        params = [query, int(k), *conditions[1]]
+        with self._read() as db:
+            rows = db.execute(sql, params).fetchall()
+        # several partitions each return their own k nearest; a memory counts once, by its best chunk
+        return self._best_chunk_per_memory(rows, k)
+
+    def keyword_search(self, terms: Sequence[str], k: int, where: VectorFilter) -> list[KeywordHit]:
+        """Memories matching any of ``terms`` (BM25 over the whole text), best first, with ``where`` applied.
+
+        FTS5 ranks its matches first (ORDER BY rank with a limit, the fast path); the filters then join only those.
+        When filters leave fewer than ``k``, the FTS limit widens until every match has been seen."""
+        if not terms or k <= 0:
+            return []
+        if self.keyword_index is not None:
+            return self._indexed_keyword_search(terms, k, where)
+        words = " OR ".join(_quoted(term) for term in self._informative_terms(terms))
+        match = " AND ".join(
+            [*(f"scopes : {w}" for w in scope_match(where.scope, where.scope_prefix)), f"content : ({words})"]
+        )
+        union, params = self._over_tables(
+            where,
+            lambda t, table: (
+                f"SELECT t.memory_id, '{t}', f.rank FROM found f JOIN memory_text_rows t "
+                f"ON t.rowid = f.rowid JOIN {table} m ON m.id = t.memory_id"
+            ),
+        )
+        limit = max(4 * k, 50)
+        while True:
+            with self._side_read() as db:
+                rows = db.execute(
+                    f"WITH found AS (SELECT rowid, rank FROM {FTS_TABLE} WHERE {FTS_TABLE} MATCH ? ORDER BY rank "
+                    f"LIMIT ?) {union} ORDER BY 3, 1 LIMIT ?",
+                    [match, limit, *params, int(k)],
+                ).fetchall()
+                if len(rows) >= k:
+                    break
+                matched = db.execute(f"SELECT COUNT(*) FROM {FTS_TABLE} WHERE {FTS_TABLE} MATCH ?", [match]).fetchone()
+            if matched[0] <= limit:
+                break
+            limit *= 4
+        return [KeywordHit(memory_id, memory_type, -float(rank)) for memory_id, memory_type, rank in rows]
+
+    def _informative_terms(self, terms: Sequence[str]) -> list[str]:
+        """The terms worth ranking (:func:`~audrey_core.rules.keywords.informative_terms`), counted through FTS5."""
+        with self._side_read() as db:
+            total = db.execute("SELECT COUNT(*) FROM memory_text_rows").fetchone()[0]
+            if total < COMMON_TERM_MIN_ROWS:
+                return list(terms)
+            query = f"SELECT COUNT(*) FROM {FTS_TABLE} WHERE {FTS_TABLE} MATCH ?"
+            counts = self._term_counts.get(terms, total, lambda t: db.execute(query, [_quoted(t)]).fetchone()[0])
+        return informative_terms(terms, counts, total)
+
+    def _json_elements(self, column: str) -> str:
+        return f"json_each({column}) AS j"
