@@ -20,8 +20,8 @@ from pathlib import Path
 import numpy as np
 
 from audrey_core import Audrey, AudreyConfig
-from audrey_core.stages import consolidate as stage
 from audrey_core.config import SOURCES, ValidationConfig
+from audrey_core.stages import consolidate as stage
 from audrey_core.testing import ScriptedLLM
 
 DIMENSIONS = 384

@@ -29,8 +29,8 @@ from collections import defaultdict
 from typing import Any
 
 from audrey_core import Audrey, AudreyConfig
-from audrey_core.stages import recall as recall_stage
 from audrey_core.config import ValidationConfig
+from audrey_core.stages import recall as recall_stage
 from audrey_core.testing import DeterministicEmbedder, ManualClock, ScriptedLLM
 
 from .update_cases import BLIND_CASES, CASES, FRESH_CASES, HELDOUT_CASES, UNSEEN_CASES, Case, sources_of
