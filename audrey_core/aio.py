@@ -1,129 +1,75 @@
-"""The async twins of Audrey's methods: the core is synchronous (SQLite and local models block), so each twin runs
-its method in a worker thread, off the event loop. One implementation per behaviour: a twin only delegates."""
+"""How Audrey's async twins are made: the core is synchronous (SQLite and local models block), so each twin runs its
+method in a worker thread, off the event loop. A twin is built from its method, so it has the method's signature
+(editors and type checkers see it, ``inspect.signature`` shows it) and there is one implementation per behaviour."""
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Callable, Sequence
-from typing import TYPE_CHECKING, Any, TypeVar
+import functools
+import inspect
+from collections.abc import AsyncIterator, Callable, Coroutine, Iterator
+from typing import Any, Concatenate, ParamSpec, TypeVar
 
-import numpy as np
-
-from .models import (
-    CausalLink,
-    ConsolidationRun,
-    Contradiction,
-    DecayReport,
-    Introspection,
-    Memory,
-    RecallResult,
-)
-
-if TYPE_CHECKING:
-    from .audrey import Audrey
-
+P = ParamSpec("P")
+R = TypeVar("R")
+S = TypeVar("S")
 T = TypeVar("T")
 _END = object()
 
 
-class AsyncTwins:
-    """Mixed into :class:`~audrey_core.Audrey`: ``aencode``, ``arecall``, ``arecall_stream``, ``aconsolidate``, ..."""
+def twin(method: Callable[Concatenate[S, P], R]) -> Callable[Concatenate[S, P], Coroutine[Any, Any, R]]:
+    """``a<name>``: ``await``-able ``method`` (looked up on the instance, so a subclass's override is the one run)."""
+    name = method.__name__
 
-    async def _in_thread(self, call: Callable[..., T], *args: Any, **kwargs: Any) -> T:
-        return await asyncio.to_thread(call, *args, **kwargs)
+    @functools.wraps(method)
+    async def run(self: S, *args: P.args, **kwargs: P.kwargs) -> R:
+        return await asyncio.to_thread(getattr(self, name), *args, **kwargs)
 
-    async def aencode(self, content: str, **kwargs: Any) -> str:
-        """Async :meth:`encode`."""
-        return await self._in_thread(self.encode, content, **kwargs)
+    run.__name__ = run.__qualname__ = f"a{name}"
+    run.__doc__ = f"Async :meth:`{name}` (same arguments), run in a worker thread off the event loop."
+    return run
 
-    async def aencode_batch(
-        self, items: Sequence[dict[str, Any] | str], *, replace: bool = False, vectors: Any = None
-    ) -> list[str]:
-        """Async :meth:`encode_batch`."""
-        return await self._in_thread(self.encode_batch, items, replace=replace, vectors=vectors)
 
-    async def arecall(self, query: str, **kwargs: Any) -> list[RecallResult]:
-        """Async :meth:`recall`."""
-        return await self._in_thread(self.recall, query, **kwargs)
+def stream_twin(method: Callable[Concatenate[S, P], Iterator[T]]) -> Callable[Concatenate[S, P], AsyncIterator[T]]:
+    """``a<name>`` for a method returning an iterator: ``async for item in brain.a<name>(...)``. Each item is
+    produced in a worker thread; leaving the loop early closes the iterator (what it finalises runs then)."""
+    name = method.__name__
 
-    async def arecall_by_vector(self, vector: Sequence[float] | np.ndarray, **kwargs: Any) -> list[RecallResult]:
-        """Async :meth:`recall_by_vector`."""
-        return await self._in_thread(self.recall_by_vector, vector, **kwargs)
-
-    async def arecall_stream(self, query: str, **kwargs: Any) -> AsyncIterator[RecallResult]:
-        """Async :meth:`recall_stream`: ``async for r in brain.arecall_stream(...)``."""
-        stream = await self._in_thread(self.recall_stream, query, **kwargs)
+    @functools.wraps(method)
+    async def run(self: S, *args: P.args, **kwargs: P.kwargs) -> AsyncIterator[T]:
+        stream = await asyncio.to_thread(getattr(self, name), *args, **kwargs)
         try:
             while True:
-                item = await self._in_thread(next, stream, _END)
+                item = await asyncio.to_thread(next, stream, _END)
                 if item is _END:
                     return
-                yield item  # type: ignore[misc]
+                yield item
         finally:
-            await self._in_thread(stream.close)
+            await asyncio.to_thread(stream.close)
 
-    async def aconsolidate(self) -> ConsolidationRun:
-        """Async :meth:`consolidate`."""
-        return await self._in_thread(self.consolidate)
+    run.__name__ = run.__qualname__ = f"a{name}"
+    run.__doc__ = f"Async :meth:`{name}`: ``async for r in brain.a{name}(...)`` (same arguments)."
+    run.__signature__ = _returning(method, "AsyncIterator[")  # type: ignore[attr-defined]
+    return run
 
-    async def adecay(self) -> DecayReport:
-        """Async :meth:`decay`."""
-        return await self._in_thread(self.decay)
 
-    async def arollback(self, run_id: str) -> ConsolidationRun:
-        """Async :meth:`rollback`."""
-        return await self._in_thread(self.rollback, run_id)
+def collected(stream: Callable[P, Iterator[T]], doc: str) -> Callable[P, list[T]]:
+    """A method returning the list of what ``stream`` yields, with ``stream``'s signature (one signature, two
+    methods: ``recall`` and ``recall_stream``)."""
 
-    async def aconsolidation_history(self) -> list[ConsolidationRun]:
-        """Async :meth:`consolidation_history`."""
-        return await self._in_thread(self.consolidation_history)
+    @functools.wraps(stream)
+    def collect(*args: P.args, **kwargs: P.kwargs) -> list[T]:
+        return list(stream(*args, **kwargs))
 
-    async def acontradictions(self, states: Sequence[str] | None = None) -> list[Contradiction]:
-        """Async :meth:`contradictions`."""
-        return await self._in_thread(self.contradictions, states)
+    name = stream.__name__.removesuffix("_stream")
+    collect.__name__ = collect.__qualname__ = name
+    collect.__doc__ = doc
+    collect.__signature__ = _returning(stream, "list[")  # type: ignore[attr-defined]
+    return collect
 
-    async def acausal_links(self, memory_id: str | None = None) -> list[CausalLink]:
-        """Async :meth:`causal_links`."""
-        return await self._in_thread(self.causal_links, memory_id)
 
-    async def aforget(self, ids: Sequence[str]) -> list[str]:
-        """Async :meth:`forget`."""
-        return await self._in_thread(self.forget, ids)
-
-    async def aget_many(self, ids: Sequence[str]) -> list[Memory | None]:
-        """Async :meth:`get_many`."""
-        return await self._in_thread(self.get_many, ids)
-
-    async def alist_memories(self, **kwargs: Any) -> list[Memory]:
-        """Async :meth:`list_memories`."""
-        return await self._in_thread(self.list_memories, **kwargs)
-
-    async def ascopes(self) -> list[tuple[str, ...]]:
-        """Async :meth:`scopes`."""
-        return await self._in_thread(self.scopes)
-
-    async def aget(self, memory_id: str) -> Memory | None:
-        """Async :meth:`get`."""
-        return await self._in_thread(self.get, memory_id)
-
-    async def aupdate_chain(self, memory_id: str) -> list[Memory]:
-        """Async :meth:`update_chain`."""
-        return await self._in_thread(self.update_chain, memory_id)
-
-    async def aintrospect(self, all_agents: bool = False) -> Introspection:
-        """Async :meth:`introspect`."""
-        return await self._in_thread(self.introspect, all_agents)
-
-    async def await_for_idle(self, timeout: float | None = None) -> bool:
-        """Async :meth:`wait_for_idle`."""
-        return await self._in_thread(self.wait_for_idle, timeout)
-
-    async def aclose(self) -> None:
-        """Async :meth:`close`."""
-        await self._in_thread(self.close)
-
-    async def __aenter__(self) -> Audrey:
-        return self
-
-    async def __aexit__(self, *exc: object) -> None:
-        await self.aclose()
+def _returning(method: Callable[..., Any], container: str) -> inspect.Signature:
+    """``method``'s signature with ``Iterator[T]`` returned as ``container``T``]``."""
+    signature = inspect.signature(method)
+    returned = str(signature.return_annotation).replace("Iterator[", container, 1)
+    return signature.replace(return_annotation=returned)

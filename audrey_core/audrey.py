@@ -11,7 +11,7 @@ from typing import Any, TypeVar
 
 import numpy as np
 
-from .aio import AsyncTwins
+from .aio import collected, stream_twin, twin
 from .config import AudreyConfig
 from .errors import ClosedError, ConfigurationError, InvalidInputError
 from .events import EventBus, Handler
@@ -24,11 +24,11 @@ from .models import (
     Memory,
     RecallResult,
 )
-from .providers.embedding import QueryCache, SentenceTransformerEmbedder, check_embedder, count_tokens, to_matrix
+from .providers.embedding import QueryCache, SentenceTransformerEmbedder, check_embedder
 from .providers.llm import as_llm
-from .rules.confidence import ConfidenceBreakdown
-from .rules.inputs import check_ids_text, check_int, check_text
-from .rules.keywords import query_terms
+from .rules.arguments import EncodeRequest, check_request, check_scope, request_from_item
+from .rules.confidence import ConfidenceBreakdown, memory_confidence
+from .rules.inputs import check_ids_text, check_text
 from .rules.ownership import Tenant
 from .stages import consolidate as consolidate_stage
 from .stages import decay as decay_stage
@@ -46,13 +46,9 @@ from .timeutil import Clock, system_clock
 
 T = TypeVar("T")
 _END = object()
-RECALL_FILTERS = frozenset(
-    {"states", "filter", "scope", "scope_prefix", "scoped", "mode", "time_range", "as_of", "include_superseded"}
-)
-SCOPE_FILTERS = ("scope", "scope_prefix", "scoped")
 
 
-class Audrey(AsyncTwins):
+class Audrey:
     """A memory for one agent: encode observations, recall them by meaning, ranked by confidence.
 
     ``path`` is a SQLite file (created with its parent folder if missing) or ``":memory:"``. ``embedder`` defaults
@@ -86,7 +82,7 @@ class Audrey(AsyncTwins):
         self.agent = agent
         # The part of the agent's memory this instance works in (e.g. one user's): new memories go there, and recall
         # searches it and the scopes below it unless told otherwise (scope=, scope_prefix=, scoped=).
-        self.scope: tuple[str, ...] = encode_stage.check_scope(scope)
+        self.scope: tuple[str, ...] = check_scope(scope)
         # The ownership rule: this instance reads and changes only memories of its agent at or below its scope.
         self.tenant = Tenant(agent, self.scope)
         self.config = config or AudreyConfig()
@@ -102,7 +98,15 @@ class Audrey(AsyncTwins):
         self._closed = False
         self._close_lock = threading.Lock()
         self._context = StageContext(
-            self.storage, self.embedder, self.llm, self.config, self.clock, self.events, self.agent, self.scope
+            self.storage,
+            self.embedder,
+            self.llm,
+            self.config,
+            self.clock,
+            self.events,
+            self.agent,
+            self.scope,
+            self._queries,
         )
         self._validator: BatchWorker[str] | None = None
         if self.config.validation.background:
@@ -182,7 +186,7 @@ class Audrey(AsyncTwins):
         agent's memory (e.g. ``("user", "alice")``); ``key`` is the caller's name for it there. ``event_time`` is when
         it happened, if not now (recall's ``time_range`` filters on it).
         """
-        request = encode_stage.check_request(
+        request = check_request(
             content,
             source,
             salience,
@@ -209,7 +213,7 @@ class Audrey(AsyncTwins):
         """
         if isinstance(items, (str, bytes)) or not isinstance(items, Sequence):
             raise InvalidInputError("encode_batch takes a list of dicts (or strings)")
-        requests = [encode_stage.request_from_item(self._in_scope(item), i) for i, item in enumerate(items)]
+        requests = [request_from_item(self._in_scope(item), i) for i, item in enumerate(items)]
         return self._encode(requests, replace=replace, vectors=vectors) if requests else []
 
     def _in_scope(self, item: Any) -> Any:
@@ -222,21 +226,7 @@ class Audrey(AsyncTwins):
             return {**item, "scope": self.scope}
         return item
 
-    def _scoped(self, filters: dict[str, Any]) -> dict[str, Any]:
-        """Recall and listing filters, always inside the instance's scope. A scope the caller names must lie in it;
-        ``None`` (or ``scoped=False``) means the argument was not given, never "every scope"."""
-        named = {k: v for k, v in filters.items() if k not in SCOPE_FILTERS or v not in (None, False)}
-        for name in ("scope", "scope_prefix"):
-            if name in named:
-                self.tenant.require_scope(encode_stage.check_scope(named[name]), name)
-        if self.scope and "scope" not in named:
-            prefix = encode_stage.check_scope(named.get("scope_prefix"))
-            named["scope_prefix"] = prefix if len(prefix) > len(self.scope) else self.scope
-        return named
-
-    def _encode(
-        self, requests: Sequence[encode_stage.EncodeRequest], replace: bool = False, vectors: Any = None
-    ) -> list[str]:
+    def _encode(self, requests: Sequence[EncodeRequest], replace: bool = False, vectors: Any = None) -> list[str]:
         self._check_open()
         episodes = encode_stage.encode_episodes(
             self.storage,
@@ -262,7 +252,7 @@ class Audrey(AsyncTwins):
 
     # -- recall -----------------------------------------------------------------------------------------------
 
-    def recall(
+    def recall_stream(
         self,
         query: str,
         limit: int = 10,
@@ -273,8 +263,9 @@ class Audrey(AsyncTwins):
         include_dormant: bool = False,
         include_provenance: bool = False,
         **filters: Any,
-    ) -> list[RecallResult]:
-        """Memories relevant to ``query``, best first by relevance x confidence.
+    ) -> Iterator[RecallResult]:
+        """Memories relevant to ``query``, best first by relevance x confidence, one at a time (:meth:`recall` takes
+        the same arguments and returns a list). Only what the consumer takes is reinforced.
 
         Filters run inside the vector search: ``types`` (episodic / semantic / procedural), ``tags`` (any of),
         ``sources``, ``states`` (default active, disputed, context_dependent; ``include_dormant`` adds dormant),
@@ -289,106 +280,23 @@ class Audrey(AsyncTwins):
         carries the other sides in ``counterclaims``. Semantic and procedural memories returned are reinforced,
         except the agent's own unsupported inferences.
         """
-        return list(
-            self.recall_stream(
-                query, limit, min_confidence, types, tags, sources, include_dormant, include_provenance, **filters
-            )
-        )
-
-    def recall_stream(
-        self,
-        query: str,
-        limit: int = 10,
-        min_confidence: float = 0.0,
-        types: Sequence[str] | None = None,
-        tags: Sequence[str] | None = None,
-        sources: Sequence[str] | None = None,
-        include_dormant: bool = False,
-        include_provenance: bool = False,
-        **filters: Any,
-    ) -> Iterator[RecallResult]:
-        """Like :meth:`recall`, yielding one result at a time; only what the consumer takes is reinforced."""
-        if not isinstance(query, str) or not query.strip():
-            raise InvalidInputError("query must be a non-empty string")
-        check_text("query", query)
-        budget = _check_budget(filters.pop("token_budget", None))
-        given_vector = filters.pop("query_vector", None)
-        unknown = set(filters) - RECALL_FILTERS
-        if unknown:
-            raise InvalidInputError(f"unknown recall options {sorted(unknown)}; filters are {sorted(RECALL_FILTERS)}")
-        options = recall_stage.check_options(
-            agent=self.agent,
-            limit=limit,
-            min_confidence=min_confidence,
-            types=types,
-            tags=tags,
-            sources=sources,
-            include_dormant=include_dormant,
-            include_provenance=include_provenance,
-            **self._scoped(filters),
-        )
+        given = {"min_confidence": min_confidence, "types": types, "tags": tags, "sources": sources}
+        given |= {"include_dormant": include_dormant, "include_provenance": include_provenance}
+        query_vector = filters.pop("query_vector", None)
+        checked = recall_stage.options(self._context, limit, given | filters)
         self._check_open()
-        if options.mode == "keyword" or (
-            options.mode == "hybrid" and self.storage.vector_search_error() is not None
-        ):  # no query vector needed
-            vector = None
-        elif given_vector is not None:  # the caller embedded the query already
-            vector = to_matrix([given_vector], 1, self.embedder.dimensions, "query_vector")[0]
-        else:
-            vector = self._queries.vector(query)
-        return self._stream(vector, options, budget, query_terms(query))
+        return recall_stage.recall(self._context, query, checked, query_vector)
+
+    recall = collected(recall_stream, "Memories relevant to ``query``, best first: :meth:`recall_stream`'s list.")
 
     def recall_by_vector(
         self, vector: Sequence[float] | np.ndarray, limit: int = 10, **options: Any
     ) -> list[RecallResult]:
         """:meth:`recall` for a query vector you already have (same options)."""
         self._check_open()
-        matrix = to_matrix([vector], 1, self.embedder.dimensions, "query vector")
-        budget = _check_budget(options.pop("token_budget", None))
-        checked = recall_stage.check_options(agent=self.agent, limit=limit, **self._scoped(options))
-        if checked.mode == "keyword":
-            raise InvalidInputError("keyword recall needs a text query; use recall(query, mode='keyword')")
-        return list(self._stream(matrix[0], checked, budget))
-
-    def _stream(
-        self,
-        vector: np.ndarray | None,
-        options: recall_stage.RecallOptions,
-        budget: int | None = None,
-        terms: Sequence[str] = (),
-    ) -> Iterator[RecallResult]:
-        now = self.clock()
-        ranked = recall_stage.rank(
-            self.storage,
-            vector,
-            options,
-            now=now,
-            confidence_cfg=self.config.confidence,
-            recall_cfg=self.config.recall,
-            terms=terms,
+        return list(
+            recall_stage.recall_by_vector(self._context, vector, recall_stage.options(self._context, limit, options))
         )
-        return self._yield_ranked(ranked, options.include_provenance, now, budget)
-
-    def _yield_ranked(
-        self, ranked: list[recall_stage.Ranked], with_provenance: bool, now: Any, budget: int | None = None
-    ) -> Iterator[RecallResult]:
-        taken: list[Memory] = []
-        spent = 0
-        against = recall_stage.counterclaims(self.storage, [item.memory for item in ranked], self.tenant)
-        try:
-            for item in ranked:
-                if budget is not None:
-                    spent += count_tokens(self.embedder, item.memory.content)
-                    if spent > budget:
-                        return  # stop before the budget is exceeded
-                prov = recall_stage.provenance(self.storage, item.memory, self.tenant) if with_provenance else None
-                taken.append(item.memory)
-                yield recall_stage.to_result(item, prov, against.get(item.memory.id, ()))
-        finally:
-            if taken and not self._closed:
-                reinforced = recall_stage.reinforce_retrieved(self.storage, taken, self.agent, now)
-                if reinforced and self.events.has_handlers("reinforcement"):
-                    self.events.emit("reinforcement", {"kind": "retrieval", "memory_ids": reinforced})
 
     # -- the sleep cycle -----------------------------------------------------------------------------------------
 
@@ -506,7 +414,7 @@ class Audrey(AsyncTwins):
 
     def confidence(self, memory: Memory) -> ConfidenceBreakdown:
         """``memory``'s confidence now, with its parts."""
-        return recall_stage.memory_confidence(memory, self.clock(), self.config.confidence)
+        return memory_confidence(memory, self.clock(), self.config.confidence)
 
     def vectors(self, ids: Sequence[str]) -> dict[str, np.ndarray]:
         """The stored embedding of each of this instance's memories among ``ids``."""
@@ -523,16 +431,8 @@ class Audrey(AsyncTwins):
     ) -> list[Memory]:
         """This agent's memories without a query, newest first, with paging; same filters as :meth:`recall`."""
         self._check_open()
-        if isinstance(offset, bool) or not isinstance(offset, int) or offset < 0:
-            raise InvalidInputError(f"offset must be a non-negative int, got {offset!r}")
-        check_int("offset", offset)
-        unknown = set(filters) - RECALL_FILTERS - {"tags", "sources"}
-        if unknown:
-            raise InvalidInputError(f"unknown options {sorted(unknown)}")
-        options = recall_stage.check_options(
-            agent=self.agent, limit=limit, types=types, include_dormant=include_dormant, **self._scoped(filters)
-        )
-        return self.storage.list_memories(options.where, options.limit, offset)
+        arguments = {"types": types, "include_dormant": include_dormant, **filters}
+        return recall_stage.list_memories(self._context, limit, offset, arguments)
 
     def scopes(self) -> list[tuple[str, ...]]:
         """Every scope at or below this instance's that holds at least one of its agent's memories, sorted."""
@@ -568,15 +468,36 @@ class Audrey(AsyncTwins):
         within = StoreCounts({}, contradictions, len(self.causal_links()), max(completed, default=None), {})
         return introspect(self.storage, self.agent, self.scope, within)
 
+    # -- async twins: each runs its method in a worker thread, with the method's signature ----------------------
+
+    aencode = twin(encode)
+    aencode_batch = twin(encode_batch)
+    arecall = twin(recall)
+    arecall_stream = stream_twin(recall_stream)
+    arecall_by_vector = twin(recall_by_vector)
+    aconsolidate = twin(consolidate)
+    adecay = twin(decay)
+    arollback = twin(rollback)
+    aconsolidation_history = twin(consolidation_history)
+    acontradictions = twin(contradictions)
+    acausal_links = twin(causal_links)
+    aforget = twin(forget)
+    aget = twin(get)
+    aget_many = twin(get_many)
+    aupdate_chain = twin(update_chain)
+    alist_memories = twin(list_memories)
+    ascopes = twin(scopes)
+    aintrospect = twin(introspect)
+    await_for_idle = twin(wait_for_idle)
+    aclose = twin(close)
+
+    async def __aenter__(self) -> Audrey:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
+
     def __repr__(self) -> str:
         path = getattr(self.storage, "path", "?")
         scope = f", scope={self.scope!r}" if self.scope else ""
         return f"Audrey(path={path!r}, agent={self.agent!r}{scope}, embedder={self.embedder!r})"
-
-
-def _check_budget(budget: Any) -> int | None:
-    if budget is None:
-        return None
-    if isinstance(budget, bool) or not isinstance(budget, int) or budget < 1:
-        raise InvalidInputError(f"token_budget must be a positive int, got {budget!r}")
-    return budget

@@ -94,6 +94,10 @@ class RecallConfig:
     # over the candidates; "rrf" = reciprocal-rank fusion. Measured with benchmarks/retrieval.py (see README).
     fusion: str = "convex"
     vector_weight: float = 0.7
+    rrf_k: int = 60  # the constant of reciprocal-rank fusion (Cormack et al. 2009)
+    # When the confidence floor or the filters leave fewer than `limit`, the pool grows by this factor and the
+    # searches run again (until max_candidates or the store runs out).
+    widen_factor: int = 4
     # Per memory type (seed 004): a multiplier on the score (e.g. favour semantic principles), and a floor on cosine
     # similarity below which a candidate found only by the vector search is not returned.
     type_weights: Mapping[str, float] = field(
@@ -116,6 +120,8 @@ class RecallConfig:
             raise ConfigurationError(f"fusion must be 'convex' or 'rrf', got {self.fusion!r}")
         if not 0.0 <= self.vector_weight <= 1.0:
             raise ConfigurationError("vector_weight must lie in [0, 1]")
+        if self.rrf_k < 1 or self.widen_factor < 2:
+            raise ConfigurationError("rrf_k must be >= 1 and widen_factor >= 2")
         for name, mapping, low, high in (
             ("type_weights", self.type_weights, 0.0, 10.0),
             ("similarity_floors", self.similarity_floors, -1.0, 1.0),

@@ -30,7 +30,8 @@ import numpy as np
 
 from audrey_core import Audrey
 from audrey_core.config import SOURCES, STATES
-from audrey_core.stages.recall import check_options, pool_size
+from audrey_core.rules.ranking import pool_size
+from audrey_core.rules.recall_options import check_options
 from audrey_core.storage import VectorFilter
 from audrey_core.storage.postgres.connection import DEFAULT_EF_SEARCH
 from audrey_core.storage.postgres.store import PostgresStorage

@@ -20,8 +20,9 @@ import numpy as np
 
 from audrey_core import Audrey
 from audrey_core.index.vector import PENDING_MAX
-from audrey_core.stages.encode import encode_episodes, request_from_item
-from audrey_core.stages.recall import check_options
+from audrey_core.rules.arguments import request_from_item
+from audrey_core.rules.recall_options import check_options
+from audrey_core.stages.encode import encode_episodes
 
 from .corpus import LOCOMO, cache_folder, embedded_corpus
 from .locomo import load

@@ -30,6 +30,7 @@ from typing import Any
 
 from audrey_core import Audrey, AudreyConfig
 from audrey_core.config import ValidationConfig
+from audrey_core.rules.recall_options import check_options
 from audrey_core.stages import recall as recall_stage
 from audrey_core.testing import DeterministicEmbedder, ManualClock, ScriptedLLM
 
@@ -89,7 +90,7 @@ def run(embedder: Any, cases: tuple[Case, ...], llm: Any = None, misses: list[st
             start = time.perf_counter()
             found = [r.id for r in brain.recall(case.query, limit=10, scope=scope, query_vector=vector)]
             recall_ms.append(1000 * (time.perf_counter() - start))
-            options = recall_stage.check_options(agent=brain.agent, limit=10, scope=scope)
+            options = check_options(agent=brain.agent, limit=10, scope=scope)
             start = time.perf_counter()
             recall_stage.rank(
                 brain.storage, vector, options, now=clock(), confidence_cfg=brain.config.confidence,

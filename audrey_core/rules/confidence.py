@@ -11,8 +11,15 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from ..config import ConfidenceConfig
+from ..timeutil import days_between
+
+if TYPE_CHECKING:
+    from datetime import datetime
+
+    from ..models import Memory
 
 LN2 = math.log(2.0)
 
@@ -78,3 +85,20 @@ def confidence(
     if capped:
         value = cfg.model_generated_cap
     return ConfidenceBreakdown(source=s, evidence=e, recency=r, retrieval=ret, value=value, capped=capped)
+
+
+def memory_confidence(memory: Memory, now: datetime, cfg: ConfidenceConfig) -> ConfidenceBreakdown:
+    """The confidence of a stored memory at ``now``."""
+    reinforced = memory.last_reinforced_at or memory.created_at
+    return confidence(
+        memory_type=memory.memory_type,
+        source=memory.source,
+        source_reliability=memory.source_reliability,
+        supporting=memory.evidence_count,
+        contradicting=memory.challenge_count,
+        days_since_reinforced=days_between(reinforced, now),
+        salience=memory.salience,
+        retrieval_count=memory.retrieval_count,
+        days_since_retrieval=days_between(memory.last_retrieved_at, now) if memory.last_retrieved_at else None,
+        cfg=cfg,
+    )

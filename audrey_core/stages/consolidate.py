@@ -25,11 +25,11 @@ from ..models import ConsolidationRun, Episode, Memory, Procedure, Semantic
 from ..providers.embedding import embed_texts
 from ..providers.llm import ask, model_name_of
 from ..rules.causal import build_links
+from ..rules.confidence import memory_confidence
 from ..rules.lineage import independent, lineages
 from ..rules.prompts import PRINCIPLE_EXTRACTION
 from ..storage import VectorFilter
 from .context import StageContext
-from .recall import memory_confidence
 from .undo import snapshot
 from .validate import CLAIM_STATES, judge_safely, nearest, record_contradiction
 

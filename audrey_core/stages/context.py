@@ -24,6 +24,7 @@ class StageContext:
     events: EventBus
     agent: str
     scope: tuple[str, ...] = ()  # the instance's scope: decay and consolidation work on this subtree of the agent
+    queries: Any = None  # the QueryCache recall embeds text queries through
 
     @property
     def tenant(self) -> Tenant:

@@ -9,8 +9,8 @@ keep their previous state in ``prior_state``, are found with ``include_dormant=T
 from __future__ import annotations
 
 from ..models import DecayReport
+from ..rules.confidence import memory_confidence
 from .context import StageContext
-from .recall import memory_confidence
 
 DECAYING_STATES = ("active", "disputed", "context_dependent")
 

@@ -18,12 +18,12 @@ import numpy as np
 from ..errors import LLMError
 from ..ids import deterministic_id
 from ..models import Contradiction, Episode, Memory
+from ..rules.confidence import memory_confidence
 from ..rules.conflict import detect_conflict, is_statement
 from ..rules.judgement import Judgement, Pair, can_supersede, judge_offline, judge_pairs, resolve
 from ..rules.lineage import independent, lineages
 from ..storage import VectorFilter
 from .context import StageContext
-from .recall import memory_confidence
 
 log = logging.getLogger(__name__)
 CLAIM_STATES = ("active", "context_dependent")

@@ -13,8 +13,8 @@ from typing import Any
 import numpy as np
 
 from ..models import CausalLink, ConsolidationRun, Contradiction, Episode, Memory
-from ..rules.filters import Filter
 from ..rules.ownership import Tenant
+from ..rules.recall_options import VectorFilter
 
 # Fields of a stored memory that the pipeline may change (content, source and ids never change: episodes are immutable).
 MUTABLE_MEMORY_FIELDS = frozenset(
@@ -58,37 +58,6 @@ class KeywordHit:
     memory_id: str
     memory_type: str
     score: float
-
-
-@dataclass(frozen=True, slots=True)
-class VectorFilter:
-    """Restrictions applied inside the KNN query. ``None`` means no restriction on that field.
-
-    ``tags`` matches memories carrying at least one of the tags. ``scope`` matches one scope exactly;
-    ``scope_prefix`` a scope and everything below it, by whole segments. ``metadata`` is a parsed filter.
-    """
-
-    agent: str | None = None
-    memory_types: tuple[str, ...] | None = None
-    states: tuple[str, ...] | None = None
-    sources: tuple[str, ...] | None = None
-    tags: tuple[str, ...] | None = None
-    consolidated: bool | None = None
-    scope: tuple[str, ...] | None = None
-    scope_prefix: tuple[str, ...] | None = None
-    metadata: Filter | None = None
-    scoped: bool = False  # only memories below the root scope
-    time_range: tuple[datetime | None, datetime | None] | None = None  # on event_time, else created_at
-    as_of: datetime | None = None  # only memories stored by then and valid then (valid_from <= as_of < valid_until)
-
-    @property
-    def is_narrowed(self) -> bool:
-        """True when anything beyond the agent and default states restricts the search."""
-        narrowing = (
-            self.memory_types, self.sources, self.tags, self.consolidated, self.scope_prefix, self.metadata,
-            self.time_range, self.as_of,
-        )  # fmt: skip
-        return self.scoped or any(x is not None for x in narrowing)
 
 
 @dataclass(frozen=True)

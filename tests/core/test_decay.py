@@ -9,8 +9,8 @@ import pytest
 
 from audrey_core import Audrey, AudreyConfig, ConsolidationConfig
 from audrey_core.config import ValidationConfig
+from audrey_core.rules.confidence import memory_confidence
 from audrey_core.stages.decay import retention
-from audrey_core.stages.recall import memory_confidence
 
 from .helpers import add_derived, table_counts
 

@@ -7,7 +7,8 @@ import pytest
 from audrey_core import Audrey, RecallConfig
 from audrey_core.config import AudreyConfig, ValidationConfig
 from audrey_core.errors import ConfigurationError, InvalidInputError
-from audrey_core.rules.keywords import TermCounts, convex_fusion, informative_terms, query_terms, reciprocal_rank_fusion
+from audrey_core.rules.fusion import convex_fusion, reciprocal_rank_fusion
+from audrey_core.rules.keywords import TermCounts, informative_terms, query_terms
 from audrey_core.storage import SQLiteStorage
 from audrey_core.storage.sql.migrations import LATEST_VERSION, MIGRATIONS, migrate
 from audrey_core.storage.sqlite.connection import connect

@@ -9,7 +9,8 @@ import pytest
 
 from audrey_core import Audrey, InvalidInputError
 from audrey_core.config import RECALLABLE_STATES, SOURCES
-from audrey_core.stages.recall import Ranked, is_self_citation, memory_confidence, pool_size, ranking_key
+from audrey_core.rules.confidence import memory_confidence
+from audrey_core.rules.ranking import Ranked, is_self_citation, pool_size, ranking_key
 from audrey_core.storage import VectorFilter
 
 from .helpers import add_derived
@@ -74,7 +75,7 @@ def populate(brain: Audrey, clock, n: int = 240, seed: int = 7) -> list[str]:
 def brute_force(brain: Audrey, query: str, limit: int, where: VectorFilter, min_confidence: float = 0.0) -> list[str]:
     """The recall contract computed the slow way: cosine over every stored vector, the same candidate pool size,
     then similarity x confidence. Filters are applied in Python over the full memory records."""
-    from audrey_core.stages.recall import RecallOptions
+    from audrey_core.rules.recall_options import RecallOptions
 
     options = RecallOptions(limit, min_confidence, where, False)
     k = pool_size(options, brain.config.recall)
@@ -120,7 +121,7 @@ def test_recall_matches_a_brute_force_reference(random_brain, clock, query, limi
     ids = populate(brain, clock)
     add_derived(brain, "a semantic memory in the mix", evidence_episode_ids=tuple(ids[:3]))
     brain.storage.set_states({i: "dormant" for i in ids[::9]})
-    from audrey_core.stages.recall import check_options
+    from audrey_core.rules.recall_options import check_options
 
     where = check_options(agent=brain.agent, limit=limit, **filters).where
     expected = brute_force(brain, query, limit, where)

@@ -8,7 +8,8 @@ import pytest
 
 from audrey_core import Audrey
 from audrey_core.config import AudreyConfig, RecallConfig
-from audrey_core.stages.recall import check_options, fuse_hits
+from audrey_core.rules.recall_options import check_options
+from audrey_core.stages.recall_candidates import fuse_hits
 
 from ..conftest import SYNC
 from .helpers import add_derived

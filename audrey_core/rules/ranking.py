@@ -1,0 +1,75 @@
+"""Ranking recall candidates: a candidate's score (relevance x confidence x type weight), the order, how many
+candidates to fetch, and the self-citation guard on reinforcement."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from ..config import RecallConfig
+from ..models import Memory
+from .confidence import ConfidenceBreakdown
+from .recall_options import RecallOptions
+
+SELF_GENERATED_SOURCES = frozenset({"inference", "model-generated"})
+
+
+@dataclass(frozen=True)
+class Ranked:
+    """A candidate after scoring. ``relevance`` is the fused keyword + vector relevance in hybrid and keyword modes
+    (``None`` in vector mode, where relevance is the cosine similarity)."""
+
+    memory: Memory
+    similarity: float
+    breakdown: ConfidenceBreakdown
+    relevance: float | None = None
+    influence: float = 1.0  # RecallConfig.confidence_influence
+    type_weight: float = 1.0  # RecallConfig.type_weights[memory type]
+    vector_row: int | None = None  # the memory's nearest vector (chunk), when the vector search found it
+    chunk: str | None = None  # that chunk's text, when the memory is long enough to have several
+
+    @property
+    def score(self) -> float:
+        """relevance (or similarity) x (1 - influence + influence x confidence) x type weight."""
+        base = self.similarity if self.relevance is None else self.relevance
+        return base * (1.0 - self.influence + self.influence * self.breakdown.value) * self.type_weight
+
+
+def ranked_item(
+    memory: Memory,
+    similarity: float,
+    breakdown: ConfidenceBreakdown,
+    relevance: float | None,
+    cfg: RecallConfig,
+    vector_row: int | None = None,
+) -> Ranked:
+    return Ranked(
+        memory,
+        similarity,
+        breakdown,
+        relevance,
+        cfg.confidence_influence,
+        cfg.type_weights[memory.memory_type],
+        vector_row,
+    )
+
+
+def ranking_key(item: Ranked) -> tuple[float, float, str]:
+    """Best first: higher score, then higher similarity, then id (so ties order the same everywhere)."""
+    return (-item.score, -item.similarity, item.memory.id)
+
+
+def pool_size(options: RecallOptions, cfg: RecallConfig) -> int:
+    """How many KNN candidates to fetch before re-ranking."""
+    narrowed = options.where.is_narrowed or options.min_confidence > 0
+    multiplier = cfg.filtered_candidate_multiplier if narrowed else cfg.candidate_multiplier
+    return min(cfg.max_candidates, max(cfg.min_candidates, options.limit * multiplier))
+
+
+def is_self_citation(memory: Memory, origins: Sequence[tuple[str, str]], retriever: str | None) -> bool:
+    """True when every piece of the memory's evidence is the retrieving agent's own inference or generation.
+
+    Such a memory gains nothing from being retrieved by that agent (seed 002: self-citation guard).
+    """
+    chain = list(origins) or [(memory.source, memory.agent)]
+    return all(source in SELF_GENERATED_SOURCES and agent == retriever for source, agent in chain)

@@ -1,0 +1,176 @@
+"""Recall's arguments, checked into one options object: limit, confidence floor, filters (what runs inside the
+search: ``VectorFilter``), mode, token budget, and the tenant rule that keeps every scope inside the instance's."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from ..config import MEMORY_TYPES, RECALLABLE_STATES, SOURCES, STATES
+from ..errors import InvalidInputError
+from .arguments import check_scope, check_tags
+from .filters import Filter, parse_filter
+from .inputs import check_int
+from .ownership import Tenant
+
+
+@dataclass(frozen=True, slots=True)
+class VectorFilter:
+    """Restrictions applied inside the KNN query. ``None`` means no restriction on that field.
+
+    ``tags`` matches memories carrying at least one of the tags. ``scope`` matches one scope exactly;
+    ``scope_prefix`` a scope and everything below it, by whole segments. ``metadata`` is a parsed filter.
+    """
+
+    agent: str | None = None
+    memory_types: tuple[str, ...] | None = None
+    states: tuple[str, ...] | None = None
+    sources: tuple[str, ...] | None = None
+    tags: tuple[str, ...] | None = None
+    consolidated: bool | None = None
+    scope: tuple[str, ...] | None = None
+    scope_prefix: tuple[str, ...] | None = None
+    metadata: Filter | None = None
+    scoped: bool = False  # only memories below the root scope
+    time_range: tuple[datetime | None, datetime | None] | None = None  # on event_time, else created_at
+    as_of: datetime | None = None  # only memories stored by then and valid then (valid_from <= as_of < valid_until)
+
+    @property
+    def is_narrowed(self) -> bool:
+        """True when anything beyond the agent and default states restricts the search."""
+        narrowing = (
+            self.memory_types, self.sources, self.tags, self.consolidated, self.scope_prefix, self.metadata,
+            self.time_range, self.as_of,
+        )  # fmt: skip
+        return self.scoped or any(x is not None for x in narrowing)
+
+
+MODES = ("hybrid", "vector", "keyword")
+
+
+@dataclass(frozen=True)
+class RecallOptions:
+    """Checked recall arguments."""
+
+    limit: int
+    min_confidence: float
+    where: VectorFilter
+    include_provenance: bool
+    mode: str = "hybrid"
+    token_budget: int | None = None  # stop before the returned contents would exceed this many tokens
+
+
+def check_options(
+    *,
+    agent: str | None,
+    limit: Any = 10,
+    min_confidence: Any = 0.0,
+    types: Any = None,
+    tags: Any = None,
+    sources: Any = None,
+    include_dormant: Any = False,
+    include_provenance: Any = False,
+    states: Any = None,
+    filter: Any = None,
+    scope: Any = None,
+    scope_prefix: Any = None,
+    scoped: Any = False,
+    mode: Any = "hybrid",
+    time_range: Any = None,
+    as_of: Any = None,
+    include_superseded: Any = False,
+) -> RecallOptions:
+    """Validate recall's arguments; raise :class:`InvalidInputError` saying what is wrong. ``as_of`` (an aware
+    datetime) answers what was believed true then: memories stored by then whose validity covers it, superseded
+    ones included; ``include_superseded`` adds replaced memories to the default states."""
+    if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1:
+        raise InvalidInputError(f"limit must be a positive int, got {limit!r}")
+    check_int("limit", limit)
+    if (
+        isinstance(min_confidence, bool)
+        or not isinstance(min_confidence, (int, float))
+        or not (0.0 <= min_confidence <= 1.0)
+    ):
+        raise InvalidInputError(f"min_confidence must be a number in [0, 1], got {min_confidence!r}")
+    chosen_states = _choice("states", states, STATES) or RECALLABLE_STATES
+    if include_dormant and "dormant" not in chosen_states:
+        chosen_states = (*chosen_states, "dormant")
+    if as_of is not None and (not isinstance(as_of, datetime) or as_of.tzinfo is None):
+        raise InvalidInputError(f"as_of must be a timezone-aware datetime, got {as_of!r}")
+    if (include_superseded or as_of is not None) and states is None and "superseded" not in chosen_states:
+        chosen_states = (*chosen_states, "superseded")
+    where = VectorFilter(
+        agent=agent,
+        memory_types=_choice("types", types, MEMORY_TYPES),
+        states=chosen_states,
+        sources=_choice("sources", sources, SOURCES),
+        tags=check_tags(tags) or None if tags is not None else None,
+        metadata=parse_filter(filter),
+        scope=check_scope(scope) if scope is not None else None,
+        scope_prefix=check_scope(scope_prefix) or None if scope_prefix is not None else None,
+        scoped=bool(scoped),
+        time_range=_check_time_range(time_range),
+        as_of=as_of,
+    )
+    if mode not in MODES:
+        raise InvalidInputError(f"mode must be one of {', '.join(MODES)}, got {mode!r}")
+    return RecallOptions(int(limit), float(min_confidence), where, bool(include_provenance), mode)
+
+
+def _check_time_range(value: Any) -> tuple[datetime | None, datetime | None] | None:
+    if value is None:
+        return None
+    if not isinstance(value, (tuple, list)) or len(value) != 2 or value == (None, None):
+        raise InvalidInputError("time_range must be (start, end) with aware datetimes; either may be None")
+    for moment in value:
+        if moment is not None and (not isinstance(moment, datetime) or moment.tzinfo is None):
+            raise InvalidInputError(f"time_range bounds must be timezone-aware datetimes, got {moment!r}")
+    start, end = value
+    if start is not None and end is not None and start > end:
+        raise InvalidInputError("time_range starts after it ends")
+    return (start, end)
+
+
+def _choice(name: str, values: Any, allowed: Sequence[str]) -> tuple[str, ...] | None:
+    if values is None:
+        return None
+    if isinstance(values, str) or not isinstance(values, (list, tuple, set, frozenset)):
+        raise InvalidInputError(f"{name} must be a list, e.g. {name}=[{allowed[0]!r}]; got {values!r}")
+    unknown = [v for v in values if v not in allowed]
+    if unknown:
+        raise InvalidInputError(f"unknown {name} {unknown}; use any of: {', '.join(allowed)}")
+    if not values:
+        raise InvalidInputError(f"{name} is empty; pass None to allow every value")
+    return tuple(dict.fromkeys(values))
+
+
+RECALL_FILTERS = frozenset(
+    {"states", "filter", "scope", "scope_prefix", "scoped", "mode", "time_range", "as_of", "include_superseded"}
+)
+
+
+SCOPE_FILTERS = ("scope", "scope_prefix", "scoped")
+
+
+def check_budget(budget: Any) -> int | None:
+    """``token_budget``: None or a positive int."""
+    if budget is None:
+        return None
+    if isinstance(budget, bool) or not isinstance(budget, int) or budget < 1:
+        raise InvalidInputError(f"token_budget must be a positive int, got {budget!r}")
+    return budget
+
+
+def within_tenant(tenant: Tenant, filters: dict[str, Any]) -> dict[str, Any]:
+    """Recall and listing filters, always inside the tenant's scope. A scope the caller names must lie in it;
+    ``None`` (or ``scoped=False``) means the argument was not given, never "every scope"."""
+    named = {k: v for k, v in filters.items() if k not in SCOPE_FILTERS or v not in (None, False)}
+    for name in ("scope", "scope_prefix"):
+        if name in named:
+            tenant.require_scope(check_scope(named[name]), name)
+    if tenant.scope and "scope" not in named:
+        prefix = check_scope(named.get("scope_prefix"))
+        named["scope_prefix"] = prefix if len(prefix) > len(tenant.scope) else tenant.scope
+    return named

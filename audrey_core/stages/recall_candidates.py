@@ -1,0 +1,125 @@
+"""Recall's candidates scored: fetch the memories the searches found, weigh each by its confidence, fuse the keyword
+and vector lists, attach the best chunk of long memories."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import replace
+from datetime import datetime
+
+import numpy as np
+
+from ..config import ConfidenceConfig, RecallConfig
+from ..rules.confidence import memory_confidence
+from ..rules.fusion import convex_fusion, reciprocal_rank_fusion
+from ..rules.ranking import Ranked, pool_size, ranked_item, ranking_key
+from ..rules.recall_options import RecallOptions
+from ..storage import KeywordHit, Storage, VectorHit
+
+
+def with_chunks(storage: Storage, ranked: list[Ranked]) -> list[Ranked]:
+    """Attach the text of each result's best chunk, for memories long enough to have been split."""
+    spans = storage.chunk_spans([r.vector_row for r in ranked if r.vector_row is not None])
+    return [
+        replace(r, chunk=r.memory.content[slice(*spans[r.vector_row])]) if r.vector_row in spans else r for r in ranked
+    ]
+
+
+def fuse_hits(
+    storage: Storage,
+    vector: np.ndarray | None,
+    vector_hits: Sequence[VectorHit],
+    keyword_hits: Sequence[KeywordHit],
+    min_confidence: float,
+    now: datetime,
+    cfg: ConfidenceConfig,
+    recall_cfg: RecallConfig,
+    limit: int | None = None,
+) -> list[Ranked]:
+    """Fuse the two candidate lists (convex combination of normalised scores, or reciprocal rank), then weigh each
+    memory by its confidence, best first. With ``limit``, candidates are fetched in order of relevance only until
+    no later one can reach the ``limit`` best (confidence never lifts a score above relevance x the largest type
+    weight): the same first ``limit``, without reading and scoring every candidate."""
+    types = {h.memory_id: h.memory_type for h in (*vector_hits, *keyword_hits)}
+    similarity = {h.memory_id: h.similarity for h in vector_hits}
+    missing = [i for i in types if i not in similarity]
+    if missing and vector is not None:  # keyword-only finds get their cosine similarity too
+        found = storage.get_vectors(missing)
+        if found:
+            stored = np.stack(list(found.values()))
+            cosines = stored @ (vector / np.linalg.norm(vector)) / np.linalg.norm(stored, axis=1)
+            similarity.update(zip(found, cosines.tolist()))
+    if recall_cfg.fusion == "rrf" or vector is None:
+        rankings = [[h.memory_id for h in vector_hits], [h.memory_id for h in keyword_hits]]
+        relevance = reciprocal_rank_fusion([r for r in rankings if r], recall_cfg.rrf_k)
+    else:
+        relevance = convex_fusion(similarity, {h.memory_id: h.score for h in keyword_hits}, recall_cfg.vector_weight)
+    matched_words = {h.memory_id for h in keyword_hits}
+    rows = {h.memory_id: h.vector_row for h in vector_hits}
+    order = sorted(relevance.items(), key=lambda item: (-item[1], item[0]))
+    ceiling = max(recall_cfg.type_weights.values())
+    cut = limit if limit is not None and limit > 0 and all(value >= 0 for _, value in order) else None
+    ranked: list[Ranked] = []
+    start, step = 0, max(len(order), 1) if cut is None else 3 * cut
+    while start < len(order):
+        if cut is not None and len(ranked) >= cut and order[start][1] * ceiling < ranked[cut - 1].score:
+            break  # no candidate left can reach the first `limit`
+        batch = order[start : start + step]
+        memories = storage.get_memories([memory_id for memory_id, _ in batch], types)
+        for memory_id, value in batch:
+            memory = memories.get(memory_id)
+            if memory is None:
+                continue
+            cosine = similarity.get(memory_id, 0.0)
+            if memory_id not in matched_words and cosine < recall_cfg.similarity_floors[memory.memory_type]:
+                continue
+            breakdown = memory_confidence(memory, now, cfg)
+            if breakdown.value >= min_confidence:
+                ranked.append(ranked_item(memory, cosine, breakdown, value, recall_cfg, rows.get(memory_id)))
+        ranked.sort(key=ranking_key)
+        start += step
+        step = step if cut is None else cut
+    return ranked
+
+
+def rank_by_vector(
+    storage: Storage,
+    vector: np.ndarray,
+    options: RecallOptions,
+    now: datetime,
+    confidence_cfg: ConfidenceConfig,
+    recall_cfg: RecallConfig,
+) -> list[Ranked]:
+    k = pool_size(options, recall_cfg)
+    while True:
+        hits = storage.knn(vector, k, options.where)
+        ranked = score_hits(storage, hits, options.min_confidence, now, confidence_cfg, recall_cfg)
+        exhausted = len(hits) < k or k >= recall_cfg.max_candidates
+        if len(ranked) >= options.limit or exhausted:
+            return with_chunks(storage, ranked[: options.limit])
+        k = min(recall_cfg.max_candidates, k * recall_cfg.widen_factor)
+
+
+def score_hits(
+    storage: Storage,
+    hits: Sequence[VectorHit],
+    min_confidence: float,
+    now: datetime,
+    cfg: ConfidenceConfig,
+    recall_cfg: RecallConfig | None = None,
+) -> list[Ranked]:
+    """Fetch the hit memories, score them, drop those under the confidence or similarity floor, sort best first."""
+    recall_cfg = recall_cfg or RecallConfig()
+    memories = storage.get_memories([h.memory_id for h in hits], {h.memory_id: h.memory_type for h in hits})
+    ranked = []
+    for hit in hits:
+        memory = memories.get(hit.memory_id)
+        if memory is None:  # removed between the KNN and the fetch
+            continue
+        if hit.similarity < recall_cfg.similarity_floors[memory.memory_type]:
+            continue
+        breakdown = memory_confidence(memory, now, cfg)
+        if breakdown.value >= min_confidence:
+            ranked.append(ranked_item(memory, hit.similarity, breakdown, None, recall_cfg, hit.vector_row))
+    ranked.sort(key=ranking_key)
+    return ranked

@@ -1,0 +1,98 @@
+"""What recall hands back and what using it changes: the public result, its provenance, the other sides of its open
+contradictions, and reinforcement of the principles retrieved (the self-citation guard applied)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+
+from ..models import Contradiction, Counterclaim, Episode, Memory, Procedure, Provenance, RecallResult, Semantic
+from ..rules.ownership import Tenant
+from ..rules.ranking import Ranked, is_self_citation
+from ..storage import Storage
+
+
+def provenance(storage: Storage, memory: Memory, owner: Tenant | None = None) -> Provenance:
+    """Evidence episodes of a semantic / procedural memory, causes of an episode; for every memory, what it replaced
+    and what replaced it (of what ``owner``, when given, may see)."""
+    replaced = tuple(m for m in storage.supersedes_chain(memory.id) if owner is None or owner.owns(m))
+    if isinstance(memory, (Semantic, Procedure)):
+        found = storage.get_memories(memory.evidence_episode_ids)
+        evidence = tuple(found[i] for i in memory.evidence_episode_ids if i in found)
+        return Provenance(evidence=evidence, supersedes=replaced, superseded_by=memory.superseded_by)
+    assert isinstance(memory, Episode)
+    return Provenance(
+        supersedes=replaced,
+        superseded_by=memory.superseded_by,
+        causal_trigger=memory.causal_trigger,
+        causal_consequence=memory.causal_consequence,
+    )
+
+
+COUNTERCLAIM_STATES = ("open", "reopened")
+
+
+def counterclaims(storage: Storage, memories: Sequence[Memory], owner: Tenant) -> dict[str, tuple[Counterclaim, ...]]:
+    """For each memory that is one side of an open contradiction, the other sides its owner may see."""
+    ids = [m.id for m in memories]
+    if not ids:
+        return {}
+    pairs = []
+    for mine, theirs in (("claim_a_id", "claim_b_id"), ("claim_b_id", "claim_a_id")):
+        for c in storage.find_records(Contradiction, **{mine: ids, "state": list(COUNTERCLAIM_STATES)}):
+            pairs.append((getattr(c, mine), getattr(c, theirs), c.id))
+    others = storage.get_memories({other for _, other, _ in pairs}, owner=owner)
+    found: dict[str, list[Counterclaim]] = {}
+    for memory_id, other_id, contradiction_id in pairs:
+        other = others.get(other_id)
+        if other is not None:
+            claim = Counterclaim(contradiction_id, other.id, other.content, other.source, other.state)
+            found.setdefault(memory_id, []).append(claim)
+    return {memory_id: tuple(claims) for memory_id, claims in found.items()}
+
+
+def to_result(item: Ranked, prov: Provenance | None, against: tuple[Counterclaim, ...] = ()) -> RecallResult:
+    """The public record for a ranked memory (``against``: the other sides of its open contradictions)."""
+    m = item.memory
+    return RecallResult(
+        id=m.id,
+        content=m.content,
+        memory_type=m.memory_type,
+        similarity=item.similarity,
+        confidence=item.breakdown.value,
+        score=item.score,
+        state=m.state,
+        source=m.source,
+        created_at=m.created_at,
+        tags=m.tags,
+        metadata=m.metadata,
+        agent=m.agent,
+        salience=m.salience,
+        breakdown=item.breakdown,
+        provenance=prov,
+        scope=m.scope,
+        key=m.key,
+        relevance=item.similarity if item.relevance is None else item.relevance,
+        event_time=m.event_time,
+        chunk=item.chunk,
+        superseded_by=m.superseded_by,
+        valid_until=m.valid_until,
+        counterclaims=against,
+    )
+
+
+def reinforce_retrieved(
+    storage: Storage, memories: Sequence[Memory], retriever: str | None, now: datetime
+) -> list[str]:
+    """Record retrieval of the semantic / procedural memories that pass the self-citation guard; return their ids."""
+    derived = [m for m in memories if m.memory_type in ("semantic", "procedural")]
+    if not derived:
+        return []
+    origins = storage.evidence_origins([m.id for m in derived])
+    ids = [m.id for m in derived if not is_self_citation(m, origins.get(m.id, []), retriever)]
+    with storage.transaction():
+        storage.record_retrievals(ids, now)
+        # Recall reactivates: a reinforced dormant memory wakes in the state it fell asleep from.
+        asleep = {m.id: m.prior_state or "active" for m in derived if m.id in ids and m.state == "dormant"}
+        storage.set_states(asleep)
+    return ids
