@@ -195,3 +195,8 @@ class AudreyConfig:
     decay: DecayConfig = field(default_factory=DecayConfig)
     validation: ValidationConfig = field(default_factory=ValidationConfig)
     consolidation: ConsolidationConfig = field(default_factory=ConsolidationConfig)
+
+
+# -- Derived search indexes and background work: per process, tuned to the machine rather than to the memory --------
+
+WARM_FROM_BYTES = 256 << 20  # a store file this large (and its keyword index) is read ahead in the background on open

@@ -211,6 +211,12 @@ class KeywordIndex:
         document.add_text("scopes", scopes)
         return document
 
+    def files(self) -> list[Path]:
+        """The files of the generation in use (none in memory), for reading ahead."""
+        if self.folder.path is None or self._generation is None:
+            return []
+        return sorted(p for p in (self.folder.path / self._generation).iterdir() if p.is_file())
+
     def rebuild(self) -> None:
         """Build the index again from the database (``audrey reindex``)."""
         with self._lock, self.folder.writer_lock():

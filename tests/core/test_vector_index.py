@@ -387,3 +387,24 @@ def test_a_larger_graph_takes_wider_looks_when_inserting(tmp_path):
 
     assert expansion_add_for(0) == expansion_add_for(ADD_WIDER_FROM - 1) == EXPANSION_ADD
     assert expansion_add_for(ADD_WIDER_FROM) == expansion_add_for(10**7) == 2 * EXPANSION_ADD
+
+
+def test_a_store_read_ahead_on_open_recalls_and_closes_while_reading(tmp_path, monkeypatch):
+    """Above WARM_FROM_BYTES the store and keyword index files are read on a background thread after open: recall
+    works meanwhile, and closing at once stops the reading (nothing left running, nothing raised)."""
+    import threading
+
+    import audrey_core.storage.sqlite.store as sqlite_store
+    from audrey_core import Audrey
+    from audrey_core.testing import DeterministicEmbedder
+
+    path = tmp_path / "warm.db"
+    with Audrey(path, embedder=DeterministicEmbedder()) as brain:
+        brain.encode_batch([f"note {i} about the harbour" for i in range(50)])
+    monkeypatch.setattr(sqlite_store, "WARM_FROM_BYTES", 0)
+    with Audrey(path, embedder=DeterministicEmbedder()) as brain:
+        assert len(brain.recall("harbour", limit=5)) == 5
+    for thread in threading.enumerate():
+        if thread.name == "audrey-prefetch":
+            thread.join(timeout=5)
+            assert not thread.is_alive()

@@ -19,6 +19,7 @@ vec0 shadow tables are ordinary SQLite tables, so a memory row and its vector co
 
 from __future__ import annotations
 
+import os
 import threading
 import warnings
 from collections.abc import Iterator, Sequence
@@ -28,6 +29,7 @@ from typing import Any
 
 import numpy as np
 
+from ...config import WARM_FROM_BYTES
 from ...errors import ClosedError, EmbeddingMismatchError, InvalidInputError, StorageError
 from ...rules.keywords import TermCounts
 
@@ -35,6 +37,7 @@ try:
     import fcntl
 except ImportError:  # Windows: consolidation is serialised within a process only
     fcntl = None  # type: ignore[assignment]
+from ...index.threads import exiting, prefetch
 from ...models import Memory
 from ..base import Storage
 from ..sql.filters import scope_tokens
@@ -122,6 +125,16 @@ class SQLiteStorage(
             self._side = connect(self.path, module=module, vectors=self.vector_error is None)
         self.keyword_index = self._open_keyword_index()
         self.vector_index = self._open_vector_index()
+        self._warm_files()
+
+    def _warm_files(self) -> None:
+        """Read a large store's keyword index and database file through on a background thread, so the first
+        recalls after opening find their pages in the OS cache instead of each waiting on the disk (at 1M memories
+        a cold database put the first recalls' p95 at 15 ms against 5 ms warm: candidate rows are read at random)."""
+        if self._in_memory() or os.path.getsize(self.path) < WARM_FROM_BYTES:
+            return
+        files = self.keyword_index.files() if self.keyword_index is not None else []
+        prefetch([*files, Path(self.path)], lambda: self._closed or exiting())
 
     def _open_keyword_index(self) -> Any:
         """The tantivy keyword index in ``<db>-indexes/keyword`` (in memory for ``:memory:``), caught up now; None
