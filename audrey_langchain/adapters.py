@@ -58,10 +58,6 @@ class LangChainLLM:
         """The model's reply text."""
         return message_text(self.model.invoke(self._messages(messages)))
 
-    async def acomplete(self, messages: list[dict[str, str]]) -> str:
-        """The model's reply text, through its native async path."""
-        return message_text(await self.model.ainvoke(self._messages(messages)))
-
     def __repr__(self) -> str:
         return f"LangChainLLM({self.model_name!r})"
 

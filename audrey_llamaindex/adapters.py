@@ -56,9 +56,5 @@ class LlamaIndexLLM:
         """The model's reply text."""
         return self.llm.chat(self._messages(messages)).message.content or ""
 
-    async def acomplete(self, messages: list[dict[str, str]]) -> str:
-        """The model's reply text, through its native async path."""
-        return (await self.llm.achat(self._messages(messages))).message.content or ""
-
     def __repr__(self) -> str:
         return f"LlamaIndexLLM({self.model_name!r})"

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
-from ..config import MEMORY_TYPES
+from ..config import KEYWORD_PRUNE_AFTER, KEYWORD_REBUILD_AFTER, MEMORY_TYPES, WRITER_HEAP
 from ..rules.keywords import informative_terms
 from .folder import IndexFolder
 
@@ -32,9 +32,6 @@ except ImportError:  # a platform without wheels: Audrey searches through SQLite
 
 log = logging.getLogger(__name__)
 FORMAT = 2  # bump when the schema or the analyzer changes: older index folders are rebuilt
-WRITER_HEAP = 50_000_000
-PRUNE_AFTER = 10_000  # applied log entries kept before they are deleted
-REBUILD_AFTER = 20_000  # more changes than this (and than half the index) to catch up: rebuild instead
 
 
 def keyword_index_available() -> bool:
@@ -184,7 +181,7 @@ class KeywordIndex:
             return
         upto, rowids = found
         changed = sorted(set(rowids))
-        if len(changed) > max(REBUILD_AFTER, self._index.searcher().num_docs // 2):
+        if len(changed) > max(KEYWORD_REBUILD_AFTER, self._index.searcher().num_docs // 2):
             self._rebuild(self.folder.read_state())  # a bulk load: building afresh is quicker than replaying it
             return
         before = self.applied
@@ -198,7 +195,7 @@ class KeywordIndex:
         self._index.reload()
         self.folder.write_state({"format": FORMAT, "generation": self._generation, "applied": upto})
         self.applied = upto
-        if upto // PRUNE_AFTER > before // PRUNE_AFTER:  # now and then, not on every catch-up
+        if upto // KEYWORD_PRUNE_AFTER > before // KEYWORD_PRUNE_AFTER:  # now and then, not on every catch-up
             self.source.prune_search_log(upto)
 
     def _document(self, rowid: int, agent: str, memory_type: str, scopes: str, content: str) -> Any:

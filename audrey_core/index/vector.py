@@ -30,6 +30,23 @@ from typing import Any, Protocol
 
 import numpy as np
 
+from ..config import (
+    ADD_WIDER_FROM,
+    CONNECTIVITY,
+    COPY_SHARE,
+    EXACT_BELOW,
+    EXPANSION_ADD,
+    EXPANSION_MIN,
+    EXPANSION_SEARCH,
+    INSERT_SLICE,
+    PENDING_BUSY,
+    PENDING_MAX,
+    PREFETCH_FROM,
+    QUIET,
+    RESCORE_EXTRA,
+    SAVE_AFTER,
+    VECTOR_REBUILD_AFTER,
+)
 from .folder import IndexFolder
 from .threads import background, exiting, prefetch
 from .vector_rows import RowVectors, WaitingRows
@@ -41,21 +58,6 @@ except ImportError:  # a platform without wheels: sqlite-vec scans instead
     HNSW = None
 
 log = logging.getLogger(__name__)
-CONNECTIVITY = 16
-EXPANSION_ADD = 128  # below ADD_WIDER_FROM rows; twice as wide above
-ADD_WIDER_FROM = 250_000
-EXPANSION_SEARCH = 128  # at 100k rows; smaller graphs narrow it, larger ones widen it (see expansion_for)
-EXPANSION_MIN = 64
-SAVE_AFTER = 10_000  # changes applied in memory before a new snapshot is written
-REBUILD_AFTER = 20_000  # more changes than this (and than half the graph) to catch up: rebuild instead
-EXACT_BELOW = 5_000  # row ids below this: scanned exhaustively (as fast as walking the graph, and exact)
-PENDING_MAX = 512  # rows caught up but not yet in the graph, searched exactly, before a background insert begins
-PENDING_BUSY = 4_096  # while searches keep coming, rows may wait until there are this many (~0.3 ms to scan)
-RESCORE_EXTRA = 16  # int8 codes order near ties differently from float32: re-score this many more than asked
-QUIET = 0.005  # seconds without a search before a background insert takes the graph from busy searchers
-PREFETCH_FROM = 100_000  # a mapped snapshot this large is read through in the background once loaded
-COPY_SHARE = 0.01  # a mapped graph is copied (to insert into) once this share of its size waits beside it
-INSERT_SLICE = 128  # rows a background insert adds at once, holding the graph: ~20 ms at 100k rows on two cores
 
 
 def expansion_for(rows: int) -> int:
@@ -194,7 +196,7 @@ class VectorIndex:
                 return  # pruned again meanwhile: the next call catches up
         upto, rowids = found
         changed = np.array(sorted(set(rowids)), dtype=np.uint64)
-        if len(changed) > max(REBUILD_AFTER, len(self.graph) // 2):  # a bulk load: one scan beats point reads
+        if len(changed) > max(VECTOR_REBUILD_AFTER, len(self.graph) // 2):  # a bulk load: one scan beats point reads
             with self.folder.writer_lock():
                 self._rebuild(identity)
             return

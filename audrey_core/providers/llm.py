@@ -1,12 +1,11 @@
 """The LLM protocol, asking for validated JSON, and a provider for OpenAI and compatible servers.
 
-An LLM is any object with ``complete(messages) -> str`` (``acomplete`` is used when present), or a plain callable
-taking the messages and returning text.
+An LLM is any object with ``complete(messages) -> str``, or a plain callable taking the messages and returning text.
+Audrey calls it off the caller's path (background validation, consolidation), so a synchronous call is all it needs.
 """
 
 from __future__ import annotations
 
-import asyncio
 import json
 import re
 from collections.abc import Callable
@@ -17,7 +16,7 @@ from pydantic import BaseModel, ValidationError
 from ..errors import ConfigurationError, LLMError
 from ..rules.prompts import Prompt
 from .openai_support import client_options, openai_module, retryable_errors
-from .retry import acall_with_retries, call_with_retries
+from .retry import call_with_retries
 
 T = TypeVar("T", bound=BaseModel)
 Messages = list[dict[str, str]]
@@ -87,22 +86,6 @@ def ask(llm: Any, prompt: Prompt[T], **values: str) -> T:
     return parse_reply(text, prompt, model)
 
 
-async def aask(llm: Any, prompt: Prompt[T], **values: str) -> T:
-    """:func:`ask` through the provider's native ``acomplete`` when it has one."""
-    model = model_name_of(llm)
-    messages = prompt.render(**values)
-    try:
-        if hasattr(llm, "acomplete"):
-            text = await llm.acomplete(messages)
-        else:
-            text = await asyncio.to_thread(llm.complete, messages)
-    except LLMError:
-        raise
-    except Exception as exc:
-        raise LLMError(f"{model} failed on {prompt.name}: {type(exc).__name__}: {exc}") from exc
-    return parse_reply(text, prompt, model)
-
-
 class OpenAICompatibleLLM:
     """Chat completions from OpenAI or any compatible server (``base_url``, e.g. a local one), asking for JSON.
 
@@ -131,7 +114,6 @@ class OpenAICompatibleLLM:
         self.max_attempts = max_attempts
         self.retry_base_delay = retry_base_delay
         self._client = openai.OpenAI(**options)
-        self._async_client = openai.AsyncOpenAI(**options)
         self._retryable = retryable_errors(openai)
         self._error = openai.OpenAIError
 
@@ -153,20 +135,6 @@ class OpenAICompatibleLLM:
         try:
             response = call_with_retries(
                 lambda: self._client.chat.completions.create(**request),
-                retryable=self._retryable,
-                attempts=self.max_attempts,
-                base_delay=self.retry_base_delay,
-            )
-        except self._error as exc:
-            raise LLMError(f"{self.model_name} request failed: {exc}") from exc
-        return self._text(response)
-
-    async def acomplete(self, messages: Messages) -> str:
-        """:meth:`complete` on the provider's native async client."""
-        request = self._request(messages)
-        try:
-            response = await acall_with_retries(
-                lambda: self._async_client.chat.completions.create(**request),
                 retryable=self._retryable,
                 attempts=self.max_attempts,
                 base_delay=self.retry_base_delay,

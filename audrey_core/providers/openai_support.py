@@ -18,7 +18,7 @@ def openai_module(user: str) -> Any:
 
 
 def client_options(user: str, api_key: str | None, base_url: str | None, timeout: float) -> dict[str, Any]:
-    """Keyword arguments for ``openai.OpenAI`` / ``AsyncOpenAI``. OpenAI itself needs a key (argument or
+    """Keyword arguments for ``openai.OpenAI``. OpenAI itself needs a key (argument or
     ``OPENAI_API_KEY``); a compatible server at ``base_url`` may not. Retries are ours, so the client's are off."""
     key = api_key or os.environ.get("OPENAI_API_KEY")
     if key is None and base_url is None:

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import random
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from typing import TypeVar
 
 T = TypeVar("T")
@@ -42,27 +41,4 @@ def call_with_retries(
                 "retrying after %s (attempt %d of %d, waiting %.2fs)", type(exc).__name__, attempt + 1, attempts, delay
             )
             sleep(delay)
-    raise AssertionError("unreachable")  # pragma: no cover
-
-
-async def acall_with_retries(
-    call: Callable[[], Awaitable[T]],
-    *,
-    retryable: tuple[type[BaseException], ...],
-    attempts: int = 5,
-    base_delay: float = 0.5,
-    max_delay: float = 20.0,
-) -> T:
-    """The async twin of :func:`call_with_retries` (same backoff, ``asyncio.sleep`` between tries)."""
-    for attempt in range(attempts):
-        try:
-            return await call()
-        except retryable as exc:
-            if attempt == attempts - 1:
-                raise
-            delay = backoff(attempt, base_delay, max_delay)
-            log.info(
-                "retrying after %s (attempt %d of %d, waiting %.2fs)", type(exc).__name__, attempt + 1, attempts, delay
-            )
-            await asyncio.sleep(delay)
     raise AssertionError("unreachable")  # pragma: no cover

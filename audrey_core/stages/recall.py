@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from ..config import ConfidenceConfig, RecallConfig
+from ..config import RECALL_SEARCH_THREADS, ConfidenceConfig, RecallConfig
 from ..errors import ClosedError, InvalidInputError, StorageError
 from ..models import Memory, RecallResult
 from ..providers.embedding import count_tokens, to_matrix
@@ -125,7 +125,7 @@ def _results(ctx: StageContext, ranked: list[Ranked], options: RecallOptions, no
                 ctx.emit("reinforcement", {"kind": "retrieval", "memory_ids": reinforced})
 
 
-_POOL = ThreadPoolExecutor(max_workers=4, thread_name_prefix="audrey-recall")
+_POOL = ThreadPoolExecutor(max_workers=RECALL_SEARCH_THREADS, thread_name_prefix="audrey-recall")
 
 
 def rank(

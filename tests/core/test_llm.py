@@ -7,7 +7,7 @@ import json
 import pytest
 
 from audrey_core import ConfigurationError, LLMError, OpenAICompatibleLLM
-from audrey_core.providers.llm import aask, as_llm, ask, parse_reply
+from audrey_core.providers.llm import as_llm, ask, parse_reply
 from audrey_core.rules.prompts import CONTRADICTION_CHECK, PRINCIPLE_EXTRACTION, PROMPTS
 from audrey_core.testing import ScriptedLLM
 
@@ -85,14 +85,6 @@ def test_openai_compatible_llm_against_a_loopback_server():
         plain = OpenAICompatibleLLM("local-model", base_url=server.base_url, json_mode=False)
         plain.complete([{"role": "user", "content": "hi"}])
         assert "response_format" not in server.requests[-1]
-
-
-@requires_openai
-async def test_openai_compatible_llm_native_async():
-    with FakeOpenAIServer(chat=lambda messages: SUPPORTS) as server:
-        llm = OpenAICompatibleLLM("local-model", base_url=server.base_url, retry_base_delay=0.001)
-        server.failures = [(429, "slow down")]
-        assert (await aask(llm, CONTRADICTION_CHECK, existing="a", incoming="b")).relation == "supports"
 
 
 @requires_openai

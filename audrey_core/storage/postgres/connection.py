@@ -12,13 +12,10 @@ from collections.abc import Sequence
 from functools import lru_cache
 from typing import Any
 
+from ...config import DEFAULT_EF_SEARCH
 from ...errors import StorageError, install_hint
 
 POSTGRES_SCHEMES = ("postgresql://", "postgres://")
-# HNSW's candidate list per query (pgvector's default is 40). Measured on 10k random 384-d unit vectors, the hard
-# case (m=16, ef_construction=64, pgvector's defaults): recall of the exact top 10 39% at 40, 62% at 100, 82% at 200,
-# 95% at 400, at 0.7 / 1.1 / 1.8 / 2.9 ms per query; sentence embeddings have structure and do better.
-DEFAULT_EF_SEARCH = 400
 
 
 def is_postgres_url(path: Any) -> bool:

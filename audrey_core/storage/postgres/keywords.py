@@ -11,12 +11,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from ...config import KEYWORD_CANDIDATES
 from ...rules.keywords import TermCounts, informative_terms
 from ..base import KeywordHit, VectorFilter
 from ..sql.migrations import FTS_TABLE
 from .schema import TEXT_SEARCH_CONFIG
-
-KEYWORD_CANDIDATES = 2_000  # rows a keyword search ranks before widening
 
 
 def tsquery_any(terms: Sequence[str]) -> str:

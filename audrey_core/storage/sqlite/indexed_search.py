@@ -10,17 +10,11 @@ from typing import Any
 
 import numpy as np
 
+from ...config import GRAPH_MAX_SHARE, GRAPH_US_BASE, GRAPH_US_PER_CANDIDATE, SCAN_US_PER_ROW
 from ...rules.ownership import Tenant
 from ..base import KeywordHit, VectorFilter, VectorHit
 from ..sql.filters import scope_match, scope_test
 from ..sql.rows import TABLES
-
-# Cost model for choosing between the graph and sqlite-vec's exact scan of a filter's partitions, measured on two
-# cores at 384 dimensions: a scan costs about 1.5 us per row; a graph search about 0.5 ms plus 4 us per candidate.
-SCAN_US_PER_ROW = 1.5
-GRAPH_US_BASE = 500.0
-GRAPH_US_PER_CANDIDATE = 4.0
-GRAPH_MAX_SHARE = 0.5  # a search that must visit more of the graph than this scans instead (exact, and cheaper)
 
 
 def with_margin(k: int) -> int:
