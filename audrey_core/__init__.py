@@ -1,10 +1,15 @@
 """Audrey: a memory for LLM agents that works like one.
 
-Nothing happens at import: no model loads, no files open, no network.
+Nothing happens at import: no model loads, no files open, no network. Framework adapters use only these names (and
+:mod:`audrey_core.conversation`, the conversation helpers they share).
 """
 
+from . import conversation
 from .audrey import Audrey
 from .config import (
+    MEMORY_TYPES,
+    SOURCES,
+    STATES,
     AudreyConfig,
     ConfidenceConfig,
     ConsolidationConfig,
@@ -46,6 +51,9 @@ __version__ = "0.1.0"
 
 __all__ = [
     "LLM",
+    "MEMORY_TYPES",
+    "SOURCES",
+    "STATES",
     "Audrey",
     "AudreyConfig",
     "AudreyError",
@@ -80,4 +88,5 @@ __all__ = [
     "SentenceTransformerEmbedder",
     "StorageError",
     "ValidationConfig",
+    "conversation",
 ]

@@ -12,7 +12,7 @@ from typing import Any, TypeVar
 import numpy as np
 
 from .aio import collected, stream_twin, twin
-from .config import AudreyConfig
+from .config import STATES, AudreyConfig
 from .errors import ClosedError, ConfigurationError, InvalidInputError
 from .events import EventBus, Handler
 from .models import (
@@ -434,6 +434,22 @@ class Audrey:
         arguments = {"types": types, "include_dormant": include_dormant, **filters}
         return recall_stage.list_memories(self._context, limit, offset, arguments)
 
+    def iter_memories(
+        self, types: Sequence[str] | None = None, include_dormant: bool = False, **filters: Any
+    ) -> Iterator[Memory]:
+        """Every memory of this instance matching :meth:`recall`'s filters, oldest first, read a page at a time."""
+        self._check_open()
+        return recall_stage.iter_memories(
+            self._context, {"types": types, "include_dormant": include_dormant, **filters}
+        )
+
+    def forget_all(self, **filters: Any) -> list[str]:
+        """Forget every memory of this instance matching :meth:`recall`'s filters, in every state unless ``states``
+        says otherwise (e.g. ``forget_all(scope=("user", "alice"))``); return their ids."""
+        filters.setdefault("states", list(STATES))
+        ids = [memory.id for memory in self.iter_memories(**filters)]
+        return [forgotten for start in range(0, len(ids), 1000) for forgotten in self.forget(ids[start : start + 1000])]
+
     def scopes(self) -> list[tuple[str, ...]]:
         """Every scope at or below this instance's that holds at least one of its agent's memories, sorted."""
         self._check_open()
@@ -482,6 +498,7 @@ class Audrey:
     acontradictions = twin(contradictions)
     acausal_links = twin(causal_links)
     aforget = twin(forget)
+    aforget_all = twin(forget_all)
     aget = twin(get)
     aget_many = twin(get_many)
     aupdate_chain = twin(update_chain)

@@ -9,7 +9,6 @@ from langchain_classic.memory.utils import get_prompt_input_key
 from pydantic import ConfigDict
 
 from audrey_core import Audrey
-from audrey_core.config import STATES
 
 from .middleware import format_memories
 
@@ -57,8 +56,4 @@ class AudreyMemory(BaseMemory):
             self.audrey.encode_batch(items)
 
     def clear(self) -> None:
-        while True:
-            batch = self.audrey.list_memories(limit=1000, states=list(STATES), **self._where())
-            if not batch:
-                return
-            self.audrey.forget([m.id for m in batch])
+        self.audrey.forget_all(**self._where())

@@ -8,40 +8,13 @@ from typing import Any
 from langchain_core.documents import Document
 
 from audrey_core import Memory, RecallResult
-from audrey_core.config import SOURCES
-
-AUDREY_FIELDS = ("confidence", "state", "memory_type", "source")
-
-
-def encode_item(text: str, metadata: Mapping[str, Any] | None, memory_id: str | None) -> dict[str, Any]:
-    """An ``encode_batch`` item for one text. Metadata is kept whole; its ``source`` (when it names an Audrey source),
-    ``salience`` (a number in [0, 1]) and ``tags`` (a list of strings) also become Audrey's fields."""
-    meta = dict(metadata or {})
-    item: dict[str, Any] = {"content": text, "metadata": meta}
-    if meta.get("source") in SOURCES:
-        item["source"] = meta["source"]
-    salience = meta.get("salience")
-    if isinstance(salience, (int, float)) and not isinstance(salience, bool) and 0.0 <= salience <= 1.0:
-        item["salience"] = salience
-    tags = meta.get("tags")
-    if isinstance(tags, (list, tuple)) and tags and all(isinstance(t, str) and t.strip() for t in tags):
-        item["tags"] = list(tags)
-    if memory_id is not None:
-        item["id"] = memory_id
-    return item
-
-
-def audrey_fields(memory: Memory, confidence: float) -> dict[str, Any]:
-    """Audrey's view of a memory, as document metadata."""
-    return {"confidence": confidence, "state": memory.state, "memory_type": memory.memory_type, "source": memory.source}
+from audrey_core.conversation import with_fields
 
 
 def to_document(memory: Memory | RecallResult, fields: Mapping[str, Any] | None = None) -> Document:
     """A Document with the memory's text, id and stored metadata, plus ``fields`` when given. A field never
     overwrites a different value the caller stored under the same key; it goes under ``audrey_<key>`` instead."""
-    metadata = dict(memory.metadata)
-    for key, value in (fields or {}).items():
-        metadata[key if metadata.get(key, value) == value else f"audrey_{key}"] = value
+    metadata = with_fields(memory.metadata, fields or {})
     return Document(page_content=memory.content, metadata=metadata, id=memory.id)
 
 

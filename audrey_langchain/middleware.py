@@ -7,28 +7,18 @@ from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
 from langchain.agents.middleware import AgentMiddleware, ModelRequest, ModelResponse
-from langchain_core.messages import AIMessage, AnyMessage, HumanMessage, SystemMessage, ToolMessage
+from langchain_core.messages import AnyMessage, HumanMessage, SystemMessage
 from langchain_core.tools import BaseTool, StructuredTool
 
-from audrey_core import Audrey, RecallResult
-from audrey_core.config import SOURCES
-from audrey_core.ids import deterministic_id
+from audrey_core import SOURCES, Audrey, RecallResult
+from audrey_core.conversation import message_id, render_memories, source_for_role
 
 from .adapters import message_text
 
-CONTEXT_HEADER = "Relevant memories (most relevant first; confidence in brackets):"
-
 
 def format_memories(results: Sequence[RecallResult]) -> str:
-    """The block of recalled memories put in front of the model."""
-    lines = [f"- [{r.confidence:.2f}, {r.source}, {r.memory_type}] {r.content}{disputed(r)}" for r in results]
-    return CONTEXT_HEADER + "\n" + "\n".join(lines) if lines else ""
-
-
-def disputed(result: RecallResult) -> str:
-    """The other sides of a memory's open contradictions, so the model says the record disagrees."""
-    others = "; ".join(f"{c.content} [{c.source}]" for c in result.counterclaims)
-    return f" (disputed by: {others})" if others else ""
+    """The block of recalled memories put in front of the model (Audrey's rendering, with memory types)."""
+    return render_memories(results)
 
 
 def latest_user_text(messages: Sequence[AnyMessage]) -> str | None:
@@ -49,20 +39,15 @@ def turn_items(messages: Sequence[AnyMessage], agent: str, scope: tuple[str, ...
         return []
     items = []
     for message in messages[start:]:
-        if isinstance(message, HumanMessage):
-            source = "told-by-user"
-        elif isinstance(message, ToolMessage):
-            source = "tool-result"
-        elif isinstance(message, AIMessage):
-            source = "model-generated"
-        else:
+        source = source_for_role(message.type)
+        if source is None:
             continue
         text = message_text(message).strip()
         if not text:
             continue  # e.g. an AI message that only calls tools
         item: dict[str, Any] = {"content": text, "source": source, "metadata": {"message_type": message.type}}
         if message.id:
-            item["id"] = deterministic_id("T", agent, message.id)
+            item["id"] = message_id("T", agent, message.id)
         if scope:
             item["scope"] = scope
         items.append(item)
@@ -158,9 +143,7 @@ def memory_tools(audrey: Audrey, *, scope: Sequence[str] | None = None, k: int =
     def recall(query: str, limit: int = k) -> str:
         """Look up memories relevant to the query; each line has its id, confidence and source."""
         results = audrey.recall(query, limit=limit, **where)
-        if not results:
-            return "no relevant memories"
-        return "\n".join(f"{r.id} [{r.confidence:.2f}, {r.source}] {r.content}" for r in results)
+        return render_memories(results, None, show_type=False, show_ids=True) or "no relevant memories"
 
     def forget_or_supersede(memory_id: str, correction: str | None = None) -> str:
         """Fix a memory: with a correction, store it as superseding the old one (kept for the record, no longer

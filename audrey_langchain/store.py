@@ -29,10 +29,9 @@ from langgraph.store.base import (
 from langgraph.store.base.embed import ensure_embeddings, get_text_at_path, tokenize_path
 
 from audrey_core import Audrey, Memory
-from audrey_core.ids import deterministic_id
+from audrey_core.conversation import item_from_metadata, message_id
 
 from .adapters import LangChainEmbedder
-from .documents import encode_item
 
 
 class AudreyStore(BaseStore):
@@ -108,7 +107,7 @@ class AudreyStore(BaseStore):
     # -- operations ---------------------------------------------------------------------------------------------
 
     def _memory_id(self, namespace: tuple[str, ...], key: str) -> str:
-        return deterministic_id("I", self.audrey.agent, *namespace, "\x1f", key)
+        return message_id("I", self.audrey.agent, *namespace, "\x1f", key)
 
     def _get(self, op: GetOp) -> Item | None:
         memory = self.audrey.get(self._memory_id(op.namespace, op.key))
@@ -129,7 +128,7 @@ class AudreyStore(BaseStore):
         if not isinstance(op.key, str) or not op.key:
             raise ValueError(f"store keys must be non-empty strings, got {op.key!r}")
         value = dict(op.value or {})
-        item = encode_item(self._text(value, op.index), value, self._memory_id(tuple(op.namespace), op.key))
+        item = item_from_metadata(self._text(value, op.index), value, self._memory_id(tuple(op.namespace), op.key))
         item.setdefault("source", self.default_source)
         item.update(scope=tuple(op.namespace), key=op.key)
         return item

@@ -14,10 +14,10 @@ from langchain_core.vectorstores import VectorStore
 from langchain_core.vectorstores.utils import maximal_marginal_relevance
 
 from audrey_core import Audrey, RecallResult
-from audrey_core.config import STATES
+from audrey_core.conversation import audrey_fields, item_from_metadata
 
 from .adapters import LangChainEmbedder
-from .documents import audrey_fields, encode_item, to_document
+from .documents import to_document
 
 # Search keyword arguments passed on to Audrey's recall.
 RECALL_OPTIONS = frozenset(
@@ -84,7 +84,7 @@ class AudreyVectorStore(VectorStore):
         if ids is not None and len(ids) != len(texts):
             raise ValueError(f"{len(texts)} texts but {len(ids)} ids")
         items = [
-            encode_item(text, metadatas[i] if metadatas else None, ids[i] if ids else None)
+            item_from_metadata(text, metadatas[i] if metadatas else None, ids[i] if ids else None)
             for i, text in enumerate(texts)
         ]
         for item in items:
@@ -94,7 +94,8 @@ class AudreyVectorStore(VectorStore):
     def delete(self, ids: list[str] | None = None, **kwargs: Any) -> bool | None:
         """Forget the documents with these ids (all of this agent's memories when ``ids`` is None)."""
         if ids is None:
-            ids = [m.id for m in self.audrey.list_memories(limit=1_000_000, states=list(STATES))]
+            self.audrey.forget_all()
+            return True
         self.audrey.forget(list(ids))
         return True
 

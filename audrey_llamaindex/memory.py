@@ -14,9 +14,7 @@ from llama_index.core.memory.types import BaseMemory
 from pydantic import ConfigDict, Field, PrivateAttr
 
 from audrey_core import Audrey
-from audrey_core.ids import deterministic_id, new_ulid
-from audrey_core.providers.embedding import CHARS_PER_TOKEN, count_tokens
-from audrey_core.timeutil import system_clock
+from audrey_core.conversation import CHARS_PER_TOKEN, count_tokens, message_id, new_session_id
 
 from .messages import latest_user_text, message_items, render
 
@@ -37,7 +35,7 @@ class AudreyMemory(BaseMemory):
     memory_share: float = Field(default=0.3, ge=0.0, le=1.0)
     k: int = Field(default=5, ge=1)
     min_confidence: float = Field(default=0.0, ge=0.0, le=1.0)
-    session_id: str = Field(default_factory=lambda: new_ulid(system_clock()))
+    session_id: str = Field(default_factory=new_session_id)
     scope: tuple[str, ...] | None = None
     insert_method: Literal["system", "user"] = "system"
     _buffer: list[ChatMessage] = PrivateAttr(default_factory=list)
@@ -72,7 +70,7 @@ class AudreyMemory(BaseMemory):
         positions = [i for i, m in enumerate(messages) if message_items([m], self.scope)]
         for item, offset in zip(items, positions):
             # The id ties a message to its place in this session, so set() can re-put history without duplicates.
-            item["id"] = deterministic_id("L", self.audrey.agent, self.session_id, str(start + offset), item["content"])
+            item["id"] = message_id("L", self.audrey.agent, self.session_id, str(start + offset), item["content"])
             item["metadata"]["session_id"] = self.session_id
         if items:
             self.audrey.encode_batch(items, replace=True)

@@ -9,7 +9,7 @@ from llama_index.core.memory.memory import BaseMemoryBlock
 from pydantic import Field
 
 from audrey_core import Audrey
-from audrey_core.providers.embedding import count_tokens
+from audrey_core.conversation import count_tokens
 
 from .messages import HEADER, latest_user_text, message_items, render
 

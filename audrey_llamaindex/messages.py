@@ -8,13 +8,8 @@ from typing import Any
 from llama_index.core.llms import ChatMessage, MessageRole
 
 from audrey_core import RecallResult
+from audrey_core.conversation import render_memories, source_for_role
 
-ROLE_SOURCES = {
-    MessageRole.USER: "told-by-user",
-    MessageRole.ASSISTANT: "model-generated",
-    MessageRole.TOOL: "tool-result",
-    MessageRole.FUNCTION: "tool-result",
-}
 HEADER = "Relevant memories from earlier sessions (confidence, source):"
 
 
@@ -23,7 +18,7 @@ def message_items(messages: Sequence[ChatMessage], scope: tuple[str, ...] | None
     tool-result. System messages and messages without text (e.g. tool calls) are skipped."""
     items = []
     for message in messages:
-        source = ROLE_SOURCES.get(message.role)
+        source = source_for_role(message.role.value)
         text = (message.content or "").strip()
         if source is None or not text:
             continue
@@ -43,13 +38,5 @@ def latest_user_text(messages: Sequence[ChatMessage] | None) -> str | None:
 
 
 def render(results: Sequence[RecallResult]) -> str:
-    """Recalled memories as text for a prompt, each with its confidence and source."""
-    if not results:
-        return ""
-    lines = []
-    for r in results:
-        others = "; ".join(f"{c.content} [{c.source}]" for c in r.counterclaims)
-        lines.append(
-            f"- [{r.confidence:.2f}, {r.source}] {r.content}" + (f" (disputed by: {others})" if others else "")
-        )
-    return HEADER + "\n" + "\n".join(lines)
+    """Recalled memories as text for a prompt, each with its confidence and source (Audrey's rendering)."""
+    return render_memories(results, HEADER, show_type=False)

@@ -16,8 +16,8 @@ from llama_index.core.vector_stores.types import (
 from llama_index.core.vector_stores.utils import metadata_dict_to_node, node_to_metadata_dict
 from pydantic import PrivateAttr
 
-from audrey_core import Audrey, Memory, RecallResult
-from audrey_core.config import SOURCES, STATES
+from audrey_core import SOURCES, Audrey, Memory, RecallResult
+from audrey_core.conversation import audrey_fields, placed_fields
 
 OPERATORS = {
     FilterOperator.EQ: "$eq",
@@ -29,7 +29,6 @@ OPERATORS = {
     FilterOperator.IN: "$in",
     FilterOperator.NIN: "$nin",
 }
-AUDREY_FIELDS = ("confidence", "state", "memory_type", "source")
 
 
 def to_audrey_filter(filters: MetadataFilters | None) -> dict[str, Any] | None:
@@ -113,8 +112,7 @@ class AudreyVectorStore(BasePydanticVectorStore):
 
     def delete(self, ref_doc_id: str, **delete_kwargs: Any) -> None:
         """Forget every node that came from the document ``ref_doc_id``."""
-        memories = self._audrey.list_memories(limit=1_000_000, states=list(STATES), filter={"ref_doc_id": ref_doc_id})
-        self._audrey.forget([m.id for m in memories])
+        self._audrey.forget_all(filter={"ref_doc_id": ref_doc_id})
 
     def query(self, query: VectorStoreQuery, **kwargs: Any) -> VectorStoreQueryResult:
         """The ``similarity_top_k`` best nodes by Audrey's score, with metadata filters applied inside the search."""
@@ -141,7 +139,7 @@ class AudreyVectorStore(BasePydanticVectorStore):
         if node_ids is not None:
             found = [m for m in self._audrey.get_many(node_ids) if m is not None]
             return [self._node(m, self._audrey.confidence(m).value) for m in found]
-        memories = self._audrey.list_memories(limit=1_000_000, filter=to_audrey_filter(filters))
+        memories = self._audrey.iter_memories(filter=to_audrey_filter(filters))
         return [self._node(m, self._audrey.confidence(m).value) for m in memories]
 
     def delete_nodes(
@@ -153,7 +151,7 @@ class AudreyVectorStore(BasePydanticVectorStore):
 
     def clear(self) -> None:
         """Forget every node of this store's agent."""
-        self._audrey.forget([m.id for m in self._audrey.list_memories(limit=1_000_000, states=list(STATES))])
+        self._audrey.forget_all()
 
     def _node(self, memory: Memory | RecallResult, confidence: float) -> BaseNode:
         metadata = dict(memory.metadata)
@@ -164,14 +162,7 @@ class AudreyVectorStore(BasePydanticVectorStore):
         node.id_ = memory.id
         if not self.audrey_metadata:
             return node
-        fields = {
-            "confidence": confidence,
-            "state": memory.state,
-            "memory_type": memory.memory_type,
-            "source": memory.source,
-        }
-        for key, value in fields.items():
-            name = key if node.metadata.get(key, value) == value else f"audrey_{key}"
-            node.metadata[name] = value
-            node.excluded_embed_metadata_keys = [*node.excluded_embed_metadata_keys, name]
+        placed = placed_fields(node.metadata, audrey_fields(memory, confidence))
+        node.metadata.update(placed)
+        node.excluded_embed_metadata_keys = [*node.excluded_embed_metadata_keys, *placed]
         return node

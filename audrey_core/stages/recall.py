@@ -85,6 +85,19 @@ def list_memories(ctx: StageContext, limit: Any, offset: Any, arguments: dict[st
     return ctx.storage.list_memories(checked.where, checked.limit, offset)
 
 
+def iter_memories(ctx: StageContext, arguments: dict[str, Any], page: int = 1000) -> Iterator[Memory]:
+    """Every memory of the instance matching recall's filters, oldest first (what is stored meanwhile comes last),
+    read ``page`` at a time."""
+    checked = options(ctx, page, arguments, LISTING_FILTERS | {"types", "include_dormant"}, "options")
+    offset = 0
+    while True:
+        batch = ctx.storage.list_memories(checked.where, page, offset, newest_first=False)
+        yield from batch
+        if len(batch) < page:
+            return
+        offset += page
+
+
 def _stream(
     ctx: StageContext, vector: np.ndarray | None, options: RecallOptions, terms: Sequence[str] = ()
 ) -> Iterator[RecallResult]:

@@ -1,0 +1,121 @@
+"""Conversations, as both framework adapters need them: which source a speaker's words get, how recalled memories
+are rendered into a prompt, Audrey's fields on a document's metadata (and the rule when a key is taken), and ids for
+messages. The adapters translate types; the policy lives here, once."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from .config import SOURCES
+from .ids import deterministic_id, new_ulid
+from .models import Memory, RecallResult
+from .providers.embedding import CHARS_PER_TOKEN, count_tokens
+from .timeutil import system_clock
+
+# Who said it decides how far it is trusted: the user's words are testimony, a tool's output an observation of the
+# world, the model's own text something it generated (capped, and never evidence for itself).
+ROLE_SOURCES: Mapping[str, str] = {
+    "user": "told-by-user",
+    "human": "told-by-user",
+    "tool": "tool-result",
+    "function": "tool-result",
+    "assistant": "model-generated",
+    "ai": "model-generated",
+}
+MEMORY_HEADER = "Relevant memories (most relevant first; confidence in brackets):"
+AUDREY_FIELDS = ("confidence", "state", "memory_type", "source")
+
+__all__ = [
+    "AUDREY_FIELDS",
+    "CHARS_PER_TOKEN",
+    "MEMORY_HEADER",
+    "ROLE_SOURCES",
+    "audrey_fields",
+    "count_tokens",
+    "disputed",
+    "item_from_metadata",
+    "message_id",
+    "new_session_id",
+    "placed_fields",
+    "render_memories",
+    "source_for_role",
+    "with_fields",
+]
+
+
+def source_for_role(role: str) -> str | None:
+    """The source of a message by its speaker's role (``None``: not remembered, e.g. a system message)."""
+    return ROLE_SOURCES.get(str(role).lower())
+
+
+def disputed(result: RecallResult) -> str:
+    """The other sides of a memory's open contradictions, so the model says the record disagrees."""
+    others = "; ".join(f"{c.content} [{c.source}]" for c in result.counterclaims)
+    return f" (disputed by: {others})" if others else ""
+
+
+def render_memories(
+    results: Sequence[RecallResult],
+    header: str | None = MEMORY_HEADER,
+    *,
+    show_type: bool = True,
+    show_ids: bool = False,
+) -> str:
+    """Recalled memories as a prompt block, best first: ``- [confidence, source, type] content`` and the other sides
+    of any open contradiction. ``""`` when there is nothing to show."""
+    lines = []
+    for r in results:
+        labels = f"{r.confidence:.2f}, {r.source}" + (f", {r.memory_type}" if show_type else "")
+        lead = f"{r.id} " if show_ids else "- "
+        lines.append(f"{lead}[{labels}] {r.content}{disputed(r)}")
+    if not lines:
+        return ""
+    return "\n".join([header, *lines] if header else lines)
+
+
+def audrey_fields(memory: Memory | RecallResult, confidence: float) -> dict[str, Any]:
+    """Audrey's view of a memory (``AUDREY_FIELDS``), as document metadata."""
+    return {"confidence": confidence, "state": memory.state, "memory_type": memory.memory_type, "source": memory.source}
+
+
+def placed_fields(metadata: Mapping[str, Any], fields: Mapping[str, Any]) -> dict[str, Any]:
+    """Where each of Audrey's ``fields`` goes beside the caller's ``metadata``: under its own key, unless the caller
+    stored a different value there; then under ``audrey_<key>``, so a field never overwrites the caller's value."""
+    return {key if metadata.get(key, value) == value else f"audrey_{key}": value for key, value in fields.items()}
+
+
+def with_fields(metadata: Mapping[str, Any], fields: Mapping[str, Any]) -> dict[str, Any]:
+    """The caller's metadata with Audrey's ``fields`` added by :func:`placed_fields`' rule."""
+    return {**metadata, **placed_fields(metadata, fields)}
+
+
+def item_from_metadata(
+    text: str, metadata: Mapping[str, Any] | None, memory_id: str | None = None, default_source: str | None = None
+) -> dict[str, Any]:
+    """An ``encode_batch`` item for a document. Metadata is kept whole; its ``source`` (when it names an Audrey
+    source), ``salience`` (a number in [0, 1]) and ``tags`` (a list of strings) also become Audrey's fields."""
+    meta = dict(metadata or {})
+    item: dict[str, Any] = {"content": text, "metadata": meta}
+    source = meta.get("source") if meta.get("source") in SOURCES else default_source
+    if source is not None:
+        item["source"] = source
+    salience = meta.get("salience")
+    if isinstance(salience, (int, float)) and not isinstance(salience, bool) and 0.0 <= salience <= 1.0:
+        item["salience"] = salience
+    tags = meta.get("tags")
+    if isinstance(tags, (list, tuple)) and tags and all(isinstance(t, str) and t.strip() for t in tags):
+        item["tags"] = list(tags)
+    if memory_id is not None:
+        item["id"] = memory_id
+    return item
+
+
+def message_id(kind: str, agent: str, *parts: str) -> str:
+    """A stable id for a message (or a stored item) from what identifies it, so storing it twice stores it once."""
+    return deterministic_id(kind, agent, *parts)
+
+
+def new_session_id() -> str:
+    """A fresh, time-ordered id for a conversation."""
+    return new_ulid(system_clock())

@@ -1,0 +1,56 @@
+"""The conversation helpers both adapters share, and the whole-store calls that replaced "list a million"."""
+
+from audrey_core import SOURCES, STATES, Audrey
+from audrey_core.conversation import item_from_metadata, placed_fields, render_memories, source_for_role, with_fields
+from audrey_core.testing import DeterministicEmbedder
+from tests.conftest import SYNC
+
+
+def test_roles_map_to_sources_and_unknown_roles_are_not_remembered():
+    assert [source_for_role(r) for r in ("user", "human", "tool", "function", "assistant", "ai")] == [
+        "told-by-user", "told-by-user", "tool-result", "tool-result", "model-generated", "model-generated",
+    ]  # fmt: skip
+    assert source_for_role("system") is None and source_for_role("developer") is None
+    assert set(filter(None, map(source_for_role, ("user", "tool", "ai")))) <= set(SOURCES)
+
+
+def test_a_field_never_overwrites_a_different_value_the_caller_stored():
+    stored = {"source": "crm", "state": "active", "x": 1}
+    fields = {"source": "told-by-user", "state": "active", "confidence": 0.8}
+    assert placed_fields(stored, fields) == {"audrey_source": "told-by-user", "state": "active", "confidence": 0.8}
+    assert with_fields(stored, fields) == {**stored, "audrey_source": "told-by-user", "confidence": 0.8}
+
+
+def test_metadata_becomes_audrey_fields_only_when_valid():
+    item = item_from_metadata("t", {"source": "tool-result", "salience": 2, "tags": ["a", ""]}, "id1", "inference")
+    assert item == {"content": "t", "metadata": {"source": "tool-result", "salience": 2, "tags": ["a", ""]},
+                    "source": "tool-result", "id": "id1"}  # fmt: skip
+    assert item_from_metadata("t", {"source": "crm"}, default_source="inference")["source"] == "inference"
+
+
+def test_rendering_shows_confidence_source_type_and_disagreement(tmp_path):
+    with Audrey(tmp_path / "r.db", embedder=DeterministicEmbedder(), config=SYNC) as brain:
+        mid = brain.encode("the deploy freeze starts friday", source="told-by-user")
+        results = brain.recall("deploy freeze", limit=1)
+    block = render_memories(results)
+    assert block.splitlines()[0].startswith("Relevant memories") and "told-by-user, episodic] the deploy" in block
+    assert render_memories(results, None, show_type=False, show_ids=True).startswith(f"{mid} [")
+    assert render_memories([]) == ""
+
+
+def test_iter_memories_and_forget_all_reach_every_state_within_the_instance(tmp_path):
+    path = tmp_path / "all.db"
+    with Audrey(path, embedder=DeterministicEmbedder(), config=SYNC) as root:
+        old = root.encode("alice's plan is basic", scope=("user", "alice"))
+        root.encode("alice's plan is premium", scope=("user", "alice"), supersedes=old)
+        root.encode_batch([{"content": f"bob note {i}", "scope": ("user", "bob")} for i in range(1203)])
+        alice = Audrey(path, embedder=DeterministicEmbedder(), config=SYNC, scope=("user", "alice"))
+        assert [m.content for m in alice.iter_memories()] == ["alice's plan is premium"]  # what is current
+        assert len(list(alice.iter_memories(states=list(STATES)))) == 2
+        theirs = sorted(m.id for m in root.iter_memories(scope=("user", "alice"), states=list(STATES)))
+        assert sorted(alice.forget_all()) == theirs
+        alice.close()
+        assert list(root.iter_memories(scope=("user", "alice"), states=list(STATES))) == []
+        bob = list(root.iter_memories(scope_prefix=("user", "bob")))
+        assert len(bob) == 1203 and bob[0].content == "bob note 0"  # oldest first, across pages
+        assert len(root.forget_all(scope=("user", "bob"))) == 1203 and root.introspect().total == 0
