@@ -2,18 +2,17 @@
 
 from __future__ import annotations
 
-import os
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from datetime import datetime
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 import numpy as np
 
 from .aio import collected, stream_twin, twin
 from .config import STATES, AudreyConfig
-from .errors import ClosedError, ConfigurationError, InvalidInputError
+from .errors import ClosedError, InvalidInputError
 from .events import EventBus, Handler
 from .models import (
     CausalLink,
@@ -24,9 +23,10 @@ from .models import (
     Memory,
     RecallResult,
 )
-from .providers.embedding import QueryCache, SentenceTransformerEmbedder, check_embedder
+from .providers.embedding import QueryCache, check_embedder
 from .providers.llm import as_llm
-from .rules.arguments import EncodeRequest, check_request, check_scope, request_from_item
+from .providers.local import SentenceTransformerEmbedder
+from .rules.arguments import EncodeRequest, check_instance, check_request, check_scope, requests_from_items
 from .rules.confidence import ConfidenceBreakdown, memory_confidence
 from .rules.inputs import check_ids_text, check_text
 from .rules.ownership import Tenant
@@ -34,18 +34,13 @@ from .stages import consolidate as consolidate_stage
 from .stages import decay as decay_stage
 from .stages import encode as encode_stage
 from .stages import recall as recall_stage
+from .stages import records
 from .stages import rollback as rollback_stage
+from .stages.background import Background
 from .stages.context import StageContext
-from .stages.introspect import introspect
 from .stages.outdated import retire_outdated_principles
-from .stages.scheduler import ConsolidationScheduler
-from .stages.validate import validate_episodes
-from .stages.worker import BatchWorker
-from .storage import Storage, StoreCounts, open_storage
+from .storage import Storage, open_storage
 from .timeutil import Clock, system_clock
-
-T = TypeVar("T")
-_END = object()
 
 
 class Audrey:
@@ -72,13 +67,7 @@ class Audrey:
         clock: Clock | None = None,
         scope: Sequence[str] | None = None,
     ) -> None:
-        if not isinstance(path, (str, os.PathLike)):
-            raise InvalidInputError(f"path must be a file path, ':memory:' or a postgresql:// URL, got {path!r}")
-        if not isinstance(agent, str) or not agent.strip():
-            raise InvalidInputError(f"agent must be a non-empty string, got {agent!r}")
-        check_text("agent", agent)
-        if config is not None and not isinstance(config, AudreyConfig):
-            raise ConfigurationError(f"config must be an AudreyConfig, got {type(config).__name__}")
+        check_instance(path, agent, config, AudreyConfig)
         self.agent = agent
         # The part of the agent's memory this instance works in (e.g. one user's): new memories go there, and recall
         # searches it and the scopes below it unless told otherwise (scope=, scope_prefix=, scoped=).
@@ -97,31 +86,10 @@ class Audrey:
         self._queries = QueryCache(self.embedder, self.config.recall.query_cache_size)
         self._closed = False
         self._close_lock = threading.Lock()
-        self._context = StageContext(
-            self.storage,
-            self.embedder,
-            self.llm,
-            self.config,
-            self.clock,
-            self.events,
-            self.agent,
-            self.scope,
-            self._queries,
-        )
-        self._validator: BatchWorker[str] | None = None
-        if self.config.validation.background:
-            self._validator = BatchWorker(
-                "audrey-validation",
-                lambda ids: validate_episodes(self._context, ids),
-                batch_size=self.config.validation.batch_size,
-            )
+        parts = (self.storage, self.embedder, self.llm, self.config, self.clock, self.events, self.agent, self.scope)
+        self._context = StageContext(*parts, queries=self._queries)
         self._consolidation_lock = threading.Lock()
-        self._scheduler: ConsolidationScheduler | None = None
-        schedule = self.config.consolidation
-        if schedule.interval_seconds is not None or schedule.episode_trigger is not None:
-            self._scheduler = ConsolidationScheduler(
-                self._scheduled_consolidation, schedule.interval_seconds, schedule.episode_trigger
-            )
+        self._background = Background(self._context, self.consolidate)
 
     # -- lifecycle --------------------------------------------------------------------------------------------
 
@@ -132,15 +100,12 @@ class Audrey:
             if self._closed:
                 return
             self._closed = True
-        if self._scheduler is not None:
-            self._scheduler.close()
-        if self._validator is not None:
-            self._validator.close()
+        self._background.close()
         self.storage.close()
 
     def wait_for_idle(self, timeout: float | None = None) -> bool:
         """Block until every encoded episode has been validated; False if ``timeout`` (seconds) ran out first."""
-        return self._validator.wait_for_idle(timeout) if self._validator is not None else True
+        return self._background.wait_for_idle(timeout)
 
     def __enter__(self) -> Audrey:
         return self
@@ -211,43 +176,13 @@ class Audrey:
         invalid nothing is stored. With ``replace``, an item whose ``id`` already exists replaces that memory.
         ``vectors`` (one per item, made by this store's embedding model) are stored instead of embedding the texts.
         """
-        if isinstance(items, (str, bytes)) or not isinstance(items, Sequence):
-            raise InvalidInputError("encode_batch takes a list of dicts (or strings)")
-        requests = [request_from_item(self._in_scope(item), i) for i, item in enumerate(items)]
+        requests = requests_from_items(items, self.scope)
         return self._encode(requests, replace=replace, vectors=vectors) if requests else []
-
-    def _in_scope(self, item: Any) -> Any:
-        """An encode_batch item placed in the instance's scope unless it names its own (``None`` names none)."""
-        if not self.scope:
-            return item
-        if isinstance(item, str):
-            return {"content": item, "scope": self.scope}
-        if isinstance(item, dict) and item.get("scope") is None:
-            return {**item, "scope": self.scope}
-        return item
 
     def _encode(self, requests: Sequence[EncodeRequest], replace: bool = False, vectors: Any = None) -> list[str]:
         self._check_open()
-        episodes = encode_stage.encode_episodes(
-            self.storage,
-            self.embedder,
-            requests,
-            tenant=self.tenant,
-            now=self.clock(),
-            confidence=self.config.confidence,
-            replace=replace,
-            vectors=vectors,
-        )
-        if self.events.has_handlers("encode"):
-            for episode in episodes:
-                self.events.emit("encode", {"episode": episode})
-        ids = [e.id for e in episodes]
-        if self._validator is not None:
-            self._validator.submit(ids)
-        else:
-            validate_episodes(self._context, ids)
-        if self._scheduler is not None:
-            self._scheduler.note_episodes(len(ids))
+        ids = encode_stage.encode(self._context, requests, replace, vectors)
+        self._background.encoded(ids)
         return ids
 
     # -- recall -----------------------------------------------------------------------------------------------
@@ -313,15 +248,6 @@ class Audrey:
             retire_outdated_principles(self._context)
             return consolidate_stage.consolidate(self._context, progress)
 
-    def _scheduled_consolidation(self) -> None:
-        if self._closed:
-            return
-        try:
-            self.consolidate()
-        except Exception as exc:
-            self.events.emit("error", {"event": "consolidation", "error": exc})
-            raise
-
     def decay(self) -> DecayReport:
         """Put memories whose retention (confidence x recency) fell below the threshold to sleep (dormant)."""
         self._check_open()
@@ -339,37 +265,17 @@ class Audrey:
     def consolidation_history(self) -> list[ConsolidationRun]:
         """This agent's consolidation runs, oldest first, with their status."""
         self._check_open()
-        return self._runs_within(self.storage.find_records(ConsolidationRun, agent=self.agent))
-
-    def _runs_within(self, runs: list[ConsolidationRun]) -> list[ConsolidationRun]:
-        """The runs a scoped instance may see: those whose every episode and principle is its own."""
-        if not self.scope:
-            return runs
-        return [run for run in runs if consolidate_stage.run_within(self._context, run)]
+        return records.consolidation_history(self._context)
 
     def contradictions(self, states: Sequence[str] | None = None) -> list[Contradiction]:
         """This agent's recorded contradictions (optionally only those in ``states``), oldest first."""
         self._check_open()
-        where: dict[str, Any] = {"agent": self.agent}
-        if states is not None:
-            where["state"] = list(states)
-        found = self.storage.find_records(Contradiction, **where)
-        if not self.scope:
-            return found
-        mine = self.storage.get_memories({i for c in found for i in (c.claim_a_id, c.claim_b_id)}, owner=self.tenant)
-        return [c for c in found if c.claim_a_id in mine and c.claim_b_id in mine]
+        return records.contradictions(self._context, states)
 
     def causal_links(self, memory_id: str | None = None) -> list[CausalLink]:
         """This agent's active causal links (those explaining ``memory_id`` when given)."""
         self._check_open()
-        where: dict[str, Any] = {"agent": self.agent, "state": "active"}
-        if memory_id is not None:
-            where["memory_id"] = memory_id
-        found = self.storage.find_records(CausalLink, **where)
-        if not self.scope:
-            return found
-        mine = self.storage.get_memories({link.memory_id for link in found}, owner=self.tenant)
-        return [link for link in found if link.memory_id in mine]
+        return records.causal_links(self._context, memory_id)
 
     # -- reading ----------------------------------------------------------------------------------------------
 
@@ -377,33 +283,18 @@ class Audrey:
         """This instance's memory with this id (any type), or ``None``: also when it belongs to another agent or
         lies outside this instance's scope."""
         self._check_open()
-        (memory_id,) = check_ids_text("get", [memory_id])
-        return self.storage.get_memory(memory_id, owner=self.tenant)
+        return records.get_many(self._context, [memory_id], "get")[0]
 
     def get_many(self, ids: Sequence[str]) -> list[Memory | None]:
         """This instance's memories with these ids, in the same order (``None`` where there is none of its own)."""
         self._check_open()
-        ids = check_ids_text("get_many", ids)
-        found = self.storage.get_memories(ids, owner=self.tenant)
-        return [found.get(i) for i in ids]
+        return records.get_many(self._context, ids)
 
     def update_chain(self, memory_id: str) -> list[Memory]:
         """A memory's history of updates, oldest first: what it replaced (directly or through earlier updates), the
         memory itself, and what replaced it since. Empty when this instance has no such memory."""
         self._check_open()
-        (memory_id,) = check_ids_text("update_chain", [memory_id])
-        memory = self.storage.get_memory(memory_id, owner=self.tenant)
-        if memory is None:
-            return []
-        chain = [*reversed(self.storage.supersedes_chain(memory.id)), memory]
-        seen = {m.id for m in chain}
-        while chain[-1].superseded_by and chain[-1].superseded_by not in seen:
-            later = self.storage.get_memory(chain[-1].superseded_by, owner=self.tenant)
-            if later is None:
-                break
-            chain.append(later)
-            seen.add(later.id)
-        return [m for m in chain if self.tenant.owns(m)]
+        return records.update_chain(self._context, memory_id)
 
     def embed_query(self, text: str) -> np.ndarray:
         """The embedding recall would use for ``text`` (cached)."""
@@ -453,7 +344,7 @@ class Audrey:
     def scopes(self) -> list[tuple[str, ...]]:
         """Every scope at or below this instance's that holds at least one of its agent's memories, sorted."""
         self._check_open()
-        return [s for s in self.storage.scopes(self.agent) if self.tenant.contains(s)]
+        return records.scopes(self._context)
 
     def forget(self, ids: Sequence[str]) -> list[str]:
         """Delete memories for good (explicit forgetting, unlike decay); return the ids that existed.
@@ -461,28 +352,14 @@ class Audrey:
         Only this instance's memories are deleted (its agent's, at or below its scope): another tenant's id is
         treated as missing. An audit entry records what was forgotten."""
         self._check_open()
-        ids = check_ids_text("forget", ids)
-        with self.storage.transaction():
-            deleted = self.storage.delete_memories(ids, owner=self.tenant)
-            if deleted:
-                self.storage.audit(self.agent, "forget", None, {"ids": deleted}, self.clock())
-        if deleted:
-            self._context.emit("forget", {"memory_ids": deleted})
-        return deleted
+        return records.forget(self._context, ids)
 
     def introspect(self, all_agents: bool = False) -> Introspection:
         """Counts by type and state, contradictions, causal links, last consolidation, sources, embedding model: of
         this instance's memories (its agent, at or below its scope). ``all_agents=True`` counts the whole store, an
         explicit crossing of tenants for operators."""
         self._check_open()
-        if all_agents or not self.scope:
-            return introspect(self.storage, None if all_agents else self.agent)
-        contradictions: dict[str, int] = {}
-        for contradiction in self.contradictions():
-            contradictions[contradiction.state] = contradictions.get(contradiction.state, 0) + 1
-        completed = [r.completed_at for r in self.consolidation_history() if r.status == "completed" and r.completed_at]
-        within = StoreCounts({}, contradictions, len(self.causal_links()), max(completed, default=None), {})
-        return introspect(self.storage, self.agent, self.scope, within)
+        return records.introspect(self._context, all_agents)
 
     # -- async twins: each runs its method in a worker thread, with the method's signature ----------------------
 

@@ -5,13 +5,14 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Mapping
+import os
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
 from ..config import SOURCES
-from ..errors import InvalidInputError
+from ..errors import ConfigurationError, InvalidInputError
 from .inputs import check_json_value, check_text
 
 ENCODE_FIELDS = frozenset(
@@ -211,3 +212,31 @@ def request_from_item(item: Any, index: int) -> EncodeRequest:
         return check_request(**item)
     except InvalidInputError as exc:
         raise InvalidInputError(f"encode_batch item {index}: {exc}") from exc
+
+
+def requests_from_items(items: Any, scope: tuple[str, ...]) -> list[EncodeRequest]:
+    """Check ``encode_batch``'s items; an item that names no scope (or ``None``) is placed in ``scope``."""
+    if isinstance(items, (str, bytes)) or not isinstance(items, Sequence):
+        raise InvalidInputError("encode_batch takes a list of dicts (or strings)")
+    return [request_from_item(_in_scope(item, scope), i) for i, item in enumerate(items)]
+
+
+def _in_scope(item: Any, scope: tuple[str, ...]) -> Any:
+    if not scope:
+        return item
+    if isinstance(item, str):
+        return {"content": item, "scope": scope}
+    if isinstance(item, dict) and item.get("scope") is None:
+        return {**item, "scope": scope}
+    return item
+
+
+def check_instance(path: Any, agent: Any, config: Any, config_type: type) -> None:
+    """``Audrey(path, agent, config=...)``'s arguments."""
+    if not isinstance(path, (str, os.PathLike)):
+        raise InvalidInputError(f"path must be a file path, ':memory:' or a postgresql:// URL, got {path!r}")
+    if not isinstance(agent, str) or not agent.strip():
+        raise InvalidInputError(f"agent must be a non-empty string, got {agent!r}")
+    check_text("agent", agent)
+    if config is not None and not isinstance(config, config_type):
+        raise ConfigurationError(f"config must be an AudreyConfig, got {type(config).__name__}")

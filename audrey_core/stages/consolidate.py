@@ -29,9 +29,10 @@ from ..rules.confidence import memory_confidence
 from ..rules.lineage import independent, lineages
 from ..rules.prompts import PRINCIPLE_EXTRACTION
 from ..storage import VectorFilter
+from .claims import CLAIM_STATES, add_evidence, judge_safely, nearest, record_contradiction
 from .context import StageContext
+from .records import run_within
 from .undo import snapshot
-from .validate import CLAIM_STATES, judge_safely, nearest, record_contradiction
 
 EPISODE_STATES = ("active", "context_dependent")
 
@@ -202,18 +203,6 @@ def _run(ctx: StageContext, run_id: str) -> ConsolidationRun:
     return ctx.storage.find_records(ConsolidationRun, id=run_id)[0]
 
 
-def run_within(ctx: StageContext, run: ConsolidationRun) -> bool:
-    """True when every episode a run read and every principle it made belongs to the context's tenant (always, for
-    an instance without a scope: runs are per agent)."""
-    if run.agent != ctx.agent:
-        return False
-    if not ctx.scope:
-        return True
-    ids = {*run.input_episode_ids, *run.output_memory_ids}
-    found = ctx.storage.get_memories(ids)
-    return all(ctx.tenant.owns(m) for m in found.values())
-
-
 def _resume_or_plan(ctx: StageContext) -> ConsolidationRun:
     unfinished = ctx.storage.find_records(ConsolidationRun, agent=ctx.agent, status=["running", "failed"])
     unfinished = [run for run in unfinished if run_within(ctx, run)]
@@ -316,22 +305,13 @@ def _fold_into(
     """The cluster repeats a principle we already hold: add its independent episodes as that principle's evidence."""
     now = ctx.clock()
     with ctx.storage.transaction():
-        existing = ctx.storage.lock_memory(existing.id) or existing  # validation elsewhere may reinforce it too
+        # validation elsewhere may reinforce it too: add_evidence locks it and returns it as it was
+        held, new_evidence = add_evidence(ctx, existing.id, [e.id for e in backing])
+        if held is None:
+            return  # forgotten meanwhile: the cluster stays unconsolidated for the next run
+        existing = held
         before = memory_confidence(existing, now, ctx.config.confidence).value
-        new_evidence = [e.id for e in backing if e.id not in existing.evidence_episode_ids]
-        evidence = (*existing.evidence_episode_ids, *new_evidence)
-        sources = {m.source for m in ctx.storage.get_memories(evidence).values()}
         ctx.storage.append_undo(run_id, [snapshot(existing)])
-        ctx.storage.update_memories(
-            {
-                existing.id: {
-                    "evidence_count": existing.evidence_count + len(new_evidence),
-                    "evidence_episode_ids": evidence,
-                    "last_reinforced_at": now,
-                    "source_type_diversity": len(sources),
-                }
-            }
-        )
         _mark_consolidated(ctx, run_id, members)
         after = memory_confidence(ctx.storage.get_memory(existing.id), now, ctx.config.confidence).value
         run = _run(ctx, run_id)

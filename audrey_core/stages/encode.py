@@ -14,6 +14,7 @@ from ..providers.embedding import chunk_spans, embed_texts, to_matrix
 from ..rules.arguments import EncodeRequest
 from ..rules.ownership import Tenant
 from ..storage import Storage
+from .context import StageContext
 
 
 def check_references(storage: Storage, requests: Sequence[EncodeRequest], tenant: Tenant) -> None:
@@ -95,6 +96,26 @@ def encode_episodes(
     ]
     storage.insert_memories(episodes, vectors, replace=replace, chunks=spans, owner=tenant)
     return episodes
+
+
+def encode(
+    ctx: StageContext, requests: Sequence[EncodeRequest], replace: bool = False, vectors: Any = None
+) -> list[str]:
+    """Store the checked requests as the tenant's episodes (one transaction); announce each; return their ids."""
+    episodes = encode_episodes(
+        ctx.storage,
+        ctx.embedder,
+        requests,
+        tenant=ctx.tenant,
+        now=ctx.clock(),
+        confidence=ctx.config.confidence,
+        replace=replace,
+        vectors=vectors,
+    )
+    if ctx.events.has_handlers("encode"):
+        for episode in episodes:
+            ctx.events.emit("encode", {"episode": episode})
+    return [e.id for e in episodes]
 
 
 def check_ids(storage: Storage, requests: Sequence[EncodeRequest], replace: bool, tenant: Tenant) -> None:

@@ -6,8 +6,8 @@ recall stops answering with an outdated generalisation. Nothing is deleted; it s
 from __future__ import annotations
 
 from ..rules.judgement import Judgement
+from .claims import CLAIM_STATES, supersede
 from .context import StageContext
-from .validate import CLAIM_STATES, supersede
 
 
 def retire_outdated_principles(ctx: StageContext) -> list[str]:

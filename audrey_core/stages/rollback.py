@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from ..errors import InvalidInputError, NotFoundError
 from ..models import CausalLink, ConsolidationRun, Contradiction
-from .consolidate import run_within
 from .context import StageContext
+from .records import run_within
 from .undo import restored_fields
 
 

@@ -15,33 +15,24 @@ from dataclasses import replace
 
 import numpy as np
 
-from ..errors import LLMError
-from ..ids import deterministic_id
 from ..models import Contradiction, Episode, Memory
-from ..rules.confidence import memory_confidence
 from ..rules.conflict import detect_conflict, is_statement
-from ..rules.judgement import Judgement, Pair, can_supersede, judge_offline, judge_pairs, resolve
+from ..rules.judgement import Judgement, Pair, can_supersede
 from ..rules.lineage import independent, lineages
 from ..storage import VectorFilter
+from .claims import (
+    CLAIM_STATES,
+    add_evidence,
+    judge_pairs_safely,
+    nearest,
+    record_contradiction,
+    supersede,
+)
 from .context import StageContext
 
 log = logging.getLogger(__name__)
-CLAIM_STATES = ("active", "context_dependent")
 REOPENABLE_STATES = ("disputed", "superseded")
 OPEN_CONTRADICTION_STATES = ("open", "resolved", "context_dependent")
-
-
-def nearest(
-    ctx: StageContext, vector: np.ndarray, states: Sequence[str], scope: tuple[str, ...]
-) -> tuple[Memory, float] | None:
-    """The closest semantic memory of this agent in ``states`` within ``scope`` (knowledge never crosses scopes:
-    one user's observations must not reinforce or dispute another's), and its similarity."""
-    where = VectorFilter(agent=ctx.agent, memory_types=("semantic",), states=tuple(states), scope=tuple(scope))
-    hits = ctx.storage.knn(vector, 1, where)
-    if not hits:
-        return None
-    memory = ctx.storage.get_memory(hits[0].memory_id)
-    return (memory, hits[0].similarity) if memory is not None else None
 
 
 def neighbours(ctx: StageContext, episode: Episode, vector: np.ndarray) -> list[tuple[Memory, float]]:
@@ -102,23 +93,6 @@ def _newer(episode: Memory, claim: Memory) -> bool | None:
     return episode.valid_from > claim.valid_from
 
 
-def judge_safely(ctx: StageContext, existing: str, incoming: str, similarity: float) -> Judgement | None:
-    """The verdict for one pair of claims held at the same time."""
-    return judge_pairs_safely(ctx, incoming, [Pair(existing, similarity)])[0]
-
-
-def judge_pairs_safely(ctx: StageContext, incoming: str, pairs: Sequence[Pair]) -> list[Judgement | None]:
-    """:func:`~audrey_core.rules.judgement.judge_pairs`; the LLM failing must not lose the check: the heuristic
-    decides."""
-    try:
-        return judge_pairs(incoming, pairs, ctx.llm, ctx.config.validation)
-    except LLMError as exc:
-        log.warning("LLM contradiction check failed (%s); using the offline heuristic", exc)
-        ctx.emit("error", {"event": "validation", "error": exc})
-        cfg = ctx.config.validation
-        return [judge_offline(p.existing, incoming, p.similarity, cfg, p.newer, p.strict) for p in pairs]
-
-
 def apply_verdict(
     ctx: StageContext,
     claim: Memory,
@@ -143,106 +117,19 @@ def apply_verdict(
     return "unrelated"
 
 
-def supersede(ctx: StageContext, old: Memory, new: Memory, verdict: Judgement) -> str:
-    """Mark ``old`` replaced by ``new``: state superseded, a link to it, and its validity ending when ``new`` began.
-    Nothing is deleted; the judgement is kept in the audit log."""
-    now = ctx.clock()
-    details = {"new": new.id, "method": verdict.method, "reason": verdict.reason}
-    if verdict.model is not None:
-        details.update(model=verdict.model, prompt_hash=verdict.prompt_hash)
-    with ctx.storage.transaction():
-        current = ctx.storage.lock_memory(old.id)
-        if current is None or current.state not in CLAIM_STATES:
-            return "nothing"  # forgotten, replaced or disputed meanwhile
-        change = {"state": "superseded", "superseded_by": new.id, "valid_until": new.valid_from}
-        ctx.storage.update_memories({old.id: change})
-        ctx.storage.audit(ctx.agent, "update", old.id, details, now)
-    ctx.emit("update", {"old": old.id, "new": new.id, "reason": verdict.reason, "judge": verdict.method, **details})
-    return "updated"
-
-
 def reinforce(ctx: StageContext, claim: Memory, episode: Episode, similarity: float) -> str:
     """Add the episode as evidence of ``claim`` unless they share a provenance chain (then it counts once)."""
     lineage = lineages(ctx.storage, [claim, episode])
     if lineage[claim.id] & lineage[episode.id]:
         return "self-citation"
-    now = ctx.clock()
     with ctx.storage.transaction():  # read-modify-write under a lock: another process may reinforce it too
-        current = ctx.storage.lock_memory(claim.id)
-        if current is None:
-            return "nothing"  # forgotten meanwhile
-        if episode.id in current.evidence_episode_ids:
-            return "reinforced"
-        evidence = (*current.evidence_episode_ids, episode.id)
-        sources = {m.source for m in ctx.storage.get_memories(evidence).values()}
-        ctx.storage.update_memories(
-            {
-                claim.id: {
-                    "evidence_count": current.evidence_count + 1,
-                    "evidence_episode_ids": evidence,
-                    "last_reinforced_at": now,
-                    "source_type_diversity": len(sources),
-                },
-            }
-        )
+        current, _ = add_evidence(ctx, claim.id, [episode.id])
+    if current is None:
+        return "nothing"  # forgotten meanwhile
     ctx.emit(
         "reinforcement", {"kind": "evidence", "memory_id": claim.id, "episode_id": episode.id, "similarity": similarity}
     )
     return "reinforced"
-
-
-def record_contradiction(
-    ctx: StageContext, existing: Memory, incoming: Memory, verdict: Judgement, run_id: str | None = None
-) -> Contradiction:
-    """Keep both claims, record the contradiction and apply the resolution rules to their states."""
-    now = ctx.clock()
-    cfg = ctx.config.confidence
-    existing_conf = memory_confidence(existing, now, cfg).value
-    incoming_conf = memory_confidence(incoming, now, cfg).value
-    outcome = resolve(verdict.relation, existing_conf, incoming_conf, ctx.config.validation)
-    resolution = {
-        "relation": verdict.relation,
-        "method": verdict.method,
-        "reason": verdict.reason,
-        "confidence": {existing.id: existing_conf, incoming.id: incoming_conf},
-        "delta": outcome.delta,
-        "flagged": outcome.flagged,
-    }
-    if verdict.model is not None:
-        resolution.update(model=verdict.model, prompt_hash=verdict.prompt_hash)
-    if outcome.contradiction_state == "resolved":
-        winner = existing if outcome.existing_state == "active" else incoming
-        resolution["winner"] = winner.id
-    if verdict.relation == "context_dependent":
-        resolution["conditions"] = {existing.id: verdict.conditions_existing, incoming.id: verdict.conditions_incoming}
-    contradiction = Contradiction(
-        id=deterministic_id("C", existing.id, incoming.id),
-        agent=ctx.agent,
-        claim_a_id=existing.id,
-        claim_b_id=incoming.id,
-        state=outcome.contradiction_state,
-        resolution=resolution,
-        created_at=now,
-        resolved_at=now if outcome.contradiction_state != "open" else None,
-        consolidation_run_id=run_id,
-    )
-    changes: dict[str, dict[str, object]] = {}
-    for memory, state, conditions in (
-        (existing, outcome.existing_state, verdict.conditions_existing),
-        (incoming, outcome.incoming_state, verdict.conditions_incoming),
-    ):
-        change: dict[str, object] = {"challenge_count": memory.challenge_count + 1, "state": state}
-        if verdict.relation == "context_dependent":
-            change["conditions"] = {"context": conditions}
-        changes[memory.id] = change
-    with ctx.storage.transaction():
-        ctx.storage.insert_records([contradiction])
-        ctx.storage.update_memories(changes)
-    ctx.emit(
-        "contradiction",
-        {"contradiction": contradiction, "existing": existing, "incoming": incoming, "resolution": resolution},
-    )
-    return contradiction
 
 
 def support_disputed_claim(ctx: StageContext, episode: Episode, vector: np.ndarray) -> bool:
@@ -276,18 +163,7 @@ def reopen(ctx: StageContext, claim: Memory, trigger: Episode, backing: Sequence
         for c in ctx.storage.find_records(Contradiction, **{side: claim.id, "state": list(OPEN_CONTRADICTION_STATES)})
     ]
     with ctx.storage.transaction():
-        claim = ctx.storage.lock_memory(claim.id) or claim
-        evidence = tuple(dict.fromkeys((*claim.evidence_episode_ids, *backing)))
-        ctx.storage.update_memories(
-            {
-                claim.id: {
-                    "state": "active",
-                    "evidence_count": claim.evidence_count + len(backing),
-                    "evidence_episode_ids": evidence,
-                    "last_reinforced_at": now,
-                },
-            }
-        )
+        add_evidence(ctx, claim.id, backing, activate=True)
         for c in contradictions:
             ctx.storage.update_record(
                 Contradiction, c.id, {"state": "reopened", "reopened_at": now, "reopen_evidence_id": trigger.id}

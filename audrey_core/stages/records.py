@@ -1,0 +1,140 @@
+"""What the memory holds, read and removed within the instance's tenant: memories by id, a memory's update chain,
+contradictions, causal links, consolidation runs, scopes, introspection, and explicit forgetting. Another tenant's
+records behave like missing ones."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import replace
+from typing import Any
+
+from ..config import MEMORY_TYPES, STATES
+from ..models import CausalLink, ConsolidationRun, Contradiction, Introspection, Memory
+from ..rules.inputs import check_ids_text
+from ..storage import Storage, StoreCounts
+from .context import StageContext
+
+
+def get_many(ctx: StageContext, ids: Sequence[str], name: str = "get_many") -> list[Memory | None]:
+    """The tenant's memories with these ids, in order (``None`` where it has none)."""
+    ids = check_ids_text(name, ids)
+    found = ctx.storage.get_memories(ids, owner=ctx.tenant)
+    return [found.get(i) for i in ids]
+
+
+def update_chain(ctx: StageContext, memory_id: str) -> list[Memory]:
+    """What the memory replaced (oldest first), the memory, and what replaced it since: the tenant's part."""
+    (memory,) = get_many(ctx, [memory_id], "update_chain")
+    if memory is None:
+        return []
+    chain = [*reversed(ctx.storage.supersedes_chain(memory.id)), memory]
+    seen = {m.id for m in chain}
+    while chain[-1].superseded_by and chain[-1].superseded_by not in seen:
+        later = ctx.storage.get_memory(chain[-1].superseded_by, owner=ctx.tenant)
+        if later is None:
+            break
+        chain.append(later)
+        seen.add(later.id)
+    return [m for m in chain if ctx.tenant.owns(m)]
+
+
+def consolidation_history(ctx: StageContext) -> list[ConsolidationRun]:
+    """The agent's runs, oldest first; for a scoped instance, those whose every episode and principle is its own."""
+    runs = ctx.storage.find_records(ConsolidationRun, agent=ctx.agent)
+    return [run for run in runs if run_within(ctx, run)] if ctx.scope else runs
+
+
+def contradictions(ctx: StageContext, states: Sequence[str] | None = None) -> list[Contradiction]:
+    """The agent's contradictions (of ``states``), oldest first, both of whose claims the tenant holds."""
+    where: dict[str, Any] = {"agent": ctx.agent}
+    if states is not None:
+        where["state"] = list(states)
+    found = ctx.storage.find_records(Contradiction, **where)
+    if not ctx.scope:
+        return found
+    mine = ctx.storage.get_memories({i for c in found for i in (c.claim_a_id, c.claim_b_id)}, owner=ctx.tenant)
+    return [c for c in found if c.claim_a_id in mine and c.claim_b_id in mine]
+
+
+def causal_links(ctx: StageContext, memory_id: str | None = None) -> list[CausalLink]:
+    """The agent's active causal links (explaining ``memory_id`` when given) of the tenant's memories."""
+    where: dict[str, Any] = {"agent": ctx.agent, "state": "active"}
+    if memory_id is not None:
+        where["memory_id"] = memory_id
+    found = ctx.storage.find_records(CausalLink, **where)
+    if not ctx.scope:
+        return found
+    mine = ctx.storage.get_memories({link.memory_id for link in found}, owner=ctx.tenant)
+    return [link for link in found if link.memory_id in mine]
+
+
+def scopes(ctx: StageContext) -> list[tuple[str, ...]]:
+    """Every scope at or below the tenant's that holds one of the agent's memories, sorted."""
+    return [s for s in ctx.storage.scopes(ctx.agent) if ctx.tenant.contains(s)]
+
+
+def forget(ctx: StageContext, ids: Sequence[str]) -> list[str]:
+    """Delete the tenant's memories among ``ids`` for good, with an audit entry; return those that existed."""
+    ids = check_ids_text("forget", ids)
+    with ctx.storage.transaction():
+        deleted = ctx.storage.delete_memories(ids, owner=ctx.tenant)
+        if deleted:
+            ctx.storage.audit(ctx.agent, "forget", None, {"ids": deleted}, ctx.clock())
+    if deleted:
+        ctx.emit("forget", {"memory_ids": deleted})
+    return deleted
+
+
+def introspect(ctx: StageContext, all_agents: bool = False) -> Introspection:
+    """Counts of the tenant's memories and records (``all_agents``: of the whole store, for operators)."""
+    if all_agents or not ctx.scope:
+        return count_store(ctx.storage, None if all_agents else ctx.agent)
+    states: dict[str, int] = {}
+    for contradiction in contradictions(ctx):
+        states[contradiction.state] = states.get(contradiction.state, 0) + 1
+    completed = [r.completed_at for r in consolidation_history(ctx) if r.status == "completed" and r.completed_at]
+    within = StoreCounts({}, states, len(causal_links(ctx)), max(completed, default=None), {})
+    return count_store(ctx.storage, ctx.agent, ctx.scope, within)
+
+
+def run_within(ctx: StageContext, run: ConsolidationRun) -> bool:
+    """True when every episode a run read and every principle it made belongs to the context's tenant (always, for
+    an instance without a scope: runs are per agent)."""
+    if run.agent != ctx.agent:
+        return False
+    if not ctx.scope:
+        return True
+    ids = {*run.input_episode_ids, *run.output_memory_ids}
+    found = ctx.storage.get_memories(ids)
+    return all(ctx.tenant.owns(m) for m in found.values())
+
+
+def count_store(
+    storage: Storage, agent: str | None, scope: tuple[str, ...] = (), within: StoreCounts | None = None
+) -> Introspection:
+    """Counts for ``agent`` (every agent when ``None``), with the store's embedding model and dimensions. For a scoped
+    instance, ``scope`` limits the memory counts and ``within`` supplies its own contradictions, links and last run."""
+    raw = storage.counts(agent, scope)
+    if within is not None:
+        raw = replace(
+            raw,
+            contradictions=within.contradictions,
+            causal_links=within.causal_links,
+            last_consolidation=within.last_consolidation,
+        )
+    states = {t: {s: int(raw.states.get(t, {}).get(s, 0)) for s in STATES} for t in MEMORY_TYPES}
+    return Introspection(
+        counts={t: sum(states[t].values()) for t in MEMORY_TYPES},
+        states=states,
+        dormant=sum(states[t]["dormant"] for t in MEMORY_TYPES),
+        superseded=sum(states[t]["superseded"] for t in MEMORY_TYPES),
+        contradictions={s: int(n) for s, n in sorted(raw.contradictions.items())},
+        causal_links=raw.causal_links,
+        last_consolidation=raw.last_consolidation,
+        source_type_diversity={s: int(n) for s, n in sorted(raw.episode_sources.items())},
+        embedding_model=storage.model_name,
+        embedding_dimensions=storage.dimensions,
+        agent=agent,
+        vector_search_error=storage.vector_search_error(),
+        indexes=storage.search_indexes(),
+    )
