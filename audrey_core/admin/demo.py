@@ -23,7 +23,7 @@ from pathlib import Path
 
 from ..audrey import Audrey
 from ..config import AudreyConfig, ConsolidationConfig
-from ..providers.llm import OpenAICompatibleLLM
+from ..providers.openai_compatible import OpenAICompatibleLLM
 from ..testing import ManualClock
 
 

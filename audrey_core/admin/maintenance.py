@@ -9,8 +9,7 @@ from typing import IO, Any
 
 from ..errors import AudreyError, InvalidInputError
 from ..providers.embedding import chunk_spans, embed_texts
-from ..storage import Storage
-from ..storage.sql.maintenance import SNAPSHOT_VERSION, snapshot_header
+from ..storage import SNAPSHOT_VERSION, Storage, snapshot_header
 
 Progress = Callable[[int], None]
 

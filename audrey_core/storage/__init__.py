@@ -1,4 +1,5 @@
-"""Storage backends. Only this package writes SQL; stages use the :class:`Storage` interface."""
+"""Storage backends. Only this package writes SQL; stages use the :class:`Storage` interface, administration the
+names below (locating, opening and copying stores, snapshots)."""
 
 from __future__ import annotations
 
@@ -6,7 +7,21 @@ from pathlib import Path
 from typing import Any
 
 from .base import KeywordHit, Storage, StoreCounts, VectorFilter, VectorHit
+from .locations import (
+    CopyTally,
+    copy_store,
+    count_records,
+    display_name,
+    embedding_of,
+    location,
+    not_a_database,
+    open_store,
+    opened,
+    read_info,
+    same_store,
+)
 from .postgres.connection import is_postgres_url
+from .sql.maintenance import SNAPSHOT_VERSION, snapshot_header
 from .sqlite.store import SQLiteStorage
 
 
@@ -20,4 +35,26 @@ def open_storage(path: str | Path, *, model_name: str, dimensions: int, **option
     return SQLiteStorage(path, model_name=model_name, dimensions=dimensions)
 
 
-__all__ = ["KeywordHit", "SQLiteStorage", "Storage", "StoreCounts", "VectorFilter", "VectorHit", "open_storage"]
+__all__ = [
+    "SNAPSHOT_VERSION",
+    "CopyTally",
+    "KeywordHit",
+    "SQLiteStorage",
+    "Storage",
+    "StoreCounts",
+    "VectorFilter",
+    "VectorHit",
+    "copy_store",
+    "count_records",
+    "display_name",
+    "embedding_of",
+    "is_postgres_url",
+    "location",
+    "not_a_database",
+    "open_storage",
+    "open_store",
+    "opened",
+    "read_info",
+    "same_store",
+    "snapshot_header",
+]

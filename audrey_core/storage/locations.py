@@ -1,4 +1,5 @@
-"""The stores the ``audrey`` command opens: an SQLite file or a ``postgresql://`` URL (``--db``, ``--from``, ``--to``).
+"""Stores by location, as the ``audrey`` command and maintenance name them: an SQLite file or a ``postgresql://``
+URL (``--db``, ``--from``, ``--to``).
 
 Reading a store's configuration without creating it, naming a store in messages (never with its password), opening
 it with its own embedding model, and copying every record of one store into another.
@@ -13,10 +14,10 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import StorageError
-from ..storage import Storage, open_storage
-from ..storage.postgres.connection import driver_error, is_postgres_url, redact, require_psycopg
-from ..storage.sql.rows import TABLES
-from ..storage.sqlite.store import read_store_info
+from .base import Storage
+from .postgres.connection import driver_error, is_postgres_url, redact, require_psycopg
+from .sql.rows import TABLES
+from .sqlite.store import read_store_info
 
 Location = str | Path  # a PostgreSQL URL (str) or an SQLite file (Path)
 
@@ -75,6 +76,8 @@ def embedding_of(info: dict[str, str]) -> tuple[str, int]:
 
 def open_store(db: str | Path, info: dict[str, str]) -> Storage:
     """The store at ``db``, opened with the embedding model its configuration (``info``) names."""
+    from . import open_storage  # the package's entry point, defined beside this module's import
+
     model_name, dimensions = embedding_of(info)
     return open_storage(location(db), model_name=model_name, dimensions=dimensions)
 
@@ -129,6 +132,7 @@ __all__ = [
     "display_name",
     "embedding_of",
     "location",
+    "not_a_database",
     "open_store",
     "opened",
     "read_info",

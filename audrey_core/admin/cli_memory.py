@@ -1,0 +1,188 @@
+"""``audrey`` subcommands on the memory: encode, recall, consolidate, decay, rollback, history, status, reindex."""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import asdict
+from typing import Any
+
+import click
+
+from ..config import MEMORY_TYPES, SOURCES
+from ..errors import InvalidInputError
+from .cli_settings import (
+    EXIT_NOT_FOUND,
+    EXIT_REFUSED,
+    CliError,
+    Settings,
+    json_option,
+    progress_bar,
+    table,
+)
+
+
+@click.command()
+@json_option
+@click.argument("text", required=False)
+@click.option("--source", type=click.Choice(SOURCES), default="direct-observation", show_default=True)
+@click.option("--tag", "tags", multiple=True, help="Repeat for several tags.")
+@click.option("--salience", type=float, default=0.5, show_default=True)
+@click.pass_obj
+def encode(s: Settings, text: str | None, source: str, tags: tuple[str, ...], salience: float) -> None:
+    """Store TEXT (or standard input) as an episode; creates the database if needed."""
+    content = text if text is not None else sys.stdin.read()
+    with s.audrey(create=True) as brain:
+        memory_id = brain.encode(content.strip("\n"), source=source, salience=salience, tags=list(tags) or None)
+    s.emit({"id": memory_id}, lambda: memory_id)
+
+
+@click.command()
+@json_option
+@click.argument("query")
+@click.option("--limit", type=click.IntRange(min=1), default=10, show_default=True)
+@click.option("--min-confidence", type=click.FloatRange(0, 1), default=0.0, show_default=True)
+@click.option("--type", "types", multiple=True, type=click.Choice(MEMORY_TYPES), help="Repeat for several types.")
+@click.pass_obj
+def recall(s: Settings, query: str, limit: int, min_confidence: float, types: tuple[str, ...]) -> None:
+    """Memories relevant to QUERY, best first."""
+    with s.audrey() as brain:
+        hits = brain.recall(query, limit=limit, min_confidence=min_confidence, types=list(types) or None)
+    rows = [(h.score, h.confidence, h.memory_type, h.source, h.state, h.id, h.content) for h in hits]
+    s.emit(hits, lambda: table(["score", "conf", "type", "source", "state", "id", "content"], rows))
+
+
+@click.command()
+@json_option
+@click.pass_obj
+def consolidate(s: Settings) -> None:
+    """Run the sleep cycle: cluster unconsolidated episodes into principles."""
+    with s.audrey() as brain:
+        shown = {"done": 0}
+        with progress_bar("consolidating", None) as advance:
+
+            def report(done: int, total: int) -> None:
+                advance(done - shown["done"])
+                shown["done"] = done
+
+            run = brain.consolidate(progress=report)
+    s.emit(
+        run,
+        lambda: (
+            f"run {run.id}: {run.status}, {len(run.input_episode_ids)} episodes considered, "
+            f"{len(run.plan)} clusters, {len(run.output_memory_ids)} new principles"
+        ),
+    )
+
+
+@click.command()
+@json_option
+@click.pass_obj
+def decay(s: Settings) -> None:
+    """Put memories whose retention fell below the threshold to sleep (dormant)."""
+    with s.audrey() as brain:
+        report = brain.decay()
+    s.emit(report, lambda: f"examined {report.examined}, {report.newly_dormant} newly dormant")
+
+
+@click.command()
+@json_option
+@click.argument("run_id")
+@click.pass_obj
+def rollback(s: Settings, run_id: str) -> None:
+    """Unwind consolidation run RUN_ID."""
+    with s.audrey() as brain:
+        try:
+            run = brain.rollback(run_id)
+        except InvalidInputError as exc:
+            raise CliError(str(exc), EXIT_REFUSED) from exc
+    s.emit(run, lambda: f"run {run.id} rolled back ({len(run.output_memory_ids)} principles now rolled_back)")
+
+
+@click.command()
+@json_option
+@click.argument("memory_id", required=False)
+@click.pass_obj
+def history(s: Settings, memory_id: str | None) -> None:
+    """Consolidation runs, oldest first; with MEMORY_ID, that memory's chain of updates instead."""
+    if memory_id is not None:
+        with s.audrey() as brain:
+            chain = brain.update_chain(memory_id)
+        if not chain:
+            raise CliError(f"no memory {memory_id} for agent {s.agent}", EXIT_NOT_FOUND)
+        lines = [(m.id, m.state, m.valid_from, m.valid_until or "", m.source, m.content) for m in chain]
+        s.emit(chain, lambda: table(["memory", "state", "valid from", "valid until", "source", "content"], lines))
+        return
+    with s.audrey() as brain:
+        runs = brain.consolidation_history()
+    rows = [(r.id, r.status, r.started_at, len(r.input_episode_ids), len(r.output_memory_ids)) for r in runs]
+    s.emit(runs, lambda: table(["run", "status", "started", "episodes", "outputs"], rows) if runs else "no runs yet")
+
+
+@click.command()
+@json_option
+@click.pass_obj
+def status(s: Settings) -> None:
+    """Counts by type and state, contradictions, embedding model, vector coverage."""
+    with s.storage() as storage:
+        from ..stages.records import count_store as introspect
+
+        stats = introspect(storage, s.agent)
+        with_vectors, without = storage.vector_coverage(s.agent)
+        pending = storage.reembed_target()
+    data = {
+        **asdict(stats),
+        "vectors": {"with": with_vectors, "without": without},
+        "reembed_in_progress": pending[0] if pending else None,
+        "database": s.name,
+    }
+
+    def human() -> str:
+        rows = [
+            (t, stats.counts[t], *[stats.states[t][st] for st in ("active", "disputed", "superseded", "dormant")])
+            for t in MEMORY_TYPES
+        ]
+        lines = [
+            f"database {s.name} (agent {s.agent})",
+            f"embedding model {stats.embedding_model} ({stats.embedding_dimensions} dimensions)",
+            table(["type", "total", "active", "disputed", "superseded", "dormant"], rows),
+            f"vectors: {with_vectors} memories with, {without} without"
+            + (" (run `audrey backfill`)" if without else ""),
+            f"contradictions: {_counts(stats.contradictions)}; "
+            f"superseded by updates: {stats.superseded}; causal links: {stats.causal_links}",
+            f"last consolidation: {stats.last_consolidation or 'never'}",
+        ]
+        if pending:
+            lines.append(f"re-embed to {pending[0]} in progress: run `audrey reembed --to {pending[0]}` to finish")
+        if stats.vector_search_error:
+            lines.append(f"vector search unavailable (keyword recall only): {stats.vector_search_error}")
+        lines.extend(index_line(i) for i in stats.indexes)
+        return "\n".join(lines)
+
+    s.emit(data, human)
+
+
+def _counts(by_state: dict[str, int]) -> str:
+    """'6 (4 open, 2 resolved)', or 'none'."""
+    total = sum(by_state.values())
+    return f"{total} ({', '.join(f'{n} {state}' for state, n in by_state.items() if n)})" if total else "none"
+
+
+def index_line(index: dict[str, Any]) -> str:
+    if "documents" not in index:
+        return f"{index['kind']} search: {index['engine']} ({index.get('note', '')})"
+    return (
+        f"{index['kind']} index ({index['engine']}): {index['documents']} documents, last change applied "
+        f"{index['applied']}, lag {index['lag']}, {index['bytes'] / 1e6:.1f} MB in {index['folder']}"
+        + (f", model {index['model']}" if index.get("model") else "")
+        + (", mapped from its snapshot" if index.get("mapped") else "")
+    )
+
+
+@click.command()
+@json_option
+@click.pass_obj
+def reindex(s: Settings) -> None:
+    """Rebuild the derived search indexes beside the database from the database itself."""
+    with s.storage() as storage:
+        indexes = storage.rebuild_search_indexes()
+    s.emit({"indexes": indexes}, lambda: "\n".join(index_line(i) for i in indexes) or "no derived indexes here")

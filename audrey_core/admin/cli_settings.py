@@ -1,0 +1,149 @@
+"""What every ``audrey`` subcommand shares: the options (store, agent, embedder, JSON), opening the store with its
+own embedding model, exit codes, tables and progress bars."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from datetime import datetime
+from typing import Any
+
+import click
+
+from ..audrey import Audrey
+from ..config import AudreyConfig, ValidationConfig
+from ..errors import AudreyError, EmbeddingMismatchError, InvalidInputError, NotFoundError
+from ..models import to_plain
+from ..providers.registry import embedder_for
+from ..storage import (
+    Storage,
+    display_name,
+    location,
+    not_a_database,
+    opened,
+    read_info,
+)
+
+EXIT_FAILED, EXIT_USAGE, EXIT_NO_DATABASE, EXIT_NOT_FOUND, EXIT_REFUSED = 1, 2, 3, 4, 5
+DEFAULT_DB = "./audrey-data/audrey.db"
+
+
+CLI_CONFIG = AudreyConfig(validation=ValidationConfig(background=False))
+
+
+class CliError(Exception):
+    """A failure to report in one line with an exit code."""
+
+    def __init__(self, message: str, code: int = EXIT_FAILED) -> None:
+        super().__init__(message)
+        self.code = code
+
+
+def exit_code(error: AudreyError) -> int:
+    if isinstance(error, NotFoundError):
+        return EXIT_NOT_FOUND
+    if isinstance(error, InvalidInputError):
+        return EXIT_USAGE
+    if isinstance(error, EmbeddingMismatchError):
+        return EXIT_REFUSED
+    return EXIT_FAILED
+
+
+def make_embedder(spec: str) -> Any:
+    """``local`` (all-MiniLM-L6-v2), ``deterministic`` (the test hash embedder), ``openai:MODEL``, or a model name."""
+    if spec == "local":
+        return embedder_for("all-MiniLM-L6-v2")
+    if spec == "deterministic":
+        return embedder_for("deterministic-hash")
+    if spec.startswith("openai:"):
+        from ..providers.openai_compatible import OpenAIEmbedder
+
+        return OpenAIEmbedder(spec.removeprefix("openai:"))
+    return embedder_for(spec)
+
+
+class Settings:
+    """Options shared by every subcommand."""
+
+    def __init__(self, db: str, agent: str, as_json: bool, embedder: str | None) -> None:
+        self.db = location(db)  # an SQLite file's Path, or a PostgreSQL URL
+        self.name = display_name(db)  # for messages: a URL without its password
+        self.agent = agent
+        self.as_json = as_json
+        self.embedder_spec = embedder
+
+    def info(self, must_exist: bool = True) -> dict[str, str] | None:
+        info = read_info(self.db)
+        if info is None and not_a_database(self.db):  # every command says so, the creating ones too
+            raise CliError(
+                f"{self.name} is not a database; point --db / AUDREY_DB at an Audrey store or a new file",
+                EXIT_NO_DATABASE,
+            )
+        if info is None and must_exist:
+            raise CliError(
+                f"no Audrey database at {self.name}; create one with `audrey encode`, or point --db / AUDREY_DB at it",
+                EXIT_NO_DATABASE,
+            )
+        return info
+
+    def embedder(self, info: dict[str, str] | None) -> Any:
+        if self.embedder_spec:
+            return make_embedder(self.embedder_spec)
+        if info is None:
+            return make_embedder("local")
+        return embedder_for(info["embedding_model"], int(info["embedding_dimensions"]))
+
+    @contextmanager
+    def audrey(
+        self, create: bool = False, scope: Sequence[str] | None = None, config: AudreyConfig = CLI_CONFIG
+    ) -> Iterator[Audrey]:
+        info = self.info(must_exist=not create)
+        with Audrey(self.db, agent=self.agent, embedder=self.embedder(info), config=config, scope=scope) as brain:
+            yield brain
+
+    @contextmanager
+    def storage(self) -> Iterator[Storage]:
+        with opened(self.db, self.info()) as storage:
+            yield storage
+
+    def emit(self, data: Any, human: Callable[[], str]) -> None:
+        click.echo(json.dumps(to_plain(data), ensure_ascii=False) if self.as_json else human())
+
+
+def table(headers: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
+    """A plain aligned text table."""
+    cells = [[str(c) for c in headers]] + [[_cell(c) for c in row] for row in rows]
+    widths = [max(len(r[i]) for r in cells) for i in range(len(headers))]
+    lines = ["  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip() for row in cells]
+    return "\n".join([lines[0], "  ".join("-" * w for w in widths), *lines[1:]])
+
+
+def _cell(value: Any) -> str:
+    if isinstance(value, float):
+        return f"{value:.3f}"
+    if isinstance(value, datetime):
+        return value.strftime("%Y-%m-%d %H:%M")
+    text = str(value)
+    return text if len(text) <= 70 else text[:67] + "..."
+
+
+@contextmanager
+def progress_bar(label: str, total: int | None) -> Iterator[Callable[[int], None]]:
+    """A progress bar on stderr (hidden when stderr is not a terminal or the total is unknown)."""
+    if not total or not sys.stderr.isatty():
+        yield lambda n: None
+        return
+    with click.progressbar(length=total, label=label, file=sys.stderr) as bar:
+        yield bar.update
+
+
+def _json_flag(ctx: click.Context, param: click.Parameter, value: bool) -> None:
+    if value:
+        ctx.find_object(Settings).as_json = True
+
+
+json_option = click.option(
+    "--json", "as_json_here", is_flag=True, expose_value=False, callback=_json_flag, help="Print JSON for scripts."
+)
