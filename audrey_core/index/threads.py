@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import threading
 from collections.abc import Callable
 from pathlib import Path
@@ -21,20 +22,34 @@ def exiting() -> bool:
 
 
 def prefetch(paths: list[Path], stop: Callable[[], bool]) -> threading.Thread:
-    """Read ``paths`` through once on a background thread, so the pages a mapped snapshot's first searches need
-    are in the OS's cache rather than each fetched from disk inside a recall (at 1M rows, re-scoring from a cold
-    float32 rows file put the first pass's p95 at 34 ms against 5.7 ms warm). Plain reads: safe to abandon at exit."""
+    """Read ``paths`` through once on a background thread, so the pages the first searches need are in the OS's
+    cache rather than each fetched from disk inside a recall (at 1M rows, re-scoring from a cold float32 rows file put
+    the first pass's p95 at 34 ms against 5.7 ms warm). The file is spliced to /dev/null where the OS can
+    (``sendfile``): pages already cached cost almost nothing, so the read-ahead takes no CPU from the first catch-up
+    and recalls after opening a warm store. Plain reads: safe to abandon at exit."""
 
     def read() -> None:
-        buffer = bytearray(1 << 20)
         for path in paths:
             try:
-                with open(path, "rb", buffering=0) as handle:
-                    while not stop() and handle.readinto(buffer):
-                        pass
+                _read_through(path, stop)
             except OSError:  # replaced or deleted meanwhile: nothing to warm
                 continue
 
     thread = threading.Thread(target=read, name="audrey-prefetch", daemon=True)
     thread.start()
     return thread
+
+
+def _read_through(path: Path, stop: Callable[[], bool], chunk: int = 1 << 24) -> None:
+    with open(path, "rb", buffering=0) as handle:
+        try:
+            with open(os.devnull, "wb", buffering=0) as sink:
+                offset = 0
+                while not stop() and (sent := os.sendfile(sink.fileno(), handle.fileno(), offset, chunk)):
+                    offset += sent
+                return
+        except (AttributeError, OSError):  # no sendfile here (or not to this sink): read instead
+            handle.seek(0)
+        buffer = bytearray(1 << 20)
+        while not stop() and handle.readinto(buffer):
+            pass

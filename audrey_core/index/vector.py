@@ -31,13 +31,8 @@ from typing import Any, Protocol
 import numpy as np
 
 from ..config import (
-    ADD_WIDER_FROM,
-    CONNECTIVITY,
     COPY_SHARE,
     EXACT_BELOW,
-    EXPANSION_ADD,
-    EXPANSION_MIN,
-    EXPANSION_SEARCH,
     INSERT_SLICE,
     PENDING_BUSY,
     PENDING_MAX,
@@ -49,6 +44,7 @@ from ..config import (
 )
 from .folder import IndexFolder
 from .threads import background, exiting, prefetch
+from .vector_graph import expansion_add_for, expansion_for, graph_options
 from .vector_rows import RowVectors, WaitingRows
 from .vector_snapshot import Partition, Snapshot, read_snapshot, write_snapshot
 
@@ -58,21 +54,6 @@ except ImportError:  # a platform without wheels: sqlite-vec scans instead
     HNSW = None
 
 log = logging.getLogger(__name__)
-
-
-def expansion_for(rows: int) -> int:
-    """How widely to walk a graph of ``rows``: a fixed breadth finds less of the true top 10 as the graph grows
-    (measured on real sentence vectors: 128 finds 99.8% at 10k, 98.7% at 100k, 96.9% at 300k, 89% at 1M; 256 finds
-    99.3% at 300k; at 1M, 512 and 807 find 97.8%, 1,016 98.3%: the graph's own quality is the limit there), so it
-    grows with size, from 64 (99.6% at 10k, in 70% of the time) to 1,024."""
-    return int(min(1024, max(EXPANSION_MIN, EXPANSION_SEARCH * (rows / 100_000) ** 0.9)))
-
-
-def expansion_add_for(rows: int) -> int:
-    """How widely an insert into a graph of ``rows`` looks for its neighbours. At 1M rows (near-duplicate clusters)
-    128 throughout built graphs that find 97.9-99.0% of the true top 10 (build to build); 256 above 250k rows finds
-    99.7% (256 throughout: 99.9%, in 22% more time)."""
-    return EXPANSION_ADD * (2 if rows >= ADD_WIDER_FROM else 1)
 
 
 def vector_index_available() -> bool:
@@ -159,14 +140,7 @@ class VectorIndex:
         return True
 
     def _new_graph(self) -> Any:
-        return HNSW(
-            ndim=self.dimensions,
-            metric="cos",
-            dtype="i8",
-            connectivity=CONNECTIVITY,
-            expansion_add=EXPANSION_ADD,
-            expansion_search=EXPANSION_SEARCH,
-        )
+        return HNSW(**graph_options(self.dimensions))
 
     def _rebuild(self, identity: dict[str, Any]) -> None:
         head = self.source.vector_log_head()  # read first: rows changed after it are replayed by the catch-up

@@ -348,7 +348,8 @@ def test_the_graph_and_the_rows_waiting_beside_it_answer_as_one(tmp_path, monkey
 
 
 def test_a_larger_graph_is_walked_more_widely():
-    from audrey_core.index.vector import EXPANSION_MIN, EXPANSION_SEARCH, expansion_for
+    from audrey_core.config import EXPANSION_MIN, EXPANSION_SEARCH
+    from audrey_core.index.vector_graph import expansion_for
 
     sizes = [0, 10_000, 100_000, 300_000, 1_000_000, 10**9]
     breadths = [expansion_for(n) for n in sizes]
@@ -383,7 +384,8 @@ def test_rows_wait_beside_the_graph_while_searches_keep_coming_and_join_it_when_
 
 
 def test_a_larger_graph_takes_wider_looks_when_inserting(tmp_path):
-    from audrey_core.index.vector import ADD_WIDER_FROM, EXPANSION_ADD, expansion_add_for
+    from audrey_core.config import ADD_WIDER_FROM, EXPANSION_ADD
+    from audrey_core.index.vector_graph import expansion_add_for
 
     assert expansion_add_for(0) == expansion_add_for(ADD_WIDER_FROM - 1) == EXPANSION_ADD
     assert expansion_add_for(ADD_WIDER_FROM) == expansion_add_for(10**7) == 2 * EXPANSION_ADD
