@@ -7,10 +7,9 @@ their lineages share a provenance chain: as evidence, they count once.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 
 from ..models import Episode, Memory, Procedure, Semantic
-from ..storage import Storage
 
 
 def parents(memory: Memory) -> tuple[str, ...]:
@@ -20,29 +19,6 @@ def parents(memory: Memory) -> tuple[str, ...]:
     if isinstance(memory, (Semantic, Procedure)):
         return memory.evidence_episode_ids
     return ()
-
-
-def lineages(storage: Storage, memories: Iterable[Memory], max_depth: int = 50) -> dict[str, frozenset[str]]:
-    """The lineage (itself included) of each memory, walking the store level by level."""
-    result: dict[str, set[str]] = {}
-    known: dict[str, Memory] = {}
-    for memory in memories:
-        known[memory.id] = memory
-        result[memory.id] = {memory.id}
-    frontier = {m.id: set(parents(m)) for m in known.values()}
-    for _ in range(max_depth):
-        wanted = {p for ps in frontier.values() for p in ps} - set(known)
-        if wanted:
-            known.update(storage.get_memories(wanted))
-        next_frontier: dict[str, set[str]] = {}
-        for root, ids in frontier.items():
-            fresh = ids - result[root]
-            result[root] |= fresh
-            next_frontier[root] = {p for i in fresh if i in known for p in parents(known[i])} - result[root]
-        frontier = {root: ids for root, ids in next_frontier.items() if ids}
-        if not frontier:
-            break
-    return {root: frozenset(ids) for root, ids in result.items()}
 
 
 def independent(

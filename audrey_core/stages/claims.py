@@ -1,20 +1,19 @@
-"""What validation and consolidation both do to claims: find the nearest one, judge a pair (the rules decide when the
-LLM fails), add evidence, record a contradiction (both sides kept), supersede an outdated claim. One implementation
-each; the stages decide when."""
+"""What validation and consolidation both do to claims: find the nearest one, trace lineages, add evidence, record a
+contradiction (both sides kept), supersede an outdated claim. One implementation each; the stages decide when."""
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 import numpy as np
 
-from ..errors import LLMError
 from ..ids import deterministic_id
 from ..models import Contradiction, Memory
 from ..rules.confidence import memory_confidence
-from ..rules.judgement import Judgement, Pair, judge_offline, judge_pairs, resolve
-from ..storage import VectorFilter
+from ..rules.judgement import Judgement, resolve
+from ..rules.lineage import parents
+from ..storage import Storage, VectorFilter
 from .context import StageContext
 
 log = logging.getLogger(__name__)
@@ -32,23 +31,6 @@ def nearest(
         return None
     memory = ctx.storage.get_memory(hits[0].memory_id)
     return (memory, hits[0].similarity) if memory is not None else None
-
-
-def judge_safely(ctx: StageContext, existing: str, incoming: str, similarity: float) -> Judgement | None:
-    """The verdict for one pair of claims held at the same time."""
-    return judge_pairs_safely(ctx, incoming, [Pair(existing, similarity)])[0]
-
-
-def judge_pairs_safely(ctx: StageContext, incoming: str, pairs: Sequence[Pair]) -> list[Judgement | None]:
-    """:func:`~audrey_core.rules.judgement.judge_pairs`; the LLM failing must not lose the check: the heuristic
-    decides."""
-    try:
-        return judge_pairs(incoming, pairs, ctx.llm, ctx.config.validation)
-    except LLMError as exc:
-        log.warning("LLM contradiction check failed (%s); using the offline heuristic", exc)
-        ctx.emit("error", {"event": "validation", "error": exc})
-        cfg = ctx.config.validation
-        return [judge_offline(p.existing, incoming, p.similarity, cfg, p.newer, p.strict) for p in pairs]
 
 
 def supersede(ctx: StageContext, old: Memory, new: Memory, verdict: Judgement) -> str:
@@ -148,3 +130,26 @@ def add_evidence(
         change["state"] = "active"
     ctx.storage.update_memories({claim_id: change})
     return current, added
+
+
+def lineages(storage: Storage, memories: Iterable[Memory], max_depth: int = 50) -> dict[str, frozenset[str]]:
+    """The lineage (itself included) of each memory, walking the store level by level."""
+    result: dict[str, set[str]] = {}
+    known: dict[str, Memory] = {}
+    for memory in memories:
+        known[memory.id] = memory
+        result[memory.id] = {memory.id}
+    frontier = {m.id: set(parents(m)) for m in known.values()}
+    for _ in range(max_depth):
+        wanted = {p for ps in frontier.values() for p in ps} - set(known)
+        if wanted:
+            known.update(storage.get_memories(wanted))
+        next_frontier: dict[str, set[str]] = {}
+        for root, ids in frontier.items():
+            fresh = ids - result[root]
+            result[root] |= fresh
+            next_frontier[root] = {p for i in fresh if i in known for p in parents(known[i])} - result[root]
+        frontier = {root: ids for root, ids in next_frontier.items() if ids}
+        if not frontier:
+            break
+    return {root: frozenset(ids) for root, ids in result.items()}

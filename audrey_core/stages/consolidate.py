@@ -26,11 +26,12 @@ from ..providers.embedding import embed_texts
 from ..providers.llm import ask, model_name_of
 from ..rules.causal import build_links
 from ..rules.confidence import memory_confidence
-from ..rules.lineage import independent, lineages
+from ..rules.lineage import independent
 from ..rules.prompts import PRINCIPLE_EXTRACTION
 from ..storage import VectorFilter
-from .claims import CLAIM_STATES, add_evidence, judge_safely, nearest, record_contradiction
+from .claims import CLAIM_STATES, add_evidence, lineages, nearest, record_contradiction
 from .context import StageContext
+from .judging import judge_safely
 from .records import run_within
 from .undo import snapshot
 

@@ -18,17 +18,11 @@ import numpy as np
 from ..models import Contradiction, Episode, Memory
 from ..rules.conflict import detect_conflict, is_statement
 from ..rules.judgement import Judgement, Pair, can_supersede
-from ..rules.lineage import independent, lineages
+from ..rules.lineage import independent
 from ..storage import VectorFilter
-from .claims import (
-    CLAIM_STATES,
-    add_evidence,
-    judge_pairs_safely,
-    nearest,
-    record_contradiction,
-    supersede,
-)
+from .claims import CLAIM_STATES, add_evidence, lineages, nearest, record_contradiction, supersede
 from .context import StageContext
+from .judging import judge_pairs_safely
 
 log = logging.getLogger(__name__)
 REOPENABLE_STATES = ("disputed", "superseded")

@@ -256,7 +256,7 @@ def test_prompts_say_when_the_record_disagrees(db_path, placed, clock):
 
 
 def test_an_llm_judges_near_duplicates_unless_they_use_the_same_words():
-    from audrey_core.rules.judgement import judge
+    from audrey_core.stages.judging import judge
     from audrey_core.testing import ScriptedLLM
 
     llm = ScriptedLLM({"contradiction_check": {"relation": "updates", "reason": "a new tracker"}})

@@ -9,8 +9,9 @@ import pytest
 
 from audrey_core import Audrey, AudreyConfig, Contradiction
 from audrey_core.config import ValidationConfig
-from audrey_core.rules.judgement import judge, judge_offline, resolve
+from audrey_core.rules.judgement import judge_offline, resolve
 from audrey_core.rules.prompts import CONTRADICTION_CHECK
+from audrey_core.stages.judging import judge
 from audrey_core.testing import ScriptedLLM
 
 from .helpers import add_derived
