@@ -1,5 +1,5 @@
 """Store maintenance as stage functions: backfill missing vectors, re-embed with another model, export / import
-JSON Lines snapshots. They work on any :class:`~audrey_core.storage.Storage` and an embedder."""
+JSON Lines snapshots. They work on any :class:`~audrey_core.storage.Maintenance` (every backend) and an embedder."""
 
 from __future__ import annotations
 
@@ -9,12 +9,12 @@ from typing import IO, Any
 
 from ..errors import AudreyError, InvalidInputError
 from ..providers.embedding import chunk_spans, embed_texts
-from ..storage import SNAPSHOT_VERSION, Storage, snapshot_header
+from ..storage import SNAPSHOT_VERSION, Maintenance, snapshot_header
 
 Progress = Callable[[int], None]
 
 
-def backfill(storage: Storage, embedder: Any, batch_size: int = 256, progress: Progress | None = None) -> int:
+def backfill(storage: Maintenance, embedder: Any, batch_size: int = 256, progress: Progress | None = None) -> int:
     """Embed every memory that has no vector; return how many were embedded."""
     _check_embedder_matches(storage, embedder)
     done = 0
@@ -30,7 +30,7 @@ def backfill(storage: Storage, embedder: Any, batch_size: int = 256, progress: P
             progress(len(memories))
 
 
-def reembed(storage: Storage, embedder: Any, batch_size: int = 256, progress: Progress | None = None) -> int:
+def reembed(storage: Maintenance, embedder: Any, batch_size: int = 256, progress: Progress | None = None) -> int:
     """Rewrite every vector with ``embedder`` into new vectors, switching the store to it only when all are done.
 
     Resumable: run it again with the same embedder after an interruption. Returns how many vectors were written in
@@ -54,7 +54,7 @@ def reembed(storage: Storage, embedder: Any, batch_size: int = 256, progress: Pr
 END_MARKER = "audrey_snapshot_end"
 
 
-def export_snapshot(storage: Storage, out: IO[str], vectors: bool = True) -> int:
+def export_snapshot(storage: Maintenance, out: IO[str], vectors: bool = True) -> int:
     """Write a JSON Lines snapshot (a header, one record per row and vector, then an end marker carrying the record
     count, so that a cut or damaged file is recognised on import); return the records written. Without ``vectors``
     the memories import vector-less, for :func:`backfill`."""
@@ -125,14 +125,14 @@ def _numbered(lines: Iterator[str]) -> Iterator[tuple[int, str]]:
 
 
 def import_snapshot(
-    storage: Storage, lines: Iterator[str], progress: Progress | None = None, header: dict[str, Any] | None = None
+    storage: Maintenance, lines: Iterator[str], progress: Progress | None = None, header: dict[str, Any] | None = None
 ) -> int:
     """Restore a snapshot (``header`` already read from ``lines``) into an empty store in one transaction; return the
     records read. A truncated or damaged file raises :class:`InvalidInputError` and leaves the store as it was."""
     return storage.import_records(snapshot_records(lines, header), progress)
 
 
-def _check_embedder_matches(storage: Storage, embedder: Any) -> None:
+def _check_embedder_matches(storage: Maintenance, embedder: Any) -> None:
     if (embedder.model_name, embedder.dimensions) != (storage.model_name, storage.dimensions):
         raise AudreyError(
             f"the store uses {storage.model_name!r} ({storage.dimensions} dimensions), not {embedder.model_name!r}"

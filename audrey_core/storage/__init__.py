@@ -20,6 +20,7 @@ from .locations import (
     read_info,
     same_store,
 )
+from .maintenance import Maintenance
 from .postgres.connection import is_postgres_url
 from .sql.maintenance import SNAPSHOT_VERSION, snapshot_header
 from .sqlite.store import SQLiteStorage
@@ -39,6 +40,7 @@ __all__ = [
     "SNAPSHOT_VERSION",
     "CopyTally",
     "KeywordHit",
+    "Maintenance",
     "SQLiteStorage",
     "Storage",
     "StoreCounts",

@@ -10,8 +10,8 @@ from audrey_core.errors import ConfigurationError, InvalidInputError
 from audrey_core.rules.fusion import convex_fusion, reciprocal_rank_fusion
 from audrey_core.rules.keywords import TermCounts, informative_terms, query_terms
 from audrey_core.storage import SQLiteStorage
-from audrey_core.storage.sql.migrations import LATEST_VERSION, MIGRATIONS, migrate
 from audrey_core.storage.sqlite.connection import connect
+from audrey_core.storage.sqlite.schema import LATEST_VERSION, MIGRATIONS, migrate
 
 from .vectors import PlacedEmbedder
 

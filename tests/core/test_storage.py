@@ -12,8 +12,8 @@ import pytest
 
 from audrey_core import Audrey, EmbeddingMismatchError, MigrationError, StorageError
 from audrey_core.storage import SQLiteStorage
-from audrey_core.storage.sql.migrations import LATEST_VERSION
 from audrey_core.storage.sqlite.connection import can_load_extensions, connect, select_sqlite_module, sqlite_module
+from audrey_core.storage.sqlite.schema import LATEST_VERSION
 from audrey_core.testing import DeterministicEmbedder
 
 from .helpers import add_derived, table_counts

@@ -177,8 +177,8 @@ def test_the_command_shows_an_update(tmp_path):
 
 def test_a_version_3_file_gains_validity_for_its_corrections(tmp_path):
     from audrey_core.storage import SQLiteStorage
-    from audrey_core.storage.sql.migrations import MIGRATIONS, migrate
     from audrey_core.storage.sqlite.connection import connect
+    from audrey_core.storage.sqlite.schema import MIGRATIONS, migrate
 
     path = tmp_path / "v3.db"
     db = connect(str(path), vectors=False)

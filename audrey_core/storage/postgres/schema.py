@@ -10,11 +10,18 @@ index), vector tables (pgvector ``vector(d)`` with an HNSW index for cosine dist
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
-from ...errors import MigrationError
-from ...timeutil import system_clock, to_iso
-from ..sql.migrations import FTS_TABLE, initial_statements, text_and_time_statements, validity_statements
+from ..sql.migrations import (
+    FTS_TABLE,
+    Migration,
+    initial_statements,
+    run_migrations,
+    text_and_time_statements,
+    validity_statements,
+)
 
 MIGRATION_LOCK = 0x41554452  # "AUDR": one key for every Audrey schema change
 TEXT_SEARCH_CONFIG = "english"  # stemming like SQLite's porter tokenizer
@@ -28,7 +35,7 @@ def to_postgres(sql: str) -> str:
     return sql.replace("WITHOUT ROWID", "")
 
 
-def _initial(connection: Any) -> None:
+def _initial(connection: Any, dimensions: int = 0) -> None:
     connection.execute("CREATE EXTENSION IF NOT EXISTS vector")
     for statement in initial_statements() + text_and_time_statements():
         connection.execute(to_postgres(statement))
@@ -42,16 +49,16 @@ def _initial(connection: Any) -> None:
     connection.execute("CREATE INDEX memory_text_rows_by_memory ON memory_text_rows(memory_id)")
 
 
-def _validity(connection: Any) -> None:
+def _validity(connection: Any, dimensions: int = 0) -> None:
     for statement in validity_statements():
         connection.execute(to_postgres(statement))
 
 
 MIGRATIONS = (
-    (1, "memory tables, full text, sequences (SQLite schema 3 in PostgreSQL types)", _initial),
-    (2, "validity intervals and supersession for every memory type (SQLite schema 4)", _validity),
+    Migration(1, "memory tables, full text, sequences (SQLite schema 3 in PostgreSQL types)", _initial),
+    Migration(2, "validity intervals and supersession for every memory type (SQLite schema 4)", _validity),
 )
-LATEST_VERSION = MIGRATIONS[-1][0]
+LATEST_VERSION = MIGRATIONS[-1].version
 
 
 def vector_table_statements(table: str, dimensions: int) -> list[str]:
@@ -76,32 +83,28 @@ def applied_version(connection: Any) -> int:
     return int(connection.execute("SELECT COALESCE(MAX(version), 0) FROM schema_migrations").fetchone()[0])
 
 
-def migrate(connection: Any) -> list[int]:
-    """Apply pending migrations (``connection`` autocommits; each migration is its own transaction, taken under
-    the advisory lock so two processes opening a new database never both create it)."""
-    applied = []
-    for version, name, apply in MIGRATIONS:
+class _PostgresMigrations:
+    placeholder = "%s"
+    migrations_table = (
+        "CREATE TABLE IF NOT EXISTS schema_migrations "
+        '(version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT COLLATE "C" NOT NULL)'
+    )
+
+    @staticmethod
+    @contextmanager
+    def migration_transaction(connection: Any) -> Iterator[None]:
         with connection.transaction():
+            # two processes opening a new database never both create it
             connection.execute("SELECT pg_advisory_xact_lock(%s)", (MIGRATION_LOCK,))
-            connection.execute(
-                "CREATE TABLE IF NOT EXISTS schema_migrations "
-                '(version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT COLLATE "C" NOT NULL)'
-            )
-            current = applied_version(connection)
-            if current > LATEST_VERSION:
-                raise MigrationError(
-                    f"this database is at Audrey schema version {current} but this Audrey knows only up to "
-                    f"{LATEST_VERSION}; upgrade the audrey package to open it"
-                )
-            if current >= version:
-                continue
-            apply(connection)
-            connection.execute(
-                "INSERT INTO schema_migrations (version, name, applied_at) VALUES (%s, %s, %s)",
-                (version, name, to_iso(system_clock())),
-            )
-            applied.append(version)
-    return applied
+            yield
+
+    applied_version = staticmethod(applied_version)
+
+
+def migrate(connection: Any) -> list[int]:
+    """Apply pending migrations (``connection`` autocommits; each migration is its own transaction, under the
+    advisory lock) through the one runner every dialect shares."""
+    return run_migrations(connection, MIGRATIONS, _PostgresMigrations(), 0)
 
 
 __all__ = ["LATEST_VERSION", "MIGRATIONS", "TEXT_SEARCH_CONFIG", "migrate", "to_postgres", "vector_table_statements"]

@@ -22,11 +22,13 @@ from typing import Any
 
 import numpy as np
 
-from ...errors import ClosedError, EmbeddingMismatchError, InvalidInputError, StorageError
+from ...errors import ClosedError, InvalidInputError, StorageError
 from ...models import Memory
 from ...rules.filters import Filter
 from ...rules.keywords import TermCounts
 from ..base import Storage, VectorFilter, VectorHit
+from ..maintenance import Maintenance
+from ..sql.embedding_check import check_embedding
 from ..sql.maintenance import SQLMaintenance
 from ..sql.migrations import FTS_TABLE, VECTOR_TABLE
 from ..sql.reads import SQLReads
@@ -36,11 +38,13 @@ from ..sql.writes import SQLWrites
 from .connection import DEFAULT_EF_SEARCH, Session, driver_error, open_pool, redact, require_psycopg
 from .filters import compile_jsonb_filter
 from .keywords import PostgresKeywords
-from .schema import MIGRATION_LOCK, TEXT_SEARCH_CONFIG, migrate, vector_table_statements
+from .schema import LATEST_VERSION, MIGRATION_LOCK, TEXT_SEARCH_CONFIG, migrate, vector_table_statements
 
 
-class PostgresStorage(PostgresKeywords, SQLMaintenance, SQLReads, SQLWrites, SQLRecords, Storage):
+class PostgresStorage(PostgresKeywords, SQLMaintenance, SQLReads, SQLWrites, SQLRecords, Storage, Maintenance):
     """Audrey's server store. Thread-safe and multi-process: each transaction runs on its own pooled connection."""
+
+    schema_version = LATEST_VERSION
 
     def __init__(self, url: str, *, model_name: str, dimensions: int, pool_size: int = 4) -> None:
         psycopg = require_psycopg()
@@ -66,20 +70,9 @@ class PostgresStorage(PostgresKeywords, SQLMaintenance, SQLReads, SQLWrites, SQL
         with connection.transaction():
             connection.execute("SELECT pg_advisory_xact_lock(%s)", (MIGRATION_LOCK,))
             config = dict(connection.execute("SELECT key, value FROM audrey_config").fetchall())
-            if "embedding_model" in config:
-                stored = (config["embedding_model"], int(config["embedding_dimensions"]))
-                if stored != (model_name, dimensions):
-                    raise EmbeddingMismatchError(
-                        f"{self.path} was built with embedding model {stored[0]!r} ({stored[1]} dimensions) but was "
-                        f"opened with {model_name!r} ({dimensions} dimensions); open it with the original embedder "
-                        "or re-embed the store"
-                    )
-            else:
-                config = {
-                    "embedding_model": model_name,
-                    "embedding_dimensions": str(dimensions),
-                    "vector_table": VECTOR_TABLE,
-                }
+            new_config = check_embedding(self.path, config, model_name, dimensions)
+            if new_config is not None:
+                config = new_config
                 for key, value in config.items():
                     connection.execute("INSERT INTO audrey_config (key, value) VALUES (%s, %s)", (key, value))
                 for statement in vector_table_statements(VECTOR_TABLE, dimensions):  # in the same transaction

@@ -18,7 +18,6 @@ from ...errors import InvalidInputError, StorageError
 from ...models import Memory
 from ...rules.inputs import check_json_value
 from ..sqlite.connection import placeholders
-from .migrations import LATEST_VERSION
 from .rows import COLUMNS, TABLES, row_to_memory
 
 # Tables a snapshot carries, in the order they must be restored.
@@ -328,7 +327,7 @@ def snapshot_header(storage: Any) -> dict[str, Any]:
     """The first record of an export: what the snapshot is and which embedding model made its vectors."""
     return {
         "audrey_snapshot": SNAPSHOT_VERSION,
-        "schema_version": LATEST_VERSION,
+        "schema_version": storage.schema_version,
         "embedding_model": storage.model_name,
         "embedding_dimensions": storage.dimensions,
     }

@@ -6,9 +6,10 @@ database at the previous version, never half-migrated. Migrations only ever add;
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 from ...errors import MigrationError
 from ...timeutil import system_clock, to_iso
@@ -23,12 +24,6 @@ class Migration:
     version: int
     name: str
     apply: Callable[[Any, int], None]
-
-
-def _initial_schema(connection: Any, dimensions: int) -> None:
-    # Memory tables follow seed 002; vectors live in one vec0 table (see sqlite.py for why).
-    for statement in initial_statements():
-        connection.execute(statement)
 
 
 def initial_statements() -> list[str]:
@@ -189,29 +184,6 @@ FTS_TABLE = "memory_fts"
 FTS_RANK = "bm25(1.0, 0.0)"  # scope words select rows; only the content ranks them
 
 
-def _scoped_full_text(connection: Any, dimensions: int) -> None:
-    # The full-text index gains a column of scope words (see sql_filters.scope_tokens): a scoped keyword search
-    # intersects with its scope's short list, so a large tenant's matches cost a small tenant nothing. FTS5 tables
-    # cannot gain columns, so the index is rebuilt.
-    from .filters import decode_scope, scope_tokens
-
-    connection.execute(f"DROP TABLE {FTS_TABLE}")
-    connection.execute(
-        f"CREATE VIRTUAL TABLE {FTS_TABLE} USING fts5(content, scopes, "
-        "tokenize = 'porter unicode61 remove_diacritics 2')"
-    )
-    connection.execute(f"INSERT INTO {FTS_TABLE} ({FTS_TABLE}, rank) VALUES ('rank', '{FTS_RANK}')")
-    rows = connection.execute(
-        "SELECT t.rowid, m.content, m.scope FROM memory_text_rows t JOIN ("
-        "SELECT id, content, scope FROM episodes UNION ALL SELECT id, content, scope FROM semantics "
-        "UNION ALL SELECT id, content, scope FROM procedures) m ON m.id = t.memory_id"
-    ).fetchall()
-    connection.executemany(
-        f"INSERT INTO {FTS_TABLE} (rowid, content, scopes) VALUES (?, ?, ?)",
-        [(rowid, content, scope_tokens(decode_scope(scope))) for rowid, content, scope in rows],
-    )
-
-
 def text_and_time_statements() -> list[str]:
     """Migration 2's portable part: text row ids, chunk spans, event times."""
     # memory_text_rows gives each memory a stable integer rowid so its full-text row can be found and deleted.
@@ -224,45 +196,9 @@ def text_and_time_statements() -> list[str]:
     return statements
 
 
-def _full_text(connection: Any, dimensions: int) -> None:
-    # Keyword search over every memory's whole text.
-    statements = text_and_time_statements()
-    connection.execute(statements[0])
-    connection.execute(
-        f"CREATE VIRTUAL TABLE {FTS_TABLE} USING fts5(content, tokenize = 'porter unicode61 remove_diacritics 2')"
-    )
-    for table in ("episodes", "semantics", "procedures"):
-        connection.execute(f"INSERT INTO memory_text_rows (memory_id) SELECT id FROM {table} ORDER BY id")
-    for statement in statements[1:]:
-        connection.execute(statement)
-    connection.execute(
-        f"INSERT INTO {FTS_TABLE} (rowid, content) SELECT t.rowid, m.content FROM memory_text_rows t JOIN ("
-        "SELECT id, content FROM episodes UNION ALL SELECT id, content FROM semantics "
-        "UNION ALL SELECT id, content FROM procedures) m ON m.id = t.memory_id"
-    )
-
-
-VECTOR_CHUNK_SIZE = 64
 """Vectors per vec0 chunk. Every (agent, scope, memory type) partition allocates whole chunks, so sqlite-vec's
 default of 1,024 would reserve 1.5 MB per scope at 384 dimensions; 64 keeps a thousand small scopes near 100 MB and
 scans a 10k partition about as fast as 1,024 does (measured in memory: 3.7 vs 3.8 ms)."""
-
-
-def vector_table_sql(table: str, dimensions: int) -> str:
-    """The vec0 table holding every vector: agent, scope and memory type partition it, so a scoped recall scans only
-    its own scope's vectors and validation's search among principles never scans episodes; state, source and
-    consolidated flag are metadata filtered inside the KNN scan. Created when sqlite-vec is available (see
-    SQLiteStorage)."""
-    return (
-        f"CREATE VIRTUAL TABLE IF NOT EXISTS {table} USING vec0(agent TEXT PARTITION KEY, scope TEXT PARTITION KEY, "
-        f"memory_type TEXT PARTITION KEY, embedding float[{int(dimensions)}] distance_metric=cosine, state TEXT, "
-        f"source TEXT, consolidated INTEGER, +memory_id TEXT, chunk_size={VECTOR_CHUNK_SIZE})"
-    )
-
-
-def has_scope_partitions(create_sql: str) -> bool:
-    """Whether a vector table has today's partitions (agent, scope, memory type); older ones are rebuilt."""
-    return "scope TEXT PARTITION KEY" in create_sql and "memory_type TEXT PARTITION KEY" in create_sql
 
 
 def validity_statements() -> list[str]:
@@ -278,16 +214,6 @@ def validity_statements() -> list[str]:
     return statements
 
 
-def _validity(connection: Any, dimensions: int) -> None:
-    for statement in validity_statements():
-        connection.execute(statement)
-    # Corrections made before this version get the interval they implied: the old episode held until the new one.
-    connection.execute(
-        "UPDATE episodes SET valid_until = (SELECT COALESCE(n.event_time, n.created_at) FROM episodes n "
-        "WHERE n.id = episodes.superseded_by) WHERE superseded_by IS NOT NULL"
-    )
-
-
 def search_log_statements() -> list[str]:
     """Migration 5: every text row added or removed is logged in its own transaction, for derived indexes to catch
     up from (:mod:`audrey_core.index`)."""
@@ -298,11 +224,6 @@ def search_log_statements() -> list[str]:
         "CREATE TRIGGER memory_text_removed AFTER DELETE ON memory_text_rows BEGIN "
         "INSERT INTO search_changes (text_rowid) VALUES (old.rowid); END",
     ]
-
-
-def _search_log(connection: Any, dimensions: int) -> None:
-    for statement in search_log_statements():
-        connection.execute(statement)
 
 
 def vector_log_statements() -> list[str]:
@@ -317,60 +238,53 @@ def vector_log_statements() -> list[str]:
     ]
 
 
-def _vector_log(connection: Any, dimensions: int) -> None:
-    for statement in vector_log_statements():
-        connection.execute(statement)
+class MigrationDialect(Protocol):
+    """What the one migration runner needs from a dialect."""
+
+    placeholder: str  # "?" or "%s"
+    migrations_table: str  # CREATE TABLE IF NOT EXISTS schema_migrations (version, name, applied_at)
+
+    def migration_transaction(self, connection: Any) -> AbstractContextManager[Any]:
+        """One migration's transaction, holding whatever keeps two processes from migrating at once."""
+
+    def applied_version(self, connection: Any) -> int:
+        """The highest version recorded in ``schema_migrations`` (0 when there is none)."""
 
 
-MIGRATIONS: tuple[Migration, ...] = (
-    Migration(1, "initial schema: seed 002 tables, vec0 vectors, tags", _initial_schema),
-    Migration(2, "full-text index (FTS5) for hybrid recall; event times; chunk spans", _full_text),
-    Migration(3, "scope words in the full-text index", _scoped_full_text),
-    Migration(4, "validity intervals and supersession for every memory type", _validity),
-    Migration(5, "a log of text-row changes for derived search indexes", _search_log),
-    Migration(6, "a log of vector-row changes for the vector index", _vector_log),
-)
-LATEST_VERSION = MIGRATIONS[-1].version
-
-
-def applied_version(connection: Any) -> int:
-    """The highest migration recorded in the database (0 for a new file)."""
-    exists = connection.execute(
-        "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'"
-    ).fetchone()
-    if not exists:
-        return 0
-    row = connection.execute("SELECT MAX(version) FROM schema_migrations").fetchone()
-    return int(row[0] or 0)
-
-
-def migrate(connection: Any, dimensions: int, migrations: tuple[Migration, ...] = MIGRATIONS) -> list[int]:
-    """Apply every pending migration, each in its own transaction; return the versions applied."""
-    connection.execute(
-        "CREATE TABLE IF NOT EXISTS schema_migrations "
-        "(version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)"
-    )
-    current = applied_version(connection)
+def run_migrations(
+    connection: Any, migrations: Sequence[Migration], dialect: MigrationDialect, dimensions: int
+) -> list[int]:
+    """Apply every pending migration, each in its own transaction (the version is read inside it, so a process that
+    lost the race to migrate skips what the winner applied); return the versions applied. A database newer than
+    this Audrey is refused; a failing step is rolled back and named."""
     latest = migrations[-1].version if migrations else 0
-    if current > latest:
-        raise MigrationError(
-            f"this database is at schema version {current} but this Audrey knows only up to {latest}; "
-            "upgrade the audrey package to open it"
-        )
+    if dialect.applied_version(connection) == latest:
+        return []  # current: no write transaction on an ordinary open
     applied = []
     for migration in migrations:
-        if migration.version <= current:
-            continue
-        connection.execute("BEGIN IMMEDIATE")
         try:
-            migration.apply(connection, dimensions)
-            connection.execute(
-                "INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)",
-                (migration.version, migration.name, to_iso(system_clock())),
-            )
-            connection.execute("COMMIT")
+            with dialect.migration_transaction(connection):
+                connection.execute(
+                    "CREATE TABLE IF NOT EXISTS schema_migrations "
+                    "(version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)"
+                )
+                current = dialect.applied_version(connection)
+                if current > latest:
+                    raise MigrationError(
+                        f"this database is at Audrey schema version {current} but this Audrey knows only up to "
+                        f"{latest}; upgrade the audrey package to open it"
+                    )
+                if current >= migration.version:
+                    continue
+                migration.apply(connection, dimensions)
+                mark = dialect.placeholder
+                connection.execute(
+                    f"INSERT INTO schema_migrations (version, name, applied_at) VALUES ({mark}, {mark}, {mark})",
+                    (migration.version, migration.name, to_iso(system_clock())),
+                )
+        except MigrationError:
+            raise
         except Exception as exc:
-            connection.execute("ROLLBACK")
             raise MigrationError(f"migration {migration.version} ({migration.name}) failed: {exc}") from exc
         applied.append(migration.version)
     return applied

@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 
 from ..sql.maintenance import SQLMaintenance, next_vector_table
-from ..sql.migrations import has_scope_partitions, vector_table_sql
+from .schema import has_scope_partitions, vector_table_sql
 
 
 class SQLiteMaintenance(SQLMaintenance):

@@ -30,7 +30,7 @@ from typing import Any
 import numpy as np
 
 from ...config import WARM_FROM_BYTES
-from ...errors import ClosedError, EmbeddingMismatchError, InvalidInputError, StorageError
+from ...errors import ClosedError, InvalidInputError, StorageError
 from ...rules.keywords import TermCounts
 
 try:
@@ -40,14 +40,17 @@ except ImportError:  # Windows: consolidation is serialised within a process onl
 from ...index.threads import exiting, prefetch
 from ...models import Memory
 from ..base import Storage
+from ..maintenance import Maintenance
+from ..sql.embedding_check import check_embedding
 from ..sql.filters import scope_tokens
-from ..sql.migrations import FTS_TABLE, VECTOR_TABLE, migrate, vector_table_sql
+from ..sql.migrations import FTS_TABLE
 from ..sql.records import SQLRecords
 from ..sql.writes import SQLWrites
 from .connection import connect, load_sqlite_vec, sqlite_module
 from .indexed_search import SQLiteIndexedSearch
 from .maintenance import SQLiteMaintenance
 from .reads import SQLiteReads
+from .schema import LATEST_VERSION, migrate, vector_table_sql
 from .search_log import SQLiteSearchLog
 
 _warned_without_index = False
@@ -55,9 +58,11 @@ _warned_without_graph = False
 
 
 class SQLiteStorage(
-    SQLiteSearchLog, SQLiteIndexedSearch, SQLiteMaintenance, SQLiteReads, SQLWrites, SQLRecords, Storage
+    SQLiteSearchLog, SQLiteIndexedSearch, SQLiteMaintenance, SQLiteReads, SQLWrites, SQLRecords, Storage, Maintenance
 ):
     """Audrey's embedded store. Thread-safe: one connection guarded by a re-entrant lock."""
+
+    schema_version = LATEST_VERSION
 
     def __init__(self, path: str | Path, *, model_name: str, dimensions: int) -> None:
         self.path = str(path)
@@ -90,24 +95,11 @@ class SQLiteStorage(
         self.keyword_index = None  # opened once the schema is current (below)
         self.vector_index = None
         try:
-            stored = self._stored_embedding()
-            if stored is not None and stored != (model_name, int(dimensions)):
-                raise EmbeddingMismatchError(
-                    f"{self.path} was built with embedding model {stored[0]!r} ({stored[1]} dimensions) but was "
-                    f"opened with {model_name!r} ({dimensions} dimensions); open it with the original embedder "
-                    "or re-embed the store into a new file"
-                )
+            new_config = check_embedding(self.path, self._stored_config(), model_name, int(dimensions))
             migrate(self._conn, int(dimensions))
-            if stored is None:
+            if new_config is not None:
                 with self._write() as db:
-                    db.executemany(
-                        "INSERT INTO audrey_config (key, value) VALUES (?, ?)",
-                        [
-                            ("embedding_model", model_name),
-                            ("embedding_dimensions", str(int(dimensions))),
-                            ("vector_table", VECTOR_TABLE),
-                        ],
-                    )
+                    db.executemany("INSERT INTO audrey_config (key, value) VALUES (?, ?)", list(new_config.items()))
             self.vector_table = self._conn.execute(
                 "SELECT value FROM audrey_config WHERE key = 'vector_table'"
             ).fetchone()[0]
@@ -197,16 +189,11 @@ class SQLiteStorage(
 
     # -- plumbing ---------------------------------------------------------------------------------------------
 
-    def _stored_embedding(self) -> tuple[str, int] | None:
+    def _stored_config(self) -> dict[str, str]:
         has_config = self._conn.execute(
             "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'audrey_config'"
         ).fetchone()
-        if not has_config:
-            return None
-        values = dict(self._conn.execute("SELECT key, value FROM audrey_config").fetchall())
-        if "embedding_model" not in values:
-            return None
-        return values["embedding_model"], int(values["embedding_dimensions"])
+        return dict(self._conn.execute("SELECT key, value FROM audrey_config").fetchall()) if has_config else {}
 
     def held_by_this_thread(self) -> bool:
         """True while the calling thread is inside a read or write of this store (e.g. a transaction)."""
