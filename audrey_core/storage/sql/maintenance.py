@@ -18,6 +18,7 @@ from ...errors import InvalidInputError, StorageError
 from ...models import Memory
 from ...rules.inputs import check_json_value
 from ..sqlite.connection import placeholders
+from .dialect import SQLDialect
 from .rows import COLUMNS, TABLES, row_to_memory
 
 # Tables a snapshot carries, in the order they must be restored.
@@ -58,18 +59,8 @@ def decode_vector(text: Any, dimensions: int | None = None) -> np.ndarray:
     return vector
 
 
-class SQLMaintenance:
+class SQLMaintenance(SQLDialect):
     """Mixed into an SQL storage backend."""
-
-    def _table_columns(self, db: Any, table: str) -> set[str]:
-        raise NotImplementedError
-
-    def _vector_table_names(self, db: Any) -> list[str]:
-        """Every vector table in the store (the active one and any re-embed target)."""
-        raise NotImplementedError
-
-    def _create_vector_table(self, db: Any, table: str, dimensions: int) -> None:
-        raise NotImplementedError
 
     # -- coverage and backfill ----------------------------------------------------------------------------------
 
@@ -194,7 +185,7 @@ class SQLMaintenance:
         dims = {len(v[2]) for v in vectors}
         if dims != {self.dimensions}:  # type: ignore[attr-defined]
             raise StorageError(f"snapshot vectors have {sorted(dims)} dimensions; this store has {self.dimensions}")  # type: ignore[attr-defined]
-        rowids = self._next_rowids(db, "memory_vector_rows", len(vectors))  # type: ignore[attr-defined]
+        rowids = self._next_rowids(db, "memory_vector_rows", len(vectors))
         rows = [(rowid, memories[memory_id]) for rowid, (memory_id, *_) in zip(rowids, vectors)]
         db.executemany(
             "INSERT INTO memory_vector_rows (rowid, memory_id, memory_type, chunk_index, chunk_start, chunk_end) "

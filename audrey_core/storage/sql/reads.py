@@ -9,11 +9,11 @@ from typing import Any
 import numpy as np
 
 from ...models import Episode, Memory
-from ...rules.filters import Filter
 from ...rules.ownership import Tenant
 from ...timeutil import from_iso, to_iso
 from ..base import StoreCounts, VectorFilter, VectorHit
 from ..sqlite.connection import placeholders
+from .dialect import SQLDialect
 from .filters import decode_scope, encode_scope, scope_upper_bound
 from .rows import COLUMNS, TABLES, row_to_memory
 
@@ -26,19 +26,8 @@ def batches(ids: list[str], size: int = MAX_IDS_PER_QUERY) -> Iterator[list[str]
         yield ids[start : start + size]
 
 
-class SQLReads:
+class SQLReads(SQLDialect):
     """Mixed into an SQL storage backend; uses its ``_read`` context."""
-
-    vector_error: str | None
-    vector_table: str
-
-    def _to_array(self, stored: Any) -> np.ndarray:
-        """A stored embedding as a float32 vector."""
-        raise NotImplementedError
-
-    def _metadata_sql(self, flt: Filter, column: str) -> tuple[str, list[Any]]:
-        """SQL (and parameters) testing a metadata filter against the JSON text in ``column``."""
-        raise NotImplementedError
 
     def iter_memories(
         self, agent: str | None, states: Sequence[str], memory_types: Sequence[str] | None = None
@@ -262,10 +251,6 @@ class SQLReads:
                     batch,
                 ).fetchall()
         return {memory_id: np.array(self._to_array(blob), dtype=np.float32) for memory_id, blob in rows}
-
-    def _json_elements(self, column: str) -> str:
-        """A FROM item (aliased j, one row per element, text in j.value) over the JSON array in ``column``."""
-        raise NotImplementedError
 
     def evidence_origins(self, memory_ids: Sequence[str]) -> dict[str, list[tuple[str, str]]]:
         origins: dict[str, list[tuple[str, str]]] = {memory_id: [] for memory_id in memory_ids}

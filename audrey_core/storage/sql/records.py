@@ -11,10 +11,11 @@ from ...errors import StorageError
 from ...ids import new_ulid
 from ...timeutil import from_iso, to_iso
 from ..sqlite.connection import placeholders
+from .dialect import SQLDialect
 from .rows import RECORDS, encode_value, from_row, to_row
 
 
-class SQLRecords:
+class SQLRecords(SQLDialect):
     """Mixed into an SQL storage backend; uses its ``_read`` / ``_write`` transactions. Portable SQL only."""
 
     def _table(self, kind: type) -> tuple[str, tuple[str, ...]]:

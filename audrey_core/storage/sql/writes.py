@@ -16,35 +16,20 @@ from ...rules.ownership import Tenant
 from ...timeutil import to_iso
 from ..base import MUTABLE_MEMORY_FIELDS
 from ..sqlite.connection import placeholders
+from .dialect import SQLDialect
 from .filters import decode_scope, encode_scope
 from .migrations import FTS_TABLE
 from .rows import COLUMNS, TABLES, encode_value, memory_to_row
 
 
-class SQLWrites:
+class SQLWrites(SQLDialect):
     """Mixed into an SQL storage backend; uses its ``_write`` transaction."""
-
-    vector_error: str | None
-    vector_table: str
-
-    def _next_rowids(self, db: Any, table: str, count: int) -> list[int]:
-        """``count`` fresh row ids for ``table`` (here max + 1 onwards: right when writers are serialised)."""
-        first = int(db.execute(f"SELECT COALESCE(MAX(rowid), 0) + 1 FROM {table}").fetchone()[0])
-        return list(range(first, first + count))
 
     def _write_text(self, db: Any, memories: Sequence[Memory]) -> None:
         """Full-text rows for new memories (the whole text, however many vector chunks it has)."""
         rows = list(zip(self._next_rowids(db, "memory_text_rows", len(memories)), memories))
         db.executemany("INSERT INTO memory_text_rows (rowid, memory_id) VALUES (?, ?)", [(r, m.id) for r, m in rows])
         self._index_text(db, rows)
-
-    def _index_text(self, db: Any, rows: Sequence[tuple[int, Memory]]) -> None:
-        """Add (text row id, memory) pairs to the backend's full-text index."""
-        raise NotImplementedError
-
-    def _embedding_param(self, vector: np.ndarray) -> Any:
-        """One float32 vector as the backend's driver takes it for the embedding column."""
-        raise NotImplementedError
 
     def _insert_vector_rows(self, db: Any, table: str, rows: Sequence[tuple[int, Memory]], matrix: np.ndarray) -> None:
         """Vector rows (row id, memory), row i's vector being ``matrix[i]``, with the columns recall filters on."""

@@ -13,7 +13,6 @@ from ..sql.filters import decode_scope, scope_tokens
 from ..sql.rows import TABLES
 
 BATCH = 10_000
-VECTOR_BATCH = 20_000
 
 
 class SQLiteSearchLog:
