@@ -12,6 +12,7 @@ from datetime import datetime
 from ..ids import deterministic_id
 from ..models import CausalLink, Episode
 
+
 def causal_pairs(episodes: Sequence[Episode]) -> dict[tuple[str | None, str | None], list[Episode]]:
     """Episodes grouped by their (trigger, consequence), for those that recorded either."""
     pairs: dict[tuple[str | None, str | None], list[Episode]] = {}
