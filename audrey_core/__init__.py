@@ -31,6 +31,7 @@ from .errors import (
 )
 from .models import (
     CausalLink,
+    ConfidenceBreakdown,
     ConsolidationRun,
     Contradiction,
     Counterclaim,
@@ -47,7 +48,6 @@ from .providers.embedding import Embedder
 from .providers.llm import LLM
 from .providers.local import SentenceTransformerEmbedder
 from .providers.openai_compatible import OpenAICompatibleLLM, OpenAIEmbedder
-from .rules.confidence import ConfidenceBreakdown
 
 __version__ = "0.1.0"
 

@@ -6,7 +6,17 @@ from dataclasses import asdict, dataclass, field, is_dataclass
 from datetime import datetime
 from typing import Any
 
-from .rules.confidence import ConfidenceBreakdown
+
+@dataclass(frozen=True, slots=True)
+class ConfidenceBreakdown:
+    """The parts of a confidence value, so callers can see why a memory scored as it did."""
+
+    source: float
+    evidence: float
+    recency: float
+    retrieval: float
+    value: float
+    capped: bool
 
 
 @dataclass(kw_only=True)

@@ -24,17 +24,12 @@ def modules(package: str) -> dict[str, Path]:
 
 
 def imports(name: str, path: Path) -> list[tuple[str, int]]:
-    """Absolute names of every module ``name`` imports (outside ``if TYPE_CHECKING:``), with their lines."""
+    """Absolute names of every module ``name`` imports (type-only imports too: a cycle of types still ties two
+    modules' designs together), with their lines."""
     tree = ast.parse(path.read_text(encoding="utf-8"))
     package = name.split(".") if path.name == "__init__.py" else name.split(".")[:-1]
-    skipped = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
-            skipped |= {id(child) for child in ast.walk(node)}
     found = []
     for node in ast.walk(tree):
-        if id(node) in skipped:
-            continue
         if isinstance(node, ast.Import):
             found += [(alias.name, node.lineno) for alias in node.names]
         elif isinstance(node, ast.ImportFrom):

@@ -10,30 +10,13 @@ per memory type (stretched by salience), and Ret a retrieval-reinforcement term.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from datetime import datetime
 
 from ..config import ConfidenceConfig
+from ..models import ConfidenceBreakdown, Memory
 from ..timeutil import days_between
 
-if TYPE_CHECKING:
-    from datetime import datetime
-
-    from ..models import Memory
-
 LN2 = math.log(2.0)
-
-
-@dataclass(frozen=True, slots=True)
-class ConfidenceBreakdown:
-    """The parts of a confidence value, so callers can see why a memory scored as it did."""
-
-    source: float
-    evidence: float
-    recency: float
-    retrieval: float
-    value: float
-    capped: bool
 
 
 def evidence_agreement(supporting: int, contradicting: int) -> float:
