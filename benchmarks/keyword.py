@@ -29,7 +29,7 @@ from audrey_core.rules.keywords import query_terms
 from audrey_core.storage import VectorFilter
 
 from .locomo import load
-from .speed import RandomEmbedder
+from .synthetic import RandomEmbedder
 from .timing import timings_ms
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "locomo_dev.json"

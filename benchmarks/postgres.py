@@ -36,7 +36,7 @@ from audrey_core.storage import VectorFilter
 from audrey_core.storage.postgres.connection import DEFAULT_EF_SEARCH
 from audrey_core.storage.postgres.store import PostgresStorage
 
-from .speed import DIMENSIONS, RandomEmbedder, populate, sentence
+from .synthetic import DIMENSIONS, RandomEmbedder, populate, sentence
 from .timing import percentile, timings_ms
 
 TOP = 10  # recall@10 against the exact top 10

@@ -19,7 +19,7 @@ import numpy as np
 
 from audrey_core import Audrey
 
-from .speed import RandomEmbedder, sentence
+from .synthetic import RandomEmbedder, sentence
 from .timing import percentile, timings_ms
 
 SMALL = ("user", "small-7")
