@@ -1,6 +1,6 @@
 """PostgreSQL connections: a psycopg 3 pool, pgvector's adapter, and the shared SQL's ``?`` placeholders.
 
-The portable SQL that :mod:`sql_reads`, :mod:`sql_writes`, :mod:`sql_records` and :mod:`sql_maintenance` share is
+The portable SQL of :mod:`..sql` (reads, writes, records, maintenance) is
 written with ``?`` placeholders (SQLite's style); :class:`Session` turns them into psycopg's ``%s``. That SQL never
 holds a literal ``?`` or ``%``: values always travel as parameters.
 """

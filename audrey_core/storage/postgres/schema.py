@@ -1,6 +1,6 @@
 """PostgreSQL schema and migrations: versioned, recorded in ``schema_migrations``, each in one transaction.
 
-The memory tables are SQLite's (same names, columns and meaning; see :mod:`migrations`), with types mapped:
+The memory tables are SQLite's (same names, columns and meaning; see :mod:`..sql.migrations`), with types mapped:
 REAL -> DOUBLE PRECISION (SQLite's REAL is 8 bytes), TEXT -> TEXT COLLATE "C" (scopes and timestamps compare
 byte by byte, whatever the database's locale). What differs lives here: the full-text table (a ``tsvector`` with a GIN
 index), vector tables (pgvector ``vector(d)`` with an HNSW index for cosine distance), and sequences for row ids

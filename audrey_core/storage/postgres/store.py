@@ -1,14 +1,14 @@
 """The PostgreSQL + pgvector backend: one memory shared by many processes and machines.
 
 ``Audrey(path="postgresql://user:pass@host/db")`` opens it. Same tables, columns and behaviour as the SQLite store
-(the SQL they share lives in ``sql_*.py``); what differs:
+(the SQL they share lives in ``storage/sql/``); what differs:
 
 * vectors live in a table with a pgvector ``vector(d)`` column, an HNSW index for cosine distance and btrees on
   (agent, scope) and (agent, memory type, scope): the planner searches a small scope (or the few principles) exactly
   through their own rows and a large one through HNSW, with pgvector's iterative scan so filters never starve the
   top k;
 * keyword search is PostgreSQL full text (``tsvector`` with a GIN index, English stemming, ``ts_rank``), ranking
-  candidates from the rarest terms first (``postgres_keywords.py``);
+  candidates from the rarest terms first (``postgres/keywords.py``);
 * row ids come from sequences, and every write is a transaction on a pooled connection, so many writers work at
   once; consolidation takes an advisory lock per agent (a run covers the agent's scopes) for its whole run.
 """
@@ -54,7 +54,7 @@ class PostgresStorage(PostgresKeywords, SQLMaintenance, SQLReads, SQLWrites, SQL
         self._error: type[BaseException] = psycopg.Error
         self._local = threading.local()  # .session: the thread's open transaction (nested use joins it)
         self._closed = False
-        self._term_counts = TermCounts()  # steers which keyword terms lead (postgres_keywords.py)
+        self._term_counts = TermCounts()  # steers which keyword terms lead (postgres/keywords.py)
         try:
             with psycopg.connect(url, autocommit=True) as connection:
                 migrate(connection)

@@ -27,7 +27,7 @@ class Migration:
 
 
 def initial_statements() -> list[str]:
-    """Migration 1's tables, in SQL every backend accepts once its types are mapped (see postgres_schema)."""
+    """Migration 1's tables, in SQL every backend accepts once its types are mapped (see postgres/schema.py)."""
     common = """
         agent TEXT NOT NULL,
         scope TEXT NOT NULL DEFAULT '',

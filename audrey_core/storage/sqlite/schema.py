@@ -21,13 +21,13 @@ from ..sql.migrations import (
 
 
 def _initial_schema(connection: Any, dimensions: int) -> None:
-    # Memory tables follow seed 002; vectors live in one vec0 table (see sqlite.py for why).
+    # Memory tables follow seed 002; vectors live in one vec0 table (see sqlite/store.py for why).
     for statement in initial_statements():
         connection.execute(statement)
 
 
 def _scoped_full_text(connection: Any, dimensions: int) -> None:
-    # The full-text index gains a column of scope words (see sql_filters.scope_tokens): a scoped keyword search
+    # The full-text index gains a column of scope words (see sql/filters.scope_tokens): a scoped keyword search
     # intersects with its scope's short list, so a large tenant's matches cost a small tenant nothing. FTS5 tables
     # cannot gain columns, so the index is rebuilt.
     from ..sql.filters import decode_scope, scope_tokens
