@@ -87,15 +87,19 @@ def list_memories(ctx: StageContext, limit: Any, offset: Any, arguments: dict[st
 
 def iter_memories(ctx: StageContext, arguments: dict[str, Any], page: int = 1000) -> Iterator[Memory]:
     """Every memory of the instance matching recall's filters, oldest first (what is stored meanwhile comes last),
-    read ``page`` at a time."""
+    read ``page`` at a time. The arguments are checked now, not at the first ``next()``."""
     checked = options(ctx, page, arguments, LISTING_FILTERS | {"types", "include_dormant"}, "options")
-    offset = 0
-    while True:
-        batch = ctx.storage.list_memories(checked.where, page, offset, newest_first=False)
-        yield from batch
-        if len(batch) < page:
-            return
-        offset += page
+
+    def pages() -> Iterator[Memory]:
+        offset = 0
+        while True:
+            batch = ctx.storage.list_memories(checked.where, page, offset, newest_first=False)
+            yield from batch
+            if len(batch) < page:
+                return
+            offset += page
+
+    return pages()
 
 
 def _stream(

@@ -1,5 +1,7 @@
 """The conversation helpers both adapters share, and the whole-store calls that replaced "list a million"."""
 
+import pytest
+
 from audrey_core import SOURCES, STATES, Audrey
 from audrey_core.conversation import item_from_metadata, placed_fields, render_memories, source_for_role, with_fields
 from audrey_core.testing import DeterministicEmbedder
@@ -54,3 +56,13 @@ def test_iter_memories_and_forget_all_reach_every_state_within_the_instance(tmp_
         bob = list(root.iter_memories(scope_prefix=("user", "bob")))
         assert len(bob) == 1203 and bob[0].content == "bob note 0"  # oldest first, across pages
         assert len(root.forget_all(scope=("user", "bob"))) == 1203 and root.introspect().total == 0
+
+
+def test_iter_memories_checks_its_filters_when_called(tmp_path):
+    from audrey_core import InvalidInputError
+
+    with Audrey(tmp_path / "i.db", embedder=DeterministicEmbedder(), config=SYNC) as brain:
+        with pytest.raises(InvalidInputError, match="unknown options"):
+            brain.iter_memories(colour="red")  # before any iteration
+        with pytest.raises(InvalidInputError):
+            brain.forget_all(scope="not-a-tuple")
