@@ -117,9 +117,11 @@ def reinforce(ctx: StageContext, claim: Memory, episode: Episode, similarity: fl
     if lineage[claim.id] & lineage[episode.id]:
         return "self-citation"
     with ctx.storage.transaction():  # read-modify-write under a lock: another process may reinforce it too
-        current, _ = add_evidence(ctx, claim.id, [episode.id])
+        current, added = add_evidence(ctx, claim.id, [episode.id])
     if current is None:
         return "nothing"  # forgotten meanwhile
+    if not added:
+        return "reinforced"  # counted already (validated twice): nothing new to announce
     ctx.emit(
         "reinforcement", {"kind": "evidence", "memory_id": claim.id, "episode_id": episode.id, "similarity": similarity}
     )
