@@ -95,3 +95,15 @@ def test_no_module_outgrows_its_purpose():
         if (lines := len(path.read_text(encoding="utf-8").splitlines())) > MAX_LINES
     ]
     assert not long, f"split these (over {MAX_LINES} lines):\n" + "\n".join(long)
+
+
+def test_importing_the_core_loads_no_model_index_engine_or_framework():
+    """Nothing happens at import: the model, the index engines and any framework load when first used."""
+    import subprocess
+    import sys
+
+    heavy = ("torch", "sentence_transformers", "openai", "tantivy", "usearch", "langchain_core", "llama_index", "mcp")
+    probe = f"import sys, audrey_core; print([m for m in {heavy!r} if m in sys.modules])"
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120, cwd=ROOT)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[]"

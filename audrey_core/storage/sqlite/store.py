@@ -37,7 +37,6 @@ try:
     import fcntl
 except ImportError:  # Windows: consolidation is serialised within a process only
     fcntl = None  # type: ignore[assignment]
-from ...index.threads import exiting, prefetch
 from ...models import Memory
 from ..base import Storage
 from ..maintenance import Maintenance
@@ -125,6 +124,8 @@ class SQLiteStorage(
         a cold database put the first recalls' p95 at 15 ms against 5 ms warm: candidate rows are read at random)."""
         if self._in_memory() or os.path.getsize(self.path) < WARM_FROM_BYTES:
             return
+        from ...index.threads import exiting, prefetch  # here: importing index/ loads tantivy and usearch
+
         files = self.keyword_index.files() if self.keyword_index is not None else []
         prefetch([*files, Path(self.path)], lambda: self._closed or exiting())
 
