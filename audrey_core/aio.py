@@ -53,9 +53,9 @@ def stream_twin(method: Callable[Concatenate[S, P], Iterator[T]]) -> Callable[Co
     return run
 
 
-def collected(stream: Callable[P, Iterator[T]], doc: str) -> Callable[P, list[T]]:
-    """A method returning the list of what ``stream`` yields, with ``stream``'s signature (one signature, two
-    methods: ``recall`` and ``recall_stream``)."""
+def collected(stream: Callable[P, Iterator[T]], summary: str) -> Callable[P, list[T]]:
+    """A method returning the list of what ``stream`` yields, with ``stream``'s signature and documentation (its
+    first paragraph replaced by ``summary``): one signature, two methods, as ``recall`` and ``recall_stream``."""
 
     @functools.wraps(stream)
     def collect(*args: P.args, **kwargs: P.kwargs) -> list[T]:
@@ -63,7 +63,8 @@ def collected(stream: Callable[P, Iterator[T]], doc: str) -> Callable[P, list[T]
 
     name = stream.__name__.removesuffix("_stream")
     collect.__name__ = collect.__qualname__ = name
-    collect.__doc__ = doc
+    rest = (stream.__doc__ or "").partition("\n\n")[2]
+    collect.__doc__ = f"{summary}\n\n{rest}" if rest else summary
     collect.__signature__ = _returning(stream, "list[")  # type: ignore[attr-defined]
     return collect
 

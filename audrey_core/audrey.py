@@ -222,10 +222,8 @@ class Audrey:
         self._check_open()
         return recall_stage.recall(self._context, query, checked, query_vector)
 
-    recall = collected(  # the same arguments and documentation, as a list
-        recall_stream,
-        "Memories relevant to ``query``, best first by relevance x confidence, as a list (:meth:`recall_stream` yields "
-        "them one at a time).\n\n" + (recall_stream.__doc__ or "").split("\n\n", 1)[1],
+    recall = collected(
+        recall_stream, "Memories relevant to ``query``, best first by relevance x confidence, as a list."
     )
 
     def recall_by_vector(
