@@ -41,15 +41,15 @@ def prefetch(paths: list[Path], stop: Callable[[], bool]) -> threading.Thread:
 
 
 def _read_through(path: Path, stop: Callable[[], bool], chunk: int = 1 << 24) -> None:
+    offset = 0
     with open(path, "rb", buffering=0) as handle:
         try:
             with open(os.devnull, "wb", buffering=0) as sink:
-                offset = 0
                 while not stop() and (sent := os.sendfile(sink.fileno(), handle.fileno(), offset, chunk)):
                     offset += sent
                 return
-        except (AttributeError, OSError):  # no sendfile here (or not to this sink): read instead
-            handle.seek(0)
+        except (AttributeError, OSError):  # no sendfile here (or not to this sink): read the rest instead
+            handle.seek(offset)
         buffer = bytearray(1 << 20)
         while not stop() and handle.readinto(buffer):
             pass

@@ -31,10 +31,11 @@ from .context import StageContext
 from .recall_candidates import fuse_hits, rank_by_vector, with_chunks
 from .recall_results import counterclaims, provenance, reinforce_retrieved, to_result
 
-RECALL_ARGUMENTS = frozenset(
-    {"min_confidence", "types", "tags", "sources", "include_dormant", "include_provenance", *RECALL_FILTERS}
+RECALL_ARGUMENTS = (
+    frozenset({"min_confidence", "types", "tags", "sources", "include_dormant", "include_provenance", "token_budget"})
+    | RECALL_FILTERS
 )
-LISTING_FILTERS = RECALL_FILTERS | {"tags", "sources"}
+LISTING_ARGUMENTS = RECALL_FILTERS | {"tags", "sources", "types", "include_dormant"}  # no query: no budget, no floor
 
 
 def options(
@@ -44,12 +45,12 @@ def options(
     allowed: frozenset[str] = RECALL_ARGUMENTS,
     what: str = "recall options",
 ) -> RecallOptions:
-    """Recall's arguments checked into options, every scope inside the instance's (``token_budget`` included)."""
-    arguments = dict(arguments)
-    budget = check_budget(arguments.pop("token_budget", None))
+    """Recall's arguments checked into options, every scope inside the instance's (``token_budget`` where allowed)."""
     unknown = set(arguments) - allowed
     if unknown:
         raise InvalidInputError(f"unknown {what} {sorted(unknown)}; filters are {sorted(RECALL_FILTERS)}")
+    arguments = dict(arguments)
+    budget = check_budget(arguments.pop("token_budget", None))
     checked = check_options(agent=ctx.agent, limit=limit, **within_tenant(ctx.tenant, arguments))
     return replace(checked, token_budget=budget)
 
@@ -81,14 +82,14 @@ def list_memories(ctx: StageContext, limit: Any, offset: Any, arguments: dict[st
     if isinstance(offset, bool) or not isinstance(offset, int) or offset < 0:
         raise InvalidInputError(f"offset must be a non-negative int, got {offset!r}")
     check_int("offset", offset)
-    checked = options(ctx, limit, arguments, LISTING_FILTERS | {"types", "include_dormant"}, "options")
+    checked = options(ctx, limit, arguments, LISTING_ARGUMENTS, "options")
     return ctx.storage.list_memories(checked.where, checked.limit, offset)
 
 
 def iter_memories(ctx: StageContext, arguments: dict[str, Any], page: int = 1000) -> Iterator[Memory]:
     """Every memory of the instance matching recall's filters, oldest first (what is stored meanwhile comes last),
     read ``page`` at a time. The arguments are checked now, not at the first ``next()``."""
-    checked = options(ctx, page, arguments, LISTING_FILTERS | {"types", "include_dormant"}, "options")
+    checked = options(ctx, page, arguments, LISTING_ARGUMENTS, "options")
 
     def pages() -> Iterator[Memory]:
         offset = 0

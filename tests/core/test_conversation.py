@@ -66,3 +66,15 @@ def test_iter_memories_checks_its_filters_when_called(tmp_path):
             brain.iter_memories(colour="red")  # before any iteration
         with pytest.raises(InvalidInputError):
             brain.forget_all(scope="not-a-tuple")
+
+
+def test_listing_refuses_recall_only_options(tmp_path):
+    """A token budget belongs to recall: listing never silently ignores it."""
+    from audrey_core import InvalidInputError
+
+    with Audrey(tmp_path / "l.db", embedder=DeterministicEmbedder(), config=SYNC) as brain:
+        brain.encode("a note")
+        for call in (lambda: brain.list_memories(token_budget=5), lambda: brain.iter_memories(token_budget=5)):
+            with pytest.raises(InvalidInputError, match="unknown options"):
+                call()
+        assert len(brain.recall("note", token_budget=50)) == 1
