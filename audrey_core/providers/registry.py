@@ -10,7 +10,8 @@ Third-party embedders and LLMs register through entry points, so any installed o
     [project.entry-points."audrey.llms"]
     "mycorp-chat" = "mycorp_audrey:make_llm"            # called as make_llm(model_name, base_url)
 
-An exact name wins over a prefix, a longer prefix over a shorter one; built-in names cannot be taken over."""
+An exact name wins over a prefix, a longer prefix over a shorter one; the test embedder's and OpenAI's names are
+resolved before any entry point, so no plugin takes them over (any other name, the local models' included, may be)."""
 
 from __future__ import annotations
 
