@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 
 from audrey_core import Audrey
-from audrey_core.index.vector import PENDING_MAX
+from audrey_core.config import PENDING_MAX
 from audrey_core.rules.arguments import request_from_item
 from audrey_core.rules.recall_options import check_options
 from audrey_core.stages.encode import encode_episodes
@@ -95,18 +95,22 @@ def populate(brain: Audrey, texts: list[str], vectors: np.ndarray, batch: int = 
     return len(texts) / (time.perf_counter() - start), ids
 
 
-def encode_rate(folder: Path, size: int, burst: int = 5000, sustained: int = 20000) -> dict:
-    """encode_batch with supplied vectors into a store of ``size``: per second until encode returns, and until
-    background validation has caught up; for a burst of ``burst`` memories and, once the graph has taken them in,
-    for a longer run of ``sustained`` (where the graph's inserts can no longer wait for a pause)."""
-    texts, vectors = memories(size + burst + sustained)
+def encode_rate(folder: Path, size: int, burst: int = 5000, sustained: int = 20000, statements: int = 10000) -> dict:
+    """encode_batch with supplied vectors into a store of ``size``: per second until encode returns, until
+    background validation has caught up, and until the graph has taken in every new row (rows wait beside it,
+    searched exactly, until then); for a burst of ``burst`` memories and, once the graph has taken them in, for a
+    longer run of ``sustained``; then ``statements`` short one-statement texts (with the corpus's vectors), which
+    validation compares with their nearest memories of every type (a graph search or two each), where a
+    conversation turn is compared with principles only."""
+    texts, vectors = memories(size + burst + sustained + statements)
+    texts = texts[: size + burst + sustained] + [f"Order {i} shipped on day {i % 97}." for i in range(statements)]
     path = folder / f"encode-{size}.db"
     row: dict = {"memories": size}
     with Audrey(path, embedder=CorpusEmbedder()) as brain:
         populate(brain, texts[:size], vectors[:size])
         brain.recall_by_vector(vectors[0], limit=1)  # indexes caught up before the timing
         first = size
-        for name, count in (("", burst), ("sustained_", sustained)):
+        for name, count in (("", burst), ("sustained_", sustained), ("statements_", statements)):
             index = brain.storage.vector_index
             # The previous run's rows in the graph first (fewer than PENDING_MAX never start an insert: they wait,
             # searched exactly, so waiting for none of them could wait for ever).
@@ -118,7 +122,12 @@ def encode_rate(folder: Path, size: int, burst: int = 5000, sustained: int = 200
             returned = time.perf_counter() - start
             brain.wait_for_idle()
             validated = time.perf_counter() - start
+            waiting = len(index.waiting) if index is not None else 0
+            while index is not None and len(index.waiting):  # the graph takes the rest once validation is done
+                time.sleep(0.01)
+            indexed = time.perf_counter() - start
             row.update({f"{name}encode_per_s": count / returned, f"{name}validated_per_s": count / validated})
+            row.update({f"{name}waiting_when_validated": waiting, f"{name}indexed_per_s": count / indexed})
             first += count
     return row
 

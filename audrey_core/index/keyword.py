@@ -24,6 +24,7 @@ from typing import Any, Protocol
 from ..config import KEYWORD_PRUNE_AFTER, KEYWORD_REBUILD_AFTER, MEMORY_TYPES, WRITER_HEAP
 from ..rules.keywords import informative_terms
 from .folder import IndexFolder
+from .once import CatchesUpOnce, CatchUpOnce
 
 try:
     import tantivy
@@ -84,7 +85,7 @@ def _idf_boost(matching: int, total: int) -> float:
     return max(1e-6, math.log(odds)) / math.log1p(odds)
 
 
-class KeywordIndex:
+class KeywordIndex(CatchesUpOnce):
     """One store's keyword index, in ``folder`` (None: in memory). Thread-safe; any number of processes may share a
     folder: one writes at a time, the others reload what it committed."""
 
@@ -99,10 +100,11 @@ class KeywordIndex:
         self._index: Any = None
         self._generation: str | None = None
         self.applied = -1
+        self._once = CatchUpOnce()
 
     # -- freshness ----------------------------------------------------------------------------------------------
 
-    def ensure_fresh(self) -> None:
+    def _ensure_fresh(self) -> None:
         """Apply every logged change not in the index yet (rebuilding it when the log no longer reaches back)."""
         with self._lock:
             head = self.source.search_log_head()

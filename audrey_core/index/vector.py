@@ -43,6 +43,7 @@ from ..config import (
     VECTOR_REBUILD_AFTER,
 )
 from .folder import IndexFolder
+from .once import CatchesUpOnce, CatchUpOnce
 from .threads import background, exiting, prefetch
 from .vector_graph import expansion_add_for, expansion_for, graph_options
 from .vector_rows import RowVectors, WaitingRows
@@ -72,7 +73,7 @@ class VectorSource(Protocol):
     def prune_vector_log(self, upto: int) -> None: ...
 
 
-class VectorIndex:
+class VectorIndex(CatchesUpOnce):
     """One store's vector index, snapshots in ``folder`` (None: in memory only). Thread-safe; any number of
     processes may share a folder: each holds its own graph, one writes a snapshot at a time."""
 
@@ -83,6 +84,7 @@ class VectorIndex:
         self.source = source
         self.dimensions = int(dimensions)
         self.lock = threading.RLock()
+        self._once = CatchUpOnce()
         self.graph: Any = None
         self.identity: dict[str, Any] = {}
         self.applied = -1
@@ -106,8 +108,10 @@ class VectorIndex:
     # -- freshness ----------------------------------------------------------------------------------------------
 
     def ensure_fresh(self) -> None:
-        """Apply every logged change not in the graph yet (loading the snapshot or rebuilding when needed)."""
-        self._used = time.monotonic()
+        self._used = time.monotonic()  # a caller needs the graph: background inserts give way
+        super().ensure_fresh()
+
+    def _ensure_fresh(self) -> None:
         with self.lock:
             identity = self.source.vector_identity()
             head = self.source.vector_log_head()

@@ -44,18 +44,21 @@ def neighbours(ctx: StageContext, episode: Episode, vector: np.ndarray) -> list[
 
 
 def validate_episodes(ctx: StageContext, episode_ids: Sequence[str]) -> None:
-    """Validate each episode in turn; one failure is reported and does not stop the others."""
-    episodes = ctx.storage.get_memories(episode_ids)
-    vectors = ctx.storage.get_vectors(list(episodes))
-    for episode_id in episode_ids:
-        episode = episodes.get(episode_id)
-        if not isinstance(episode, Episode) or episode_id not in vectors:
-            continue
-        try:
-            validate_episode(ctx, episode, vectors[episode_id])
-        except Exception as exc:
-            log.exception("validation of episode %s failed", episode_id)
-            ctx.emit("error", {"event": "validation", "episode_id": episode_id, "error": exc})
+    """Validate each episode in turn; one failure is reported and does not stop the others. The search indexes are
+    caught up once for the batch (they hold every episode of it): an episode encoded while it runs is validated
+    later, against these."""
+    with ctx.storage.searches_caught_up_once():
+        episodes = ctx.storage.get_memories(episode_ids)
+        vectors = ctx.storage.get_vectors(list(episodes))
+        for episode_id in episode_ids:
+            episode = episodes.get(episode_id)
+            if not isinstance(episode, Episode) or episode_id not in vectors:
+                continue
+            try:
+                validate_episode(ctx, episode, vectors[episode_id])
+            except Exception as exc:
+                log.exception("validation of episode %s failed", episode_id)
+                ctx.emit("error", {"event": "validation", "episode_id": episode_id, "error": exc})
 
 
 def validate_episode(ctx: StageContext, episode: Episode, vector: np.ndarray) -> str:

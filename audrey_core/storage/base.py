@@ -5,7 +5,7 @@ from __future__ import annotations
 import threading
 from abc import ABC, abstractmethod
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from contextlib import AbstractContextManager
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -232,6 +232,12 @@ class Storage(ABC):
     def search_indexes(self) -> list[dict[str, Any]]:
         """The derived search indexes beside the database: engine, documents, last change applied, lag, bytes."""
         return []
+
+    def searches_caught_up_once(self) -> AbstractContextManager[None]:
+        """Searches this thread makes inside it find the derived indexes caught up once, at the first of them,
+        rather than before each: for a batch of searches (validation's) that need not see what is committed while
+        it runs. Without derived indexes, nothing changes."""
+        return nullcontext()
 
     def vector_search_error(self) -> str | None:
         """Why vector search is unavailable (sqlite-vec could not be loaded), or None when it works."""

@@ -23,7 +23,7 @@ import os
 import threading
 import warnings
 from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -199,6 +199,14 @@ class SQLiteStorage(
     def held_by_this_thread(self) -> bool:
         """True while the calling thread is inside a read or write of this store (e.g. a transaction)."""
         return self._holder == threading.get_ident()
+
+    @contextmanager
+    def searches_caught_up_once(self) -> Iterator[None]:
+        with ExitStack() as scopes:
+            for index in (self.keyword_index, self.vector_index):
+                if index is not None:
+                    scopes.enter_context(index.caught_up_once())
+            yield
 
     def overlap_searches(self) -> bool:
         # Through both indexes the two searches take ~0.5 ms each, mostly holding the GIL: a second thread only
