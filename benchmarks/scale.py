@@ -95,13 +95,20 @@ def populate(brain: Audrey, texts: list[str], vectors: np.ndarray, batch: int = 
     return len(texts) / (time.perf_counter() - start), ids
 
 
+def graph_settled(index) -> None:
+    """Wait until the graph has taken the rows waiting beside it, all but fewer than PENDING_MAX (so few never start
+    an insert: they wait, searched exactly, for more, so waiting for none of them could wait for ever)."""
+    while index is not None and len(index.waiting) >= PENDING_MAX:
+        time.sleep(0.01)
+
+
 def encode_rate(folder: Path, size: int, burst: int = 5000, sustained: int = 20000, statements: int = 10000) -> dict:
     """encode_batch with supplied vectors into a store of ``size``: per second until encode returns, until
-    background validation has caught up, and until the graph has taken in every new row (rows wait beside it,
-    searched exactly, until then); for a burst of ``burst`` memories and, once the graph has taken them in, for a
-    longer run of ``sustained``; then ``statements`` short one-statement texts (with the corpus's vectors), which
-    validation compares with their nearest memories of every type (a graph search or two each), where a
-    conversation turn is compared with principles only."""
+    background validation has caught up, and until the graph has taken in the new rows (:func:`graph_settled`;
+    rows wait beside it, searched exactly, until then). For a burst of ``burst`` memories; once the graph has taken
+    them in, for a longer run of ``sustained``; then for ``statements`` short one-statement texts (with the corpus's
+    vectors), which validation compares with their nearest memories of every type (a graph search or two each),
+    where a conversation turn is compared with principles only."""
     texts, vectors = memories(size + burst + sustained + statements)
     texts = texts[: size + burst + sustained] + [f"Order {i} shipped on day {i % 97}." for i in range(statements)]
     path = folder / f"encode-{size}.db"
@@ -110,12 +117,9 @@ def encode_rate(folder: Path, size: int, burst: int = 5000, sustained: int = 200
         populate(brain, texts[:size], vectors[:size])
         brain.recall_by_vector(vectors[0], limit=1)  # indexes caught up before the timing
         first = size
+        index = brain.storage.vector_index
         for name, count in (("", burst), ("sustained_", sustained), ("statements_", statements)):
-            index = brain.storage.vector_index
-            # The previous run's rows in the graph first (fewer than PENDING_MAX never start an insert: they wait,
-            # searched exactly, so waiting for none of them could wait for ever).
-            while index is not None and len(index.waiting) >= PENDING_MAX:
-                time.sleep(0.1)
+            graph_settled(index)  # the previous run's rows in the graph first
             start = time.perf_counter()
             for at in range(first, first + count, 500):
                 brain.encode_batch(texts[at : at + 500], vectors=vectors[at : at + 500])
@@ -123,8 +127,7 @@ def encode_rate(folder: Path, size: int, burst: int = 5000, sustained: int = 200
             brain.wait_for_idle()
             validated = time.perf_counter() - start
             waiting = len(index.waiting) if index is not None else 0
-            while index is not None and len(index.waiting):  # the graph takes the rest once validation is done
-                time.sleep(0.01)
+            graph_settled(index)
             indexed = time.perf_counter() - start
             row.update({f"{name}encode_per_s": count / returned, f"{name}validated_per_s": count / validated})
             row.update({f"{name}waiting_when_validated": waiting, f"{name}indexed_per_s": count / indexed})

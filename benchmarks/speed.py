@@ -79,8 +79,8 @@ def main(argv: list[str] | None = None) -> dict:
     for row in encodes:
         print(f"{row['embedder']:<20}{row['single_per_s']:>10.0f}{row['batch_per_s']:>10.0f}")
     print(f"\nencode_batch with supplied vectors into {supplied['memories']:,} memories (per second: until encode")
-    print("returned / until background validation was done / until the graph had taken every new row; rows waiting")
-    print("beside the graph when validation was done)")
+    print("returned / until background validation was done / until the graph had taken the new rows, all but fewer")
+    print("than 512; rows waiting beside the graph when validation was done)")
     for name, label in (("", "a burst of 5,000"), ("sustained_", "20,000 more"), ("statements_", "10,000 statements")):
         print(
             f"  {label:<18}{supplied[name + 'encode_per_s']:>8.0f}{supplied[name + 'validated_per_s']:>8.0f}"

@@ -24,7 +24,7 @@ from typing import Any, Protocol
 from ..config import KEYWORD_PRUNE_AFTER, KEYWORD_REBUILD_AFTER, MEMORY_TYPES, WRITER_HEAP
 from ..rules.keywords import informative_terms
 from .folder import IndexFolder
-from .once import CatchesUpOnce, CatchUpOnce
+from .once import CatchesUpOnce
 
 try:
     import tantivy
@@ -100,7 +100,7 @@ class KeywordIndex(CatchesUpOnce):
         self._index: Any = None
         self._generation: str | None = None
         self.applied = -1
-        self._once = CatchUpOnce()
+        self._scopes = threading.local()  # see CatchesUpOnce
 
     # -- freshness ----------------------------------------------------------------------------------------------
 

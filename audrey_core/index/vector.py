@@ -43,7 +43,7 @@ from ..config import (
     VECTOR_REBUILD_AFTER,
 )
 from .folder import IndexFolder
-from .once import CatchesUpOnce, CatchUpOnce
+from .once import CatchesUpOnce
 from .threads import background, exiting, prefetch
 from .vector_graph import expansion_add_for, expansion_for, graph_options
 from .vector_rows import RowVectors, WaitingRows
@@ -84,7 +84,7 @@ class VectorIndex(CatchesUpOnce):
         self.source = source
         self.dimensions = int(dimensions)
         self.lock = threading.RLock()
-        self._once = CatchUpOnce()
+        self._scopes = threading.local()  # see CatchesUpOnce
         self.graph: Any = None
         self.identity: dict[str, Any] = {}
         self.applied = -1

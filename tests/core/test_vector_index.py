@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import threading
 import time
 from collections import Counter
 from datetime import timedelta
@@ -410,3 +411,24 @@ def test_a_store_read_ahead_on_open_recalls_and_closes_while_reading(tmp_path, m
         if thread.name == "audrey-prefetch":
             thread.join(timeout=5)
             assert not thread.is_alive()
+
+
+def test_searches_caught_up_once_read_the_log_once_on_this_thread_only(tmp_path, graph_always):
+    """Validation's batch scope: a thread's first search catches both indexes up, the rest of the scope does not look
+    again; other threads, and the same thread afterwards, catch up as always."""
+
+    def keyword_ids(brain: Audrey) -> list[str]:
+        return [r.id for r in brain.recall("raku smoke", limit=5, mode="keyword")]
+
+    with open_brain(tmp_path / "a.db") as brain, open_brain(tmp_path / "a.db") as other:
+        fill(brain)
+        with brain.storage.searches_caught_up_once():
+            assert nearest(brain, "kiln note", 5) and keyword_ids(brain) == []  # both caught up here
+            late = other.encode("raku smoke note", id="late")
+            assert late not in nearest(brain, "raku smoke note", 5) and late not in keyword_ids(brain)
+            seen: list[str] = []
+            reader = threading.Thread(target=lambda: seen.extend(nearest(brain, "raku smoke note", 5)))
+            reader.start()
+            reader.join()
+            assert late in seen  # another thread catches up as always
+        assert late in nearest(brain, "raku smoke note", 5) and late in keyword_ids(brain)
