@@ -100,7 +100,7 @@ class KeywordIndex(CatchesUpOnce):
         self._index: Any = None
         self._generation: str | None = None
         self.applied = -1
-        self._scopes = threading.local()  # see CatchesUpOnce
+        CatchesUpOnce.__init__(self)
 
     # -- freshness ----------------------------------------------------------------------------------------------
 

@@ -8,13 +8,16 @@ from contextlib import contextmanager
 
 
 class CatchesUpOnce:
-    """Mixed into an index whose ``_ensure_fresh`` catches it up from the change log (its ``__init__`` sets
-    ``_scopes = threading.local()``). Inside :meth:`caught_up_once`, ``ensure_fresh`` reads the log on this thread's
+    """Mixed into an index whose ``_ensure_fresh`` catches it up from the change log (its ``__init__`` calls
+    ``CatchesUpOnce.__init__``). Inside :meth:`caught_up_once`, ``ensure_fresh`` reads the log on this thread's
     first call only. Why: reading the log's head costs a query (~30 us, and the GIL) per search; validation makes two
     or three searches per episode, for batches of hundreds, and need not see rows committed while it runs (an episode
     encoded meanwhile is validated later, against these)."""
 
-    _scopes: threading.local  # per thread: depth (scopes entered), done (caught up in the outermost one)
+    def __init__(self) -> None:
+        self._scopes = threading.local()  # per thread: depth (scopes entered), done (caught up in the outermost one)
+        self._batches = 0  # outermost scopes under way, on every thread
+        self._batches_lock = threading.Lock()
 
     def ensure_fresh(self) -> None:
         """Apply every logged change not in the index yet; inside :meth:`caught_up_once`, on this thread's first
@@ -27,14 +30,23 @@ class CatchesUpOnce:
         if inside:
             scopes.done = True
 
+    def batches_under_way(self) -> bool:
+        """Whether some thread is inside :meth:`caught_up_once` (a validation batch is running)."""
+        return self._batches > 0
+
     @contextmanager
     def caught_up_once(self) -> Iterator[None]:
         scopes = self._scopes
         depth = getattr(scopes, "depth", 0)
         if depth == 0:
             scopes.done = False
+            with self._batches_lock:
+                self._batches += 1
         scopes.depth = depth + 1
         try:
             yield
         finally:
             scopes.depth = depth
+            if depth == 0:
+                with self._batches_lock:
+                    self._batches -= 1

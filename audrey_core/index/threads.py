@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
+import sys
 import threading
 from collections.abc import Callable
 from pathlib import Path
@@ -53,3 +55,13 @@ def _read_through(path: Path, stop: Callable[[], bool], chunk: int = 1 << 24) ->
         buffer = bytearray(1 << 20)
         while not stop() and handle.readinto(buffer):
             pass
+
+
+def lower_priority(niceness: int = 10) -> None:
+    """Let the calling thread (and the threads it starts: usearch's insert workers) run only on the CPU the
+    foreground leaves (Linux: a thread's niceness is its own). Index upkeep can wait; encode and validation should
+    not wait for it on a busy machine."""
+    if not sys.platform.startswith("linux"):  # elsewhere the id may name a process, not this thread
+        return
+    with contextlib.suppress(OSError):  # not allowed: run at the usual priority
+        os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), niceness)

@@ -9,21 +9,19 @@ against 0.45 ms a row at 100k on two cores) and find as many of the true top 10 
 
 How it stays right: the database logs every vector row added or removed (``vector_changes``, by triggers in the
 same transaction). Each process holds a graph, catches it up from the log before it answers, and now and then saves
-a snapshot (written under new names, then named in the state file, so a reader sees a whole one). The log is pruned
-only up to the last snapshot, so a new process maps it (read-only, in milliseconds) and replays the rest; a process
-killed between its commit and any of this loses nothing. Caught-up rows wait beside the graph, searched exactly,
-until a background thread inserts them (into a copy of a mapped graph, made in the background too). Agent, memory
-type and scope of each row are kept beside the graph (as a partition code per row) so the caller can size the
-search to its filter and drop rows of other partitions without asking the database. A missing, damaged or foreign
-snapshot is rebuilt from the database.
+a snapshot in the background (:mod:`.vector_saves`; written under new names, then named in the state file, so a
+reader sees a whole one). The log is pruned only up to the last snapshot, so a new process maps it (read-only, in
+milliseconds) and replays the rest; a process killed between its commit and any of this loses nothing. Caught-up
+rows wait beside the graph, searched exactly, until a background thread inserts them (:mod:`.vector_inserts`; into a
+copy of a mapped graph, made in the background too). Agent, memory type and scope of each row are kept beside the
+graph (as a partition code per row) so the caller can size the search to its filter and drop rows of other
+partitions without asking the database. A missing, damaged or foreign snapshot is rebuilt from the database.
 """
 
 from __future__ import annotations
 
 import logging
-import os
 import threading
-import time
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any, Protocol
@@ -31,23 +29,19 @@ from typing import Any, Protocol
 import numpy as np
 
 from ..config import (
-    COPY_SHARE,
     EXACT_BELOW,
-    INSERT_SLICE,
-    PENDING_BUSY,
-    PENDING_MAX,
     PREFETCH_FROM,
-    QUIET,
     RESCORE_EXTRA,
-    SAVE_AFTER,
     VECTOR_REBUILD_AFTER,
 )
 from .folder import IndexFolder
 from .once import CatchesUpOnce
-from .threads import background, exiting, prefetch
-from .vector_graph import expansion_add_for, expansion_for, graph_options
+from .threads import exiting, prefetch
+from .vector_graph import expansion_for, graph_options
+from .vector_inserts import GraphInserts
 from .vector_rows import RowVectors, WaitingRows
-from .vector_snapshot import Partition, Snapshot, read_snapshot, write_snapshot
+from .vector_saves import SnapshotSaves
+from .vector_snapshot import Partition, read_snapshot
 
 try:
     from usearch.index import Index as HNSW
@@ -73,7 +67,7 @@ class VectorSource(Protocol):
     def prune_vector_log(self, upto: int) -> None: ...
 
 
-class VectorIndex(CatchesUpOnce):
+class VectorIndex(CatchesUpOnce, GraphInserts, SnapshotSaves):
     """One store's vector index, snapshots in ``folder`` (None: in memory only). Thread-safe; any number of
     processes may share a folder: each holds its own graph, one writes a snapshot at a time."""
 
@@ -83,8 +77,10 @@ class VectorIndex(CatchesUpOnce):
         self.folder = IndexFolder(folder)
         self.source = source
         self.dimensions = int(dimensions)
-        self.lock = threading.RLock()
-        self._scopes = threading.local()  # see CatchesUpOnce
+        self.lock = threading.RLock()  # what the index knows; graph_lock: the graph (see vector_inserts)
+        self.graph_lock = threading.RLock()
+        self._landed: list[tuple[np.ndarray, np.ndarray]] = []
+        CatchesUpOnce.__init__(self)
         self.graph: Any = None
         self.identity: dict[str, Any] = {}
         self.applied = -1
@@ -100,24 +96,29 @@ class VectorIndex(CatchesUpOnce):
         self._mapped = False
         self._copy: tuple[Any, threading.Thread, list[Any]] | None = None  # (mapped graph, copier, [its copy])
         self._inserter: threading.Thread | None = None
-        self._used = 0.0  # when a caller last needed the graph: inserts give way to searches
+        self._saver: threading.Thread | None = None
+        self._walked = 0.0  # when the graph was last searched: background inserts give way to a stream of searches
+        self._bulk = 0
         self._closed = False
         self._stale = np.zeros(0, dtype=np.int64)
         self.waiting = WaitingRows(self.dimensions)  # caught up, not in the graph yet: they join it in _settle
 
     # -- freshness ----------------------------------------------------------------------------------------------
 
-    def ensure_fresh(self) -> None:
-        self._used = time.monotonic()  # a caller needs the graph: background inserts give way
-        super().ensure_fresh()
-
     def _ensure_fresh(self) -> None:
+        identity = self.source.vector_identity()
+        head = self.source.vector_log_head()
+        if self.graph is not None and self.identity == identity and self.applied >= head:
+            # Current: no need to wait for a background insert to finish its slice (searches still take the lock).
+            if self.lock.acquire(blocking=False):
+                try:
+                    self._settle()
+                finally:
+                    self.lock.release()
+            return
         with self.lock:
-            identity = self.source.vector_identity()
-            head = self.source.vector_log_head()
             if self.graph is not None and self.identity == identity and self.applied >= head:
-                self._settle()
-                return
+                return  # caught up by another thread meanwhile
             if (self.graph is None or self.identity != identity) and not self._load(identity):
                 with self.folder.writer_lock():
                     if not self._load(identity):  # another process may have built it meanwhile
@@ -132,9 +133,12 @@ class VectorIndex(CatchesUpOnce):
             return False
         if len(snapshot.graph) >= PREFETCH_FROM:
             prefetch(snapshot.files, lambda: self._closed or exiting())
-        self.graph, self.identity, self.rows = snapshot.graph, identity, snapshot.rows
+        with self._graph_held():
+            self.graph, self.identity, self.rows = snapshot.graph, identity, snapshot.rows
         self._mapped, self._stale = True, np.zeros(0, dtype=np.int64)
         self.waiting.clear()
+        if len(snapshot.waiting):  # saved while waiting for an insert: they wait again, searched exactly
+            self.waiting.add(snapshot.waiting, snapshot.rows.get(snapshot.waiting)[0])
         self.applied = self.saved = snapshot.applied
         self.partitions = snapshot.partitions
         self._codes = {p: i for i, p in enumerate(self.partitions)}
@@ -148,7 +152,8 @@ class VectorIndex(CatchesUpOnce):
 
     def _rebuild(self, identity: dict[str, Any]) -> None:
         head = self.source.vector_log_head()  # read first: rows changed after it are replayed by the catch-up
-        self.graph, self.identity = self._new_graph(), identity
+        with self._graph_held():
+            self.graph, self.identity = self._new_graph(), identity
         self._mapped, self._stale = False, np.zeros(0, dtype=np.int64)
         self.waiting.clear()
         self.partitions, self._codes = [], {}
@@ -187,42 +192,7 @@ class VectorIndex(CatchesUpOnce):
             self.waiting.add(keys, added)
         self._settle()
         self.applied = max(self.applied, upto)
-        if self.applied - self.saved >= SAVE_AFTER:
-            with self.folder.writer_lock():
-                if int(self.folder.read_state().get("applied", -1)) < self.applied:
-                    self._save()
-
-    def _settle(self) -> None:
-        """Begin inserting the waiting rows in the background once there are PENDING_MAX. A mapped graph must be
-        copied first (seconds at 1M rows, in the background too), so it lets rows wait until they are COPY_SHARE of
-        its size (their exact search then costs about a hundredth of a scan), and is copied at once only when as
-        many wait as a snapshot may lag by."""
-        waiting = len(self.waiting)
-        if waiting < PENDING_MAX or self._closed:
-            return
-        if self._mapped:
-            if waiting < COPY_SHARE * len(self.graph):
-                return
-            self._start_copy()
-            if self._copy[1].is_alive() and waiting < SAVE_AFTER:  # type: ignore[index]
-                return
-        if self._inserter is None or not self._inserter.is_alive():
-            self._inserter = background(self._insert_waiting, "audrey-graph-insert")
-
-    def _insert_waiting(self) -> None:
-        """Move the waiting rows into the graph a slice at a time, off the caller's thread: an insert costs about
-        0.16 ms a row of both cores at 100k rows, and the graph cannot be searched meanwhile. While searches keep
-        coming (a validation run) it waits, up to PENDING_BUSY rows; then a search waits for one slice at most, and
-        finds the rows still waiting by its exact scan of them."""
-        while True:
-            if time.monotonic() - self._used < QUIET and len(self.waiting) < PENDING_BUSY and not self._closed:
-                time.sleep(QUIET)  # searches are coming (a validation run, a recall loop): they go first
-                continue
-            with self.lock:
-                if self.graph is None or not len(self.waiting) or self._closed or exiting():
-                    return
-                self._insert(*self.waiting.take(INSERT_SLICE))
-            time.sleep(0.001)  # a lock is not fair: let a waiting search in before the next slice
+        self._save_soon()
 
     def _remove(self, rowids: np.ndarray) -> None:
         inside = rowids[rowids < len(self.row_codes)]
@@ -232,39 +202,17 @@ class VectorIndex(CatchesUpOnce):
             if self._mapped:
                 self._stale = np.union1d(self._stale, present.astype(np.int64))
             else:
-                self.graph.remove(present)  # a key only waiting is not in the graph: nothing happens
+                with self._graph_held():
+                    self.graph.remove(present)  # a key only waiting is not in the graph: nothing happens
             np.subtract.at(self.counts, codes[codes >= 0], 1)
             self.row_codes[present.astype(np.int64)] = -1
             self.waiting.drop(present)
 
     def _add(self, rowids: np.ndarray, partitions: list[Partition], vectors: np.ndarray) -> None:
         if len(rowids):
-            self._insert(rowids, vectors)
+            with self._graph_held():
+                self._insert(rowids, vectors)
             self._place(rowids.astype(np.int64), partitions, vectors)
-
-    def _insert(self, rowids: np.ndarray, vectors: np.ndarray) -> None:
-        self._writable()
-        self.graph.expansion_add = expansion_add_for(len(self.graph))
-        self.graph.add(rowids.astype(np.uint64), vectors, threads=os.cpu_count() or 1)
-
-    def _writable(self) -> None:
-        """Copy a mapped snapshot into memory (about a second per 200k rows), without the rows removed since."""
-        if not self._mapped:
-            return
-        self._start_copy()  # of this graph, unless one is under way
-        _, copier, copied = self._copy  # type: ignore[misc]
-        copier.join()  # the copier takes no lock: waiting for it while holding ours is safe
-        self._copy = None
-        graph = copied[0] if copied else self.graph.copy()  # the copier failed: copy here
-        if len(self._stale):
-            graph.remove(self._stale.astype(np.uint64))
-        self.graph, self._mapped, self._stale = graph, False, np.zeros(0, dtype=np.int64)
-
-    def _start_copy(self) -> None:
-        """Begin copying the mapped graph on another thread, so the first insert need not wait seconds for it."""
-        if self._copy is None or self._copy[0] is not self.graph:
-            source, copied = self.graph, []
-            self._copy = (source, background(lambda: copied.append(source.copy()), "audrey-graph-copy"), copied)
 
     def _place(self, rowids: np.ndarray, partitions: list[Partition], vectors: np.ndarray) -> None:
         """Record the partition and the float32 vector of each row (graph or waiting)."""
@@ -278,12 +226,6 @@ class VectorIndex(CatchesUpOnce):
         self.row_codes[rowids] = codes
         np.add.at(self.counts, codes, 1)
 
-    def _flush(self) -> None:
-        """Insert the waiting rows into the graph."""
-        if len(self.waiting):
-            self._insert(self.waiting.keys, self.waiting.vectors)
-        self.waiting.clear()
-
     def _code(self, partition: Partition) -> int:
         code = self._codes.get(partition)
         if code is None:
@@ -292,23 +234,13 @@ class VectorIndex(CatchesUpOnce):
             self.counts = np.append(self.counts, 0)
         return code
 
-    def _save(self) -> None:
-        """Write a snapshot under a new generation, then name it in the state file (the caller holds the writer
-        lock, or the folder is in memory); older snapshots and the log they cover are then deleted."""
-        self._flush()
-        self._writable()  # a mapped graph may still hold removed rows
-        if self.folder.path is not None:
-            snapshot = Snapshot(self.graph, self.rows, self.row_codes, self.partitions, self.applied)
-            write_snapshot(self.folder, self.identity, snapshot)
-            self.source.prune_vector_log(self.applied)  # a new process loads this snapshot and replays the rest
-        self.saved = self.applied
-
     def close(self) -> None:
-        """Stop inserting in the background (a copy under way finishes: it cannot be interrupted)."""
+        """Stop inserting and saving in the background (a copy or a save under way finishes)."""
         with self.lock:
             self._closed = True
-        if self._inserter is not None and self._inserter is not threading.current_thread():
-            self._inserter.join()
+        for thread in (self._inserter, self._saver):
+            if thread is not None and thread is not threading.current_thread():
+                thread.join()
 
     def rebuild(self) -> None:
         """Build the graph again from the database (``audrey reindex``)."""
@@ -332,8 +264,7 @@ class VectorIndex(CatchesUpOnce):
         return int(self.counts[codes].sum()) if len(codes) else 0
 
     def size(self) -> int:
-        with self.lock:
-            return int(self.counts.sum())  # the graph's rows and the waiting ones, less those removed
+        return int(self.counts.sum())  # the graph's rows and the waiting ones, less those removed (no lock: a count)
 
     def search(self, vector: np.ndarray, count: int, codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Row ids and cosine distances of the rows of partitions ``codes`` among the ``count`` nearest rows (all
@@ -359,13 +290,15 @@ class VectorIndex(CatchesUpOnce):
 
     def _walk(self, query: np.ndarray, count: int) -> tuple[np.ndarray, np.ndarray]:
         """The graph's ``count`` nearest re-scored exactly, and the nearest of the rows waiting beside it."""
+        self._searching()
         keys = np.zeros(0, dtype=np.int64)
-        if len(self.graph):
-            self.graph.expansion_search = expansion_for(len(self.graph))
-            asked = min(count + RESCORE_EXTRA, len(self.graph))
-            keys = np.asarray(self.graph.search(query, asked).keys, dtype=np.int64)
-            if len(self._stale):  # removed since the mapped snapshot (the key may be waiting again, anew)
-                keys = keys[~np.isin(keys, self._stale)]
+        with self._graph_held():
+            if len(self.graph):
+                self.graph.expansion_search = expansion_for(len(self.graph))
+                asked = min(count + RESCORE_EXTRA, len(self.graph))
+                keys = np.asarray(self.graph.search(query, asked).keys, dtype=np.int64)
+        if len(self._stale):  # removed since the mapped snapshot (the key may be waiting again, anew)
+            keys = keys[~np.isin(keys, self._stale)]
         distances = self.rows.distances(keys, query)
         if len(self.waiting):  # the rows not in the graph yet, exactly: only their `count` nearest can count
             waiting, apart = self.waiting.nearest(query, count)

@@ -35,6 +35,14 @@ class RowVectors:
             raise ValueError(f"{path.name} does not hold {dimensions}-d float32 rows matching its norms")
         return cls(dimensions, base, np.array(norms, dtype=np.float32))
 
+    def view(self) -> RowVectors:
+        """The rows held now, for a snapshot written while more are put: rows above them go to the live object's
+        arrays (grown by copying), so this one keeps seeing what it saw; a row id rewritten in place meanwhile is
+        replayed from the log by whoever loads the snapshot."""
+        held = RowVectors(self.dimensions, self.base, self.base_norms)
+        held.tail, held.tail_norms, held.length = self.tail, self.tail_norms, self.length
+        return held
+
     def put(self, keys: np.ndarray, vectors: np.ndarray) -> None:
         keys = np.asarray(keys, dtype=np.int64)
         vectors = np.asarray(vectors, dtype=np.float32)
@@ -90,40 +98,78 @@ class RowVectors:
 
 
 class WaitingRows:
-    """Rows caught up but not in the graph yet: a graph insert costs ~0.2 ms a row, so a catch-up only reads the rows
-    and searches them exactly (a small matrix) until a background thread inserts them."""
+    """Rows caught up but not in the graph yet: a graph insert costs ~0.25 ms of CPU a row, so a catch-up only reads
+    the rows and searches them exactly (a small matrix) until a background thread inserts them. Each row gets a
+    serial number, so the inserter can tell the rows it inserted from a row id removed and added again meanwhile."""
 
     def __init__(self, dimensions: int) -> None:
         self.dimensions = int(dimensions)
+        self._next = 0
         self.clear()
 
     def clear(self) -> None:
-        self.keys = np.zeros(0, dtype=np.int64)
-        self.vectors = np.zeros((0, self.dimensions), dtype=np.float32)
-        self.norms = np.zeros(0, dtype=np.float32)
+        self._keys = np.zeros(0, dtype=np.int64)
+        self._serials = np.zeros(0, dtype=np.int64)
+        self._vectors = np.zeros((0, self.dimensions), dtype=np.float32)
+        self._norms = np.zeros(0, dtype=np.float32)
+        self._length = 0
 
     def __len__(self) -> int:
-        return len(self.keys)
+        return self._length
+
+    @property
+    def keys(self) -> np.ndarray:
+        return self._keys[: self._length]
+
+    @property
+    def vectors(self) -> np.ndarray:
+        return self._vectors[: self._length]
 
     def add(self, keys: np.ndarray, vectors: np.ndarray) -> None:
-        self.keys = np.concatenate([self.keys, np.asarray(keys, dtype=np.int64)])
-        self.vectors = np.vstack([self.vectors, np.asarray(vectors, dtype=np.float32)])
-        self.norms = np.concatenate([self.norms, np.linalg.norm(vectors, axis=1).astype(np.float32)])
+        keys = np.asarray(keys, dtype=np.int64)
+        vectors = np.asarray(vectors, dtype=np.float32)
+        end = self._length + len(keys)
+        if end > len(self._keys):  # grown by doubling: a long burst appends in amortised constant time
+            size = max(end, 2 * len(self._keys), 1024)
+            self._keys = np.resize(self._keys, size)
+            self._serials = np.resize(self._serials, size)
+            self._norms = np.resize(self._norms, size)
+            grown = np.empty((size, self.dimensions), dtype=np.float32)
+            grown[: self._length] = self._vectors[: self._length]
+            self._vectors = grown
+        self._keys[self._length : end] = keys
+        self._serials[self._length : end] = np.arange(self._next, self._next + len(keys))
+        self._vectors[self._length : end] = vectors
+        self._norms[self._length : end] = np.linalg.norm(vectors, axis=1)
+        self._next += len(keys)
+        self._length = end
+
+    def _keep(self, kept: np.ndarray) -> None:
+        count = int(kept.sum())
+        for name in ("_keys", "_serials", "_norms", "_vectors"):
+            array = getattr(self, name)
+            array[:count] = array[: self._length][kept]
+        self._length = count
 
     def drop(self, keys: np.ndarray) -> None:
-        kept = ~np.isin(self.keys, np.asarray(keys, dtype=np.int64))
-        self.keys, self.vectors, self.norms = self.keys[kept], self.vectors[kept], self.norms[kept]
+        self._keep(~np.isin(self.keys, np.asarray(keys, dtype=np.int64)))
 
-    def take(self, count: int) -> tuple[np.ndarray, np.ndarray]:
-        """The first ``count`` rows, removed from the waiting ones."""
-        keys, vectors = self.keys[:count], self.vectors[:count]
-        self.keys, self.vectors, self.norms = self.keys[count:], self.vectors[count:], self.norms[count:]
-        return keys, vectors
+    def first(self, count: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Copies of the keys, vectors and serials of the first ``count`` rows (they stay waiting)."""
+        count = min(int(count), self._length)
+        return self._keys[:count].copy(), self._vectors[:count].copy(), self._serials[:count].copy()
+
+    def drop_serials(self, serials: np.ndarray) -> np.ndarray:
+        """Remove the rows of ``serials``; whether each was still waiting (False: removed meanwhile)."""
+        present = self._serials[: self._length]
+        found = np.isin(serials, present)
+        self._keep(~np.isin(present, serials))
+        return found
 
     def nearest(self, query: np.ndarray, count: int) -> tuple[np.ndarray, np.ndarray]:
         """The ``count`` nearest waiting rows (in no order) and their distances."""
-        distances = cosine_distances(self.vectors, self.norms, query)
+        distances = cosine_distances(self.vectors, self._norms[: self._length], query)
         if len(distances) <= count:
-            return self.keys, distances
+            return self.keys.copy(), distances
         nearest = np.argpartition(distances, count - 1)[:count]
         return self.keys[nearest], distances[nearest]

@@ -9,6 +9,7 @@ import shutil
 import threading
 import time
 from collections import Counter
+from contextlib import contextmanager
 from datetime import timedelta
 
 import numpy as np
@@ -60,12 +61,13 @@ def fill(brain: Audrey, count: int = 90) -> None:
 def graph_always(monkeypatch):
     """Send every KNN through the graph (the cost model would scan stores this small), counting its searches."""
     import audrey_core.index.vector as vector
+    import audrey_core.index.vector_inserts as vector_inserts
     import audrey_core.storage.sqlite.indexed_search as indexed
 
     monkeypatch.setattr(indexed, "SCAN_US_PER_ROW", 1e9)
     monkeypatch.setattr(indexed, "with_margin", lambda k: 1)  # so that filters make it widen
     monkeypatch.setattr(indexed, "GRAPH_MAX_SHARE", 1.0)
-    monkeypatch.setattr(vector, "PENDING_MAX", 7)  # caught-up rows both wait beside the graph and join it
+    monkeypatch.setattr(vector_inserts, "PENDING_MAX", 7)  # caught-up rows both wait beside the graph and join it
     searches = []
     real = vector.VectorIndex.search
 
@@ -151,12 +153,13 @@ def test_forgetting_and_superseding_reach_the_graph(tmp_path, graph_always):
 
 
 def test_a_deleted_or_damaged_snapshot_is_rebuilt_from_the_database(tmp_path, graph_always, monkeypatch):
-    import audrey_core.index.vector as vector
+    import audrey_core.index.vector_saves as vector_saves
 
-    monkeypatch.setattr(vector, "SAVE_AFTER", 10)
+    monkeypatch.setattr(vector_saves, "SAVE_AFTER", 10)
     with open_brain(tmp_path / "a.db") as brain:
         fill(brain)
         before = hits(brain, "glaze clay")
+        saved(brain)
     folder = tmp_path / "a.db-indexes" / "vector"
     generation = json.loads((folder / "state.json").read_text())["generation"]
     (folder / f"{generation}.usearch").write_bytes(b"not a graph")
@@ -168,21 +171,49 @@ def test_a_deleted_or_damaged_snapshot_is_rebuilt_from_the_database(tmp_path, gr
         assert same_nearest(hits(brain, "glaze clay"), before)
 
 
-def test_a_new_process_loads_the_snapshot_and_replays_the_rest(tmp_path, graph_always, monkeypatch):
+@pytest.mark.parametrize("layout", [3, 2])
+def test_a_new_process_loads_the_snapshot_and_replays_the_rest(tmp_path, graph_always, monkeypatch, layout):
+    """Layout 2 (before snapshots could hold rows waiting for an insert) is read as holding none waiting."""
     import audrey_core.index.vector as vector
+    import audrey_core.index.vector_saves as vector_saves
 
-    monkeypatch.setattr(vector, "SAVE_AFTER", 50)
+    monkeypatch.setattr(vector_saves, "SAVE_AFTER", 50)
     with open_brain(tmp_path / "a.db") as brain:
         fill(brain)
+        saved(brain)
+        if layout == 2:  # the code before inserted every waiting row, then saved
+            index = brain.storage.vector_index
+            with index.lock, index.folder.writer_lock():
+                index._writable()
+                with index._graph_held():
+                    index._insert(index.waiting.keys, index.waiting.vectors)
+                    index.waiting.clear()
+                index._save()
         brain.encode("late clay note", id="late")
         before = nearest(brain, "late clay note")
-    state = json.loads((tmp_path / "a.db-indexes" / "vector" / "state.json").read_text())
+    folder = tmp_path / "a.db-indexes" / "vector"
+    state = json.loads((folder / "state.json").read_text())
+    if layout == 2:
+        parts = folder / f"{state['generation']}.npz"
+        with np.load(parts) as saved_parts:
+            assert len(saved_parts["waiting"]) == 0
+            older = {"row_codes": saved_parts["row_codes"], "norms": saved_parts["norms"]}
+        np.savez(parts, **older)
+        (folder / "state.json").write_text(json.dumps({**state, "format": 2}))
     rebuilt = []
     monkeypatch.setattr(vector.VectorIndex, "_rebuild", lambda self, identity: rebuilt.append(identity))
     with open_brain(tmp_path / "a.db") as brain:
         assert 0 < state["applied"] < brain.storage.vector_log_head()  # a snapshot, then changes only in the log
         assert nearest(brain, "late clay note") == before and before[0] == "late"
         assert rebuilt == []
+
+
+def saved(brain: Audrey) -> None:
+    """Wait for the snapshot a catch-up began saving in the background."""
+    index = brain.storage.vector_index
+    index.ensure_fresh()
+    if index._saver is not None:
+        index._saver.join()
 
 
 def vector_rows(brain: Audrey, memory_id: str) -> list[int]:
@@ -313,9 +344,9 @@ def test_status_and_reindex_show_the_vector_index(tmp_path):
 
 @pytest.mark.parametrize("pending_max", [4000, 7])
 def test_vectors_come_from_the_graph_exactly_as_stored(tmp_path, monkeypatch, pending_max):
-    import audrey_core.index.vector as vector
+    import audrey_core.index.vector_inserts as vector_inserts
 
-    monkeypatch.setattr(vector, "PENDING_MAX", pending_max)
+    monkeypatch.setattr(vector_inserts, "PENDING_MAX", pending_max)
     from audrey_core.storage.sql.reads import SQLReads
 
     with open_brain(tmp_path / "a.db") as brain:
@@ -358,30 +389,61 @@ def test_a_larger_graph_is_walked_more_widely():
     assert breadths[4] > 2 * EXPANSION_SEARCH and breadths[-1] == 1024
 
 
-def test_rows_wait_beside_the_graph_while_searches_keep_coming_and_join_it_when_they_stop(tmp_path, monkeypatch):
+@contextmanager
+def graph_beside_another_writer(tmp_path, monkeypatch, **inserts):
+    """A graph of 93 rows that every search walks, another process on the same store, and a search for a note that
+    process is about to write; ``inserts`` override vector_inserts' settings (QUIET is wide, so a slow machine cannot
+    fall quiet between two searches)."""
     import audrey_core.index.vector as vector
+    import audrey_core.index.vector_inserts as vector_inserts
 
     monkeypatch.setattr(vector, "EXACT_BELOW", 0)
-    monkeypatch.setattr(vector, "PENDING_MAX", 8)
-    monkeypatch.setattr(vector, "QUIET", 0.3)  # wide, so a slow machine cannot fall quiet between two searches
+    for name, value in {"PENDING_MAX": 8, "QUIET": 0.3, **inserts}.items():
+        monkeypatch.setattr(vector_inserts, name, value)
     with open_brain(tmp_path / "a.db") as brain, open_brain(tmp_path / "a.db") as other:
         fill(brain)
         brain.storage.rebuild_search_indexes()
         index = brain.storage.vector_index
         query = np.asarray(brain.embedder.embed(["late kiln glaze note 4"])[0])
         codes = index.codes_for("a", None, lambda scope: True)
-        other.encode_batch([f"late kiln glaze note {i}" for i in range(30)])
+        yield index, lambda: index.search(query, 5, codes), other
+
+
+LATE_NOTES = [f"late kiln glaze note {i}" for i in range(30)]
+
+
+def test_rows_wait_beside_the_graph_while_searches_keep_coming_and_join_it_when_they_stop(tmp_path, monkeypatch):
+    with graph_beside_another_writer(tmp_path, monkeypatch) as (index, search, other):
+        search()  # a run of searches is under way
+        other.encode_batch(LATE_NOTES)
         busy_until = time.monotonic() + 1.0
         while time.monotonic() < busy_until:  # a validation run: searches back to back
             index.ensure_fresh()
-            keys, distances = index.search(query, 5, codes)
+            keys, distances = search()
             assert len(index.waiting) == 30  # no insert took the graph from the searches
         assert len(keys) == 5 and set(keys) & set(index.waiting.keys.tolist())
         deadline = time.monotonic() + 10
         while len(index.waiting) and time.monotonic() < deadline:
             time.sleep(0.05)
         assert len(index.waiting) == 0 and index.size() == 123
-        assert np.allclose(index.search(query, 5, codes)[1], distances)  # the same answer (up to ties) from the graph
+        assert np.allclose(search()[1], distances)  # the same answer (up to ties) from the graph
+
+
+def test_a_run_of_searches_inserts_many_waiting_rows_at_once_and_a_lone_search_none(tmp_path, monkeypatch):
+    """Searches back to back keep the background insert away; once PENDING_BUSY rows wait, the next search of the
+    run inserts them all on its own thread. A search after a pause leaves them to the background."""
+    import audrey_core.index.vector_inserts as vector_inserts
+
+    monkeypatch.setattr(vector_inserts.GraphInserts, "_settle", lambda self: None)  # no background insert
+    with graph_beside_another_writer(tmp_path, monkeypatch, PENDING_BUSY=20) as (index, search, other):
+        other.encode_batch(LATE_NOTES)
+        time.sleep(0.4)  # quiet: the next search is a lone one
+        index.ensure_fresh()
+        lone = search()
+        assert len(index.waiting) == 30
+        following = search()  # within QUIET of the last: a run
+        assert len(index.waiting) == 0 and index.size() == 123
+        assert np.allclose(following[1], lone[1])  # the same answer (up to ties), now from the graph
 
 
 def test_a_larger_graph_takes_wider_looks_when_inserting(tmp_path):

@@ -1,0 +1,115 @@
+"""Saving the vector index's snapshots: at a rebuild in the caller's thread, after every SAVE_AFTER changes on a
+background thread.
+
+Why in the background: a snapshot writes the whole graph and every float32 row (~0.7 s at 100k rows, seconds at 1M);
+whichever call crossed the mark used to pay for it, a recall or validation's catch-up. The saver copies what the
+index knows (row codes, partitions, the waiting rows, the change applied) holding both locks for a moment, writes the
+graph holding only ``graph_lock`` (no insert may land meanwhile, so graph and waiting rows agree; catch-ups and
+reads go on), then the rows from a view of them holding no index lock. A row id rewritten in place while the rows are
+written changed after the snapshot's change, so whoever loads it replays that change from the log.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from typing import Any
+
+import numpy as np
+
+from ..config import SAVE_AFTER
+from .folder import IndexFolder
+from .threads import background, exiting, lower_priority
+from .vector_rows import RowVectors, WaitingRows
+from .vector_snapshot import Partition, Snapshot, finish_snapshot, new_generation, write_snapshot
+
+log = logging.getLogger(__name__)
+
+
+class SnapshotSaves:
+    """Mixed into :class:`~.vector.VectorIndex`."""
+
+    lock: threading.RLock
+    graph_lock: threading.RLock
+    folder: IndexFolder
+    source: Any
+    graph: Any
+    identity: dict[str, Any]
+    rows: RowVectors
+    row_codes: np.ndarray
+    partitions: list[Partition]
+    waiting: WaitingRows
+    applied: int
+    saved: int
+    _stale: np.ndarray
+    _closed: bool
+    _saver: threading.Thread | None
+
+    def _save(self) -> None:
+        """Write a snapshot now (the caller holds ``lock`` and the writer lock, or the folder is in memory); older
+        snapshots and the log they cover are then deleted. Rows waiting for an insert are saved as waiting."""
+        if len(self._stale):
+            self._writable()  # type: ignore[attr-defined]  # the mapped graph still holds removed rows
+        if self.folder.path is not None:
+            with self._graph_held():  # type: ignore[attr-defined]  # no insert lands while the graph is written
+                write_snapshot(self.folder, self.identity, self._held())
+            self.source.prune_vector_log(self.applied)  # a new process loads this snapshot and replays the rest
+        self.saved = self.applied
+
+    def _held(self) -> Snapshot:
+        """What the index holds now, for a snapshot (the caller holds both locks)."""
+        rows, codes, waiting = self.rows.view(), self.row_codes.copy(), self.waiting.keys.copy()
+        return Snapshot(self.graph, rows, codes, list(self.partitions), self.applied, waiting)
+
+    def _save_soon(self) -> None:
+        """Save once more than SAVE_AFTER changes are applied since the last snapshot, on a background thread."""
+        if self.applied - self.saved < SAVE_AFTER or self._closed:
+            return
+        if self.folder.path is None:
+            self.saved = self.applied  # nothing to write: an in-memory index is rebuilt with its store
+        elif self._saver is None or not self._saver.is_alive():
+            self._saver = background(self._save_in_background, "audrey-graph-save")
+
+    def _save_in_background(self) -> None:
+        lower_priority()  # upkeep: the foreground's CPU first
+        try:
+            while not self._closed and not exiting():
+                with self.folder.writer_lock():
+                    # Callers take ``lock`` before the writer lock (a rebuild), so waiting for it here could
+                    # deadlock: let go of the writer lock and try again instead.
+                    if self.lock.acquire(timeout=0.05):
+                        self._write_snapshot()
+                        return
+                time.sleep(0.01)
+        except Exception as exc:  # a snapshot is a cache: the next save, or the log, covers what this one missed
+            log.warning("vector index snapshot not saved (%s)", exc)
+
+    def _write_snapshot(self) -> None:
+        """Write a snapshot of what the index holds (entered holding ``lock`` and the writer lock; releases
+        ``lock``)."""
+        try:
+            if self.graph is None or self.applied - self.saved < SAVE_AFTER:
+                return  # a rebuild or a reload saved meanwhile
+            if int(self.folder.read_state().get("applied", -1)) >= self.applied:
+                self.saved = self.applied  # another process saved as much
+                return
+            if len(self._stale):
+                self._writable()  # type: ignore[attr-defined]
+            self.graph_lock.acquire()
+            try:
+                self._land()  # type: ignore[attr-defined]
+                snapshot, identity = self._held(), dict(self.identity)
+            except BaseException:
+                self.graph_lock.release()
+                raise
+        finally:
+            self.lock.release()
+        generation = new_generation(self.folder)
+        try:
+            snapshot.graph.save(str(generation.with_suffix(".usearch")))
+        finally:
+            self.graph_lock.release()
+        finish_snapshot(self.folder, identity, generation, snapshot)
+        self.source.prune_vector_log(snapshot.applied)
+        self.saved = max(self.saved, snapshot.applied)

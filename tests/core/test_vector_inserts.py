@@ -1,0 +1,141 @@
+"""Background inserts into the vector graph never hold up what does not need the graph, never lose a row, and a
+snapshot saved while rows wait for an insert keeps them waiting (found exactly) in the next process."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import threading
+import time
+
+import numpy as np
+import pytest
+
+from .index_helpers import open_brain
+
+pytest.importorskip("usearch")
+
+
+def notes(count: int, word: str = "kiln") -> list[str]:
+    return [f"{word} glaze note {i}" for i in range(count)]
+
+
+def nearest_ids(brain, text: str, k: int = 5) -> list[str]:
+    from audrey_core.storage import VectorFilter
+
+    vector = np.asarray(brain.embedder.embed([text])[0])
+    return [h.memory_id for h in brain.storage.knn(vector, k, VectorFilter(agent=brain.agent))]
+
+
+@pytest.fixture
+def no_background_inserts(monkeypatch):
+    """Rows caught up wait beside the graph until the test inserts them, and the graph is always walked."""
+    import audrey_core.index.vector as vector
+    import audrey_core.index.vector_inserts as vector_inserts
+    import audrey_core.storage.sqlite.indexed_search as indexed
+
+    monkeypatch.setattr(vector_inserts, "PENDING_MAX", 10**9)
+    monkeypatch.setattr(vector, "EXACT_BELOW", 0)
+    monkeypatch.setattr(indexed, "SCAN_US_PER_ROW", 1e9)
+    monkeypatch.setattr(indexed, "GRAPH_MAX_SHARE", 1.0)
+
+
+def test_catch_up_and_stored_vectors_do_not_wait_for_an_insert(tmp_path, no_background_inserts):
+    with open_brain(tmp_path / "a.db") as brain, open_brain(tmp_path / "a.db") as other:
+        brain.encode_batch(notes(40))
+        brain.storage.rebuild_search_indexes()  # every row in the graph
+        index = brain.storage.vector_index
+        ids = other.encode_batch(notes(20, "oven"))
+        done = threading.Event()
+
+        def read() -> None:
+            index.ensure_fresh()  # a catch-up: the other process's 20 rows
+            assert set(brain.storage.get_vectors(ids)) == set(ids)
+            done.set()
+
+        with index.graph_lock:  # as an insert holds it for its slice
+            reader = threading.Thread(target=read)
+            reader.start()
+            assert done.wait(10), "a catch-up or a read of stored vectors waited for the graph"
+        reader.join()
+        assert len(index.waiting) == 20
+
+
+def test_a_row_removed_while_its_slice_is_inserted_leaves_the_graph_when_the_slice_lands(
+    tmp_path, no_background_inserts
+):
+    with open_brain(tmp_path / "a.db") as brain, open_brain(tmp_path / "a.db") as other:
+        brain.encode_batch(notes(40))
+        brain.storage.rebuild_search_indexes()
+        index = brain.storage.vector_index
+        ids = other.encode_batch(notes(10, "oven"))
+        index.ensure_fresh()
+        with index.lock:  # the insert's first step: copy a slice, which stays waiting (searched exactly)
+            keys, vectors, serials = index.waiting.first(10)
+        brain.forget([ids[3]])  # removed from the waiting rows by the next catch-up, before the slice is in
+        index.ensure_fresh()
+        with index.graph_lock:  # the insert itself, holding only the graph
+            index._insert(keys, vectors)
+            index._landed.append((keys, serials))
+        assert ids[3] not in nearest_ids(brain, "oven glaze note 3", 10)  # searching lands the slice first
+        assert len(index.waiting) == 0
+        present = [bool(index.graph.contains(int(key))) for key in keys]
+        assert present.count(False) == 1  # the forgotten row's key, and only it, is out of the graph
+        assert set(nearest_ids(brain, "oven glaze note 4", 30)) >= set(ids) - {ids[3]}
+
+
+def test_a_snapshot_saved_while_rows_wait_keeps_them_waiting(tmp_path, no_background_inserts, monkeypatch):
+    import audrey_core.index.vector_saves as vector_saves
+
+    monkeypatch.setattr(vector_saves, "SAVE_AFTER", 1)
+    with open_brain(tmp_path / "a.db") as brain:
+        brain.encode_batch(notes(40))
+        brain.storage.rebuild_search_indexes()  # every row in the graph
+        late = brain.encode_batch(notes(12, "oven"))
+        index = brain.storage.vector_index
+        index.ensure_fresh()  # caught up, and a save begun in the background
+        index._saver.join()
+        assert len(index.waiting) == 12 and len(index.graph) == 40  # saved as waiting: no insert held anyone
+        before = nearest_ids(brain, "oven glaze note 7")
+    with open_brain(tmp_path / "a.db") as brain:
+        index = brain.storage.vector_index
+        index.ensure_fresh()
+        assert index.status()["mapped"] and index.applied >= brain.storage.vector_log_head()  # nothing replayed
+        with brain.storage._read() as db:
+            rows = db.execute(
+                "SELECT rowid FROM memory_vector_rows WHERE memory_id IN (SELECT value FROM json_each(?))",
+                [json.dumps(late)],
+            ).fetchall()
+        assert sorted(index.waiting.keys.tolist()) == sorted(r[0] for r in rows)  # the 12, waiting again
+        assert nearest_ids(brain, "oven glaze note 7") == before and before[0] == late[7]
+        assert index.size() == 52
+
+
+@pytest.mark.parametrize("in_a_batch", [True, False])
+def test_a_burst_is_inserted_in_the_background_and_answers_the_same(tmp_path, monkeypatch, in_a_batch):
+    """Begun inside a validation batch, the insert runs at a lower priority; otherwise at the usual one."""
+    import audrey_core.index.vector as vector
+    import audrey_core.index.vector_inserts as vector_inserts
+
+    monkeypatch.setattr(vector_inserts, "PENDING_MAX", 8)
+    monkeypatch.setattr(vector_inserts, "INSERT_SLICE", 4)
+    monkeypatch.setattr(vector, "EXACT_BELOW", 0)
+    lowered = []
+    monkeypatch.setattr(vector_inserts, "lower_priority", lambda: lowered.append(threading.current_thread()))
+    with open_brain(tmp_path / "a.db") as brain, open_brain(tmp_path / "a.db") as other:
+        brain.encode_batch(notes(40))
+        brain.storage.rebuild_search_indexes()
+        brain.wait_for_idle()  # none of this handle's validation batches under way
+        ids = other.encode_batch(notes(60, "oven"))
+        index = brain.storage.vector_index
+        with brain.storage.searches_caught_up_once() if in_a_batch else contextlib.nullcontext():
+            index.ensure_fresh()  # the other handle's 60 rows: an insert begins
+        begun = index._inserter
+        assert begun is not None and (begun in lowered) == in_a_batch  # (the other handle's inserts are its own)
+        deadline = time.monotonic() + 20
+        while len(index.waiting) and time.monotonic() < deadline:
+            time.sleep(0.02)
+            index.ensure_fresh()
+        assert len(index.waiting) == 0 and len(index.graph) == 100 and index._landed == []
+        for i in (0, 17, 59):
+            assert nearest_ids(brain, f"oven glaze note {i}", 1) == [ids[i]]
