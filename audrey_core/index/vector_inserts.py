@@ -83,13 +83,14 @@ class GraphInserts:
         validating conversation turns needs no graph search and should not wait for it (5,900 against 4,500
         turns/s validated). Otherwise at the usual priority: a lone search waits for one slice at most, and slices
         at the lower priority beside a busy foreground put a first pass of recalls' p95 at 4x its p50. While graph
-        searches come one after another it waits (see :meth:`_searching`); each search finds the rows still waiting
-        by its exact scan of them. A thread cannot take its priority back: one begun lower keeps it to the end."""
+        searches come one after another it waits, up to PENDING_BUSY rows (see :meth:`_searching`); each search
+        finds the rows still waiting by its exact scan of them. A thread cannot take its priority back: one begun
+        lower keeps it to the end."""
         if yielding:
             lower_priority()
         while True:
-            if time.monotonic() - self._walked < QUIET and not self._closed:
-                time.sleep(QUIET)  # graph searches keep coming: they go first (and insert in bulk, _searching)
+            if time.monotonic() - self._walked < QUIET and len(self.waiting) < PENDING_BUSY and not self._closed:
+                time.sleep(QUIET)  # graph searches keep coming: they go first (validation's insert in bulk)
                 continue
             with self.lock:
                 if self.graph is None or not len(self.waiting) or self._closed or exiting():
@@ -108,13 +109,15 @@ class GraphInserts:
     def _searching(self) -> None:
         """Called before each search of the graph (holding ``lock``). While searches come one after another (a
         validation run comparing each episode with its nearest memories), slices inserted between them would make
-        each wait, and rows left waiting would be scanned by each: so the background insert stops, and once
-        PENDING_BUSY rows wait, this search inserts them all at once, on its own thread. A lone search (a recall
-        during an import) inserts nothing."""
+        each wait, and rows left waiting would be scanned by each: so the background insert stays away until
+        PENDING_BUSY rows wait, and a validation batch's search that finds that many inserts them all at once, on its
+        own thread (~1 s at 100k rows). A recall never does (a server's back-to-back recalls during an import would
+        pay it in one of them); past PENDING_BUSY the background insert takes slices between its searches."""
         now = time.monotonic()
         stream = now - self._walked < QUIET
         self._walked = now
-        if stream and len(self.waiting) >= PENDING_BUSY and not self._mapped:  # a mapped graph: see _settle
+        in_a_batch = getattr(self._scopes, "depth", 0) > 0  # type: ignore[attr-defined]  # see CatchesUpOnce
+        if stream and in_a_batch and len(self.waiting) >= PENDING_BUSY and not self._mapped:  # mapped: see _settle
             with self._graph_held():  # a slice being inserted lands first
                 self._insert(self.waiting.keys, self.waiting.vectors)
                 self.waiting.clear()

@@ -429,21 +429,25 @@ def test_rows_wait_beside_the_graph_while_searches_keep_coming_and_join_it_when_
         assert np.allclose(search()[1], distances)  # the same answer (up to ties) from the graph
 
 
-def test_a_run_of_searches_inserts_many_waiting_rows_at_once_and_a_lone_search_none(tmp_path, monkeypatch):
-    """Searches back to back keep the background insert away; once PENDING_BUSY rows wait, the next search of the
-    run inserts them all on its own thread. A search after a pause leaves them to the background."""
+def test_a_validation_run_of_searches_inserts_many_waiting_rows_at_once_and_nothing_else_does(tmp_path, monkeypatch):
+    """Once PENDING_BUSY rows wait, the next search of a validation batch's run inserts them all on its own thread;
+    recalls back to back (outside a batch) and a batch's search after a pause leave them to the background."""
     import audrey_core.index.vector_inserts as vector_inserts
 
     monkeypatch.setattr(vector_inserts.GraphInserts, "_settle", lambda self: None)  # no background insert
     with graph_beside_another_writer(tmp_path, monkeypatch, PENDING_BUSY=20) as (index, search, other):
         other.encode_batch(LATE_NOTES)
-        time.sleep(0.4)  # quiet: the next search is a lone one
         index.ensure_fresh()
-        lone = search()
+        recalled = [search() for _ in range(3)]  # back to back, as a busy server's recalls
         assert len(index.waiting) == 30
-        following = search()  # within QUIET of the last: a run
+        time.sleep(0.4)  # quiet: the batch's next search is a lone one
+        with index.caught_up_once():
+            lone = search()
+            assert len(index.waiting) == 30
+            following = search()  # within QUIET of the last: a run
         assert len(index.waiting) == 0 and index.size() == 123
-        assert np.allclose(following[1], lone[1])  # the same answer (up to ties), now from the graph
+        for answer in (lone, *recalled):  # the same answer (up to ties), now from the graph
+            assert np.allclose(following[1], answer[1])
 
 
 def test_a_larger_graph_takes_wider_looks_when_inserting(tmp_path):
