@@ -7,8 +7,9 @@ for 128 rows at 100k), and the slice "lands": it leaves the waiting rows the nex
 catch-up or a read of stored vectors (validation's) never waits for an insert; a graph search waits for one slice at
 most. Order: ``lock`` first, then ``graph_lock`` (:meth:`GraphInserts._graph_held`); never the other way round.
 A row removed while its slice was being inserted is taken out of the graph when the slice lands. A run of graph
-searches (validating short statements, each compared with its nearest memories) keeps the background insert away
-and inserts the rows itself, in bulk, once PENDING_BUSY wait (:meth:`GraphInserts._searching`).
+searches keeps the background insert away until PENDING_BUSY rows wait, and a validation batch's run (short
+statements, each compared with its nearest memories) then inserts them itself, in bulk
+(:meth:`GraphInserts._searching`).
 """
 
 from __future__ import annotations
