@@ -22,13 +22,16 @@ class CatchesUpOnce:
     def ensure_fresh(self) -> None:
         """Apply every logged change not in the index yet; inside :meth:`caught_up_once`, on this thread's first
         call only."""
-        scopes = self._scopes
-        inside = getattr(scopes, "depth", 0) > 0
-        if inside and scopes.done:
+        inside = self.in_a_batch()
+        if inside and self._scopes.done:
             return
         self._ensure_fresh()  # type: ignore[attr-defined]
         if inside:
-            scopes.done = True
+            self._scopes.done = True
+
+    def in_a_batch(self) -> bool:
+        """Whether this thread is inside :meth:`caught_up_once` (running a validation batch)."""
+        return getattr(self._scopes, "depth", 0) > 0
 
     def batches_under_way(self) -> bool:
         """Whether some thread is inside :meth:`caught_up_once` (a validation batch is running)."""

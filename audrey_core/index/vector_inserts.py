@@ -117,7 +117,7 @@ class GraphInserts:
         now = time.monotonic()
         stream = now - self._walked < QUIET
         self._walked = now
-        in_a_batch = getattr(self._scopes, "depth", 0) > 0  # type: ignore[attr-defined]  # see CatchesUpOnce
+        in_a_batch = self.in_a_batch()  # type: ignore[attr-defined]  # see CatchesUpOnce
         if stream and in_a_batch and len(self.waiting) >= PENDING_BUSY and not self._mapped:  # mapped: see _settle
             with self._graph_held():  # a slice being inserted lands first
                 self._insert(self.waiting.keys, self.waiting.vectors)

@@ -22,7 +22,7 @@ from ..config import SAVE_AFTER
 from .folder import IndexFolder
 from .threads import background, exiting, lower_priority
 from .vector_rows import RowVectors, WaitingRows
-from .vector_snapshot import Partition, Snapshot, finish_snapshot, new_generation, write_snapshot
+from .vector_snapshot import Partition, Snapshot, finish_snapshot, new_generation
 
 log = logging.getLogger(__name__)
 
@@ -49,18 +49,24 @@ class SnapshotSaves:
     def _save(self) -> None:
         """Write a snapshot now (the caller holds ``lock`` and the writer lock, or the folder is in memory); older
         snapshots and the log they cover are then deleted. Rows waiting for an insert are saved as waiting."""
+        if self.folder.path is None:
+            self.saved = self.applied
+            return
+        self._write(*self._taken())
+
+    def _taken(self) -> tuple[Snapshot, dict[str, Any]]:
+        """What the index holds now and its identity (the caller holds ``lock``), returned holding ``graph_lock``
+        for :meth:`_write`."""
         if len(self._stale):
             self._writable()  # type: ignore[attr-defined]  # the mapped graph still holds removed rows
-        if self.folder.path is not None:
-            with self._graph_held():  # type: ignore[attr-defined]  # no insert lands while the graph is written
-                write_snapshot(self.folder, self.identity, self._held())
-            self.source.prune_vector_log(self.applied)  # a new process loads this snapshot and replays the rest
-        self.saved = self.applied
-
-    def _held(self) -> Snapshot:
-        """What the index holds now, for a snapshot (the caller holds both locks)."""
-        rows, codes, waiting = self.rows.view(), self.row_codes.copy(), self.waiting.keys.copy()
-        return Snapshot(self.graph, rows, codes, list(self.partitions), self.applied, waiting)
+        self.graph_lock.acquire()
+        try:
+            self._land()  # type: ignore[attr-defined]
+            rows, codes, waiting = self.rows.view(), self.row_codes.copy(), self.waiting.keys.copy()
+            return Snapshot(self.graph, rows, codes, list(self.partitions), self.applied, waiting), dict(self.identity)
+        except BaseException:
+            self.graph_lock.release()
+            raise
 
     def _save_soon(self) -> None:
         """Save once more than SAVE_AFTER changes are applied since the last snapshot, on a background thread."""
@@ -94,22 +100,20 @@ class SnapshotSaves:
             if int(self.folder.read_state().get("applied", -1)) >= self.applied:
                 self.saved = self.applied  # another process saved as much
                 return
-            if len(self._stale):
-                self._writable()  # type: ignore[attr-defined]
-            self.graph_lock.acquire()
-            try:
-                self._land()  # type: ignore[attr-defined]
-                snapshot, identity = self._held(), dict(self.identity)
-            except BaseException:
-                self.graph_lock.release()
-                raise
+            snapshot, identity = self._taken()
         finally:
             self.lock.release()
-        generation = new_generation(self.folder)
+        self._write(snapshot, identity)
+
+    def _write(self, snapshot: Snapshot, identity: dict[str, Any]) -> None:
+        """Write ``snapshot`` under a new generation and name it in the state file (the caller holds the writer lock
+        and ``graph_lock``, released here once the graph is written: no insert lands meanwhile, so graph and waiting
+        rows agree); then prune the log it covers."""
         try:
+            generation = new_generation(self.folder)
             snapshot.graph.save(str(generation.with_suffix(".usearch")))
         finally:
             self.graph_lock.release()
         finish_snapshot(self.folder, identity, generation, snapshot)
-        self.source.prune_vector_log(snapshot.applied)
+        self.source.prune_vector_log(snapshot.applied)  # a new process loads this snapshot and replays the rest
         self.saved = max(self.saved, snapshot.applied)

@@ -61,14 +61,6 @@ def read_snapshot(
     return Snapshot(graph, rows, row_codes.astype(np.int32), partitions, applied, waiting.astype(np.int64), files)  # type: ignore[arg-type]
 
 
-def write_snapshot(folder: IndexFolder, identity: dict[str, Any], snapshot: Snapshot) -> None:
-    """Write under a new generation, name it in the state file, then delete older generations (the caller holds
-    the folder's writer lock)."""
-    generation = new_generation(folder)
-    snapshot.graph.save(str(generation.with_suffix(".usearch")))
-    finish_snapshot(folder, identity, generation, snapshot)
-
-
 def new_generation(folder: IndexFolder) -> Path:
     """The path stem of the next snapshot (the caller holds the folder's writer lock)."""
     assert folder.path is not None
