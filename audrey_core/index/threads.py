@@ -6,7 +6,7 @@ import contextlib
 import os
 import sys
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from pathlib import Path
 
 
@@ -23,17 +23,21 @@ def exiting() -> bool:
     return not threading.main_thread().is_alive()
 
 
-def prefetch(paths: list[Path], stop: Callable[[], bool]) -> threading.Thread:
+def prefetch(paths: list[Path], stop: Callable[[], bool], touch: Collection[Path] = ()) -> threading.Thread:
     """Read ``paths`` through once on a background thread, so the pages the first searches need are in the OS's
     cache rather than each fetched from disk inside a recall (at 1M rows, re-scoring from a cold float32 rows file put
-    the first pass's p95 at 34 ms against 5.7 ms warm). The file is spliced to /dev/null where the OS can
-    (``sendfile``): pages already cached cost almost nothing, so the read-ahead takes no CPU from the first catch-up
-    and recalls after opening a warm store. Plain reads: safe to abandon at exit."""
+    the first pass's p95 at 34 ms against 5.7 ms warm). A file is spliced to /dev/null where the OS can
+    (``sendfile``): pages already cached cost almost nothing, so the read-ahead takes little CPU from the first
+    catch-up and recalls after opening a warm store. Files in ``touch`` are copied through memory instead, so the CPU
+    has touched every page before a search does: a graph walk touches its file's pages at random, and on the machine
+    we measure on (a Firecracker VM) pages that came from disk without the CPU touching them made a fresh process's
+    first pass of walks take up to twice as long as the next pass (see README). Plain reads: safe to abandon at
+    exit."""
 
     def read() -> None:
         for path in paths:
             try:
-                _read_through(path, stop)
+                _read_through(path, stop, splice=path not in touch)
             except OSError:  # replaced or deleted meanwhile: nothing to warm
                 continue
 
@@ -42,16 +46,17 @@ def prefetch(paths: list[Path], stop: Callable[[], bool]) -> threading.Thread:
     return thread
 
 
-def _read_through(path: Path, stop: Callable[[], bool], chunk: int = 1 << 24) -> None:
+def _read_through(path: Path, stop: Callable[[], bool], splice: bool = True, chunk: int = 1 << 24) -> None:
     offset = 0
     with open(path, "rb", buffering=0) as handle:
-        try:
-            with open(os.devnull, "wb", buffering=0) as sink:
-                while not stop() and (sent := os.sendfile(sink.fileno(), handle.fileno(), offset, chunk)):
-                    offset += sent
-                return
-        except (AttributeError, OSError):  # no sendfile here (or not to this sink): read the rest instead
-            handle.seek(offset)
+        if splice:
+            try:
+                with open(os.devnull, "wb", buffering=0) as sink:
+                    while not stop() and (sent := os.sendfile(sink.fileno(), handle.fileno(), offset, chunk)):
+                        offset += sent
+                    return
+            except (AttributeError, OSError):  # no sendfile here (or not to this sink): read the rest instead
+                handle.seek(offset)
         buffer = bytearray(1 << 20)
         while not stop() and handle.readinto(buffer):
             pass

@@ -132,7 +132,8 @@ class VectorIndex(CatchesUpOnce, GraphInserts, SnapshotSaves):
         if snapshot is None:
             return False
         if len(snapshot.graph) >= PREFETCH_FROM:
-            prefetch(snapshot.files, lambda: self._closed or exiting())
+            graph_file, rows_file = snapshot.files  # the graph first: every search walks it, at random
+            prefetch([graph_file, rows_file], lambda: self._closed or exiting(), touch={graph_file})
         with self._graph_held():
             self.graph, self.identity, self.rows = snapshot.graph, identity, snapshot.rows
         self._mapped, self._stale = True, np.zeros(0, dtype=np.int64)

@@ -33,7 +33,7 @@ class Snapshot:
     partitions: list[Partition]
     applied: int  # the last logged change it holds
     waiting: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))  # held rows not in the graph
-    files: list[Path] = field(default_factory=list)  # what it was read from
+    files: list[Path] = field(default_factory=list)  # what it was read from: the graph's file, the rows' file
 
 
 def read_snapshot(
@@ -56,7 +56,7 @@ def read_snapshot(
         return None
     if graph is None or graph.ndim != dimensions:
         return None
-    files = [generation.with_suffix(".f32.npy"), generation.with_suffix(".usearch")]  # rows first: read at random
+    files = [generation.with_suffix(".usearch"), generation.with_suffix(".f32.npy")]  # the graph, its rows
     applied = int(state["applied"])
     return Snapshot(graph, rows, row_codes.astype(np.int32), partitions, applied, waiting.astype(np.int64), files)  # type: ignore[arg-type]
 

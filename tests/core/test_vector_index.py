@@ -459,20 +459,33 @@ def test_a_larger_graph_takes_wider_looks_when_inserting(tmp_path):
 
 
 def test_a_store_read_ahead_on_open_recalls_and_closes_while_reading(tmp_path, monkeypatch):
-    """Above WARM_FROM_BYTES the store and keyword index files are read on a background thread after open: recall
-    works meanwhile, and closing at once stops the reading (nothing left running, nothing raised)."""
+    """Above WARM_FROM_BYTES the store and keyword index files are read on a background thread after open, and above
+    PREFETCH_FROM a loaded snapshot's files too (the graph's first and copied through memory): recall works
+    meanwhile, and closing at once stops the reading (nothing left running, nothing raised)."""
     import threading
 
+    import audrey_core.index.vector as vector_module
     import audrey_core.storage.sqlite.store as sqlite_store
     from audrey_core import Audrey
+    from audrey_core.index.threads import prefetch
     from audrey_core.testing import DeterministicEmbedder
 
     path = tmp_path / "warm.db"
     with Audrey(path, embedder=DeterministicEmbedder()) as brain:
         brain.encode_batch([f"note {i} about the harbour" for i in range(50)])
     monkeypatch.setattr(sqlite_store, "WARM_FROM_BYTES", 0)
+    monkeypatch.setattr(vector_module, "PREFETCH_FROM", 0)
+    asked = []
+
+    def recorded(paths, stop, touch=()):
+        asked.append(([p.name for p in paths], sorted(p.name for p in touch)))
+        return prefetch(paths, stop, touch)
+
+    monkeypatch.setattr(vector_module, "prefetch", recorded)
     with Audrey(path, embedder=DeterministicEmbedder()) as brain:
         assert len(brain.recall("harbour", limit=5)) == 5
+    [(files, touched)] = asked  # the snapshot's: its graph first, read through memory, then its rows
+    assert [name.split(".", 1)[1] for name in files] == ["usearch", "f32.npy"] and touched == files[:1]
     for thread in threading.enumerate():
         if thread.name == "audrey-prefetch":
             thread.join(timeout=5)

@@ -62,3 +62,6 @@ def test_prefetch_reads_the_files_through_and_stops_when_told(tmp_path):
     reads = []
     prefetch([big], lambda: reads.append(1) and False).join(timeout=10)
     assert len(reads) == 2  # one 16 MB splice takes the whole file, the next finds the end
+    reads.clear()
+    prefetch([big], lambda: reads.append(1) and False, touch={big}).join(timeout=10)
+    assert len(reads) == 6  # touched: copied through memory a megabyte at a time, then the end
