@@ -35,6 +35,12 @@ class IndexFolder:
         except (OSError, ValueError):
             return {}  # missing or damaged: the index is rebuilt
 
+    def next_generation(self) -> str:
+        """The name of the next generation of files ("g1", "g2", ...) after the one the state file names (the caller
+        holds the writer lock)."""
+        number = int(str(self.read_state().get("generation") or "g0").lstrip("g") or 0) + 1
+        return f"g{number}"
+
     def write_state(self, state: dict[str, Any]) -> None:
         if self.path is None:
             self._state = dict(state)

@@ -117,7 +117,7 @@ class KeywordIndex(CatchesUpOnce):
                 state = self.folder.read_state()  # another process may have caught up meanwhile
                 self._follow(state)
                 if self._index is None:
-                    self._rebuild(state)
+                    self._rebuild()
                 elif self.applied < head:
                     self._catch_up()
 
@@ -150,10 +150,9 @@ class KeywordIndex(CatchesUpOnce):
         index.register_tokenizer("audrey_en", self.analyzer)
         return index
 
-    def _rebuild(self, state: dict[str, Any]) -> None:
+    def _rebuild(self) -> None:
         head = self.source.search_log_head()  # read first: changes after it are caught up later
-        number = int(str(state.get("generation") or "g0").lstrip("g") or 0) + 1
-        generation = f"g{number}"
+        generation = self.folder.next_generation()
         path = None
         if self.folder.path is not None:
             path = self.folder.path / generation
@@ -179,12 +178,12 @@ class KeywordIndex(CatchesUpOnce):
     def _catch_up(self) -> None:
         found = self.source.search_log_since(self.applied)
         if found is None:  # the log was pruned past this index: it cannot be caught up, only rebuilt
-            self._rebuild(self.folder.read_state())
+            self._rebuild()
             return
         upto, rowids = found
         changed = sorted(set(rowids))
         if len(changed) > max(KEYWORD_REBUILD_AFTER, self._index.searcher().num_docs // 2):
-            self._rebuild(self.folder.read_state())  # a bulk load: building afresh is quicker than replaying it
+            self._rebuild()  # a bulk load: building afresh is quicker than replaying it
             return
         before = self.applied
         writer = self._index.writer(WRITER_HEAP, 1)
@@ -219,7 +218,7 @@ class KeywordIndex(CatchesUpOnce):
     def rebuild(self) -> None:
         """Build the index again from the database (``audrey reindex``)."""
         with self._lock, self.folder.writer_lock():
-            self._rebuild(self.folder.read_state())
+            self._rebuild()
 
     # -- search -------------------------------------------------------------------------------------------------
 

@@ -64,8 +64,7 @@ def read_snapshot(
 def new_generation(folder: IndexFolder) -> Path:
     """The path stem of the next snapshot (the caller holds the folder's writer lock)."""
     assert folder.path is not None
-    number = int(str(folder.read_state().get("generation") or "g0").lstrip("g") or 0) + 1
-    return folder.path / f"g{number}"
+    return folder.path / folder.next_generation()
 
 
 def finish_snapshot(folder: IndexFolder, identity: dict[str, Any], generation: Path, snapshot: Snapshot) -> None:
