@@ -1,13 +1,15 @@
 """Retrieval quality on LoCoMo: recall@1/5/10 per category for Audrey and for plain dense cosine.
 
-    python -m benchmarks.retrieval --data ../shared/data/locomo_dev.json [--conversations 2]
+    python -m benchmarks.retrieval --data ../shared/data/locomo_dev.json [--conversations 2] [--limit 20] [--fts5]
 
 The data is not shipped (CC BY-NC 4.0): LoCoMo's ``data/locomo10.json`` from github.com/snap-research/locomo is read
 as published; the figures in README use five of its ten conversations (conv-26, -30, -41, -42, -43).
 
 One Audrey store per conversation (in memory), every turn a memory ("speaker: text") dated by its session through
 the injectable clock; each question with evidence is asked of its own conversation only, at one day after the last
-session. A hit at k means an evidence turn is among the top k. The baseline ranks the same vectors by cosine alone.
+session. A hit at k means an evidence turn is among the top k of a recall asking for ``--limit`` results (10 by
+default; a larger limit widens the candidate pools, so the top 10 can differ). ``--fts5`` sends keyword search through
+SQLite FTS5 (the path without tantivy) on the same code. The baseline ranks the same vectors by cosine alone.
 Categories 1-4 are reported one by one and together, category 5 (adversarial) apart. Prints a table, the time spent
 embedding and recalling, and a final JSON line.
 """
@@ -39,7 +41,14 @@ def config(influence: float) -> AudreyConfig:
     )
 
 
-def evaluate(conversations: list[Conversation], embedder, recall_options: dict, influence: float = 1.0) -> dict:
+def evaluate(
+    conversations: list[Conversation],
+    embedder,
+    recall_options: dict,
+    influence: float = 1.0,
+    limit: int = max(KS),
+    fts5: bool = False,
+) -> dict:
     hits: dict[str, dict[int, list[str]]] = {"audrey": defaultdict(list), "dense": defaultdict(list)}
     categories: list[int] = []
     timing = {"embed_turns_s": 0.0, "embed_questions_s": 0.0, "audrey_recall_s": 0.0, "dense_recall_s": 0.0}
@@ -55,6 +64,8 @@ def evaluate(conversations: list[Conversation], embedder, recall_options: dict, 
         with Audrey(
             ":memory:", agent=conv.sample_id, embedder=embedder, clock=clock, config=config(influence)
         ) as brain:
+            if fts5:
+                brain.storage.keyword_index = None  # the FTS5 path, as without tantivy
             for when in sorted({t.when for t in conv.turns}):  # one batch per session, stored at its date
                 index = [i for i, t in enumerate(conv.turns) if t.when == when]
                 clock.advance(seconds=(when - clock()).total_seconds())
@@ -68,7 +79,7 @@ def evaluate(conversations: list[Conversation], embedder, recall_options: dict, 
             for question, vector in zip(conv.questions, question_vectors):
                 start = time.perf_counter()
                 audrey_ids = [
-                    r.id for r in brain.recall(question.question, limit=max(KS), query_vector=vector, **recall_options)
+                    r.id for r in brain.recall(question.question, limit=limit, query_vector=vector, **recall_options)
                 ]
                 timing["audrey_recall_s"] += time.perf_counter() - start
                 start = time.perf_counter()
@@ -111,7 +122,16 @@ def main(argv: list[str] | None = None) -> dict:
         default=None,
         help="RecallConfig.confidence_influence (default: the library's)",
     )
+    parser.add_argument(
+        "--limit",
+        type=int,
+        default=max(KS),
+        help=f"results each recall asks for (at least {max(KS)}; default {max(KS)})",
+    )
+    parser.add_argument("--fts5", action="store_true", help="keyword search through SQLite FTS5 instead of the index")
     args = parser.parse_args(argv)
+    if args.limit < max(KS):
+        parser.error(f"--limit must be at least {max(KS)}")
     if not Path(args.data).is_file():
         parser.error(f"no data file at {args.data}")
     conversations = load(args.data)[: args.conversations]
@@ -120,13 +140,14 @@ def main(argv: list[str] | None = None) -> dict:
     influence = (
         args.confidence_influence if args.confidence_influence is not None else RecallConfig().confidence_influence
     )
-    result = evaluate(conversations, embedder, {"mode": args.mode}, influence)
+    result = evaluate(conversations, embedder, {"mode": args.mode}, influence, args.limit, args.fts5)
     total = time.perf_counter() - start
     table = summarise(result)
 
     print(
         f"LoCoMo retrieval, {len(conversations)} conversations, {sum(len(c.turns) for c in conversations)} turns, "
-        f"model {embedder.model_name}, Audrey recall mode {args.mode}"
+        f"model {embedder.model_name}, Audrey recall mode {args.mode}, limit {args.limit}"
+        + (", keyword search through FTS5" if args.fts5 else "")
     )
     header = ["category", "n"] + [f"{n}@{k}" for n in ("audrey", "dense") for k in KS]
     print("  ".join(f"{h:>9}" for h in header))
@@ -141,6 +162,8 @@ def main(argv: list[str] | None = None) -> dict:
         "model": embedder.model_name,
         "mode": args.mode,
         "confidence_influence": influence,
+        "limit": args.limit,
+        "keyword_path": "fts5" if args.fts5 else "index",
         "table": table,
         "timing": timing,
     }

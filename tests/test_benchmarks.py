@@ -59,6 +59,32 @@ def test_harness_scores_a_synthetic_conversation(tmp_path):
     assert 0 <= table["1-4"]["audrey@1"] <= 100
 
 
+def test_harness_compares_limits_and_the_fts5_path_on_the_same_questions(tmp_path, monkeypatch):
+    pytest.importorskip("tantivy")
+    from audrey_core.index import KeywordIndex
+
+    searched = []
+    real_search = KeywordIndex.search
+    monkeypatch.setattr(
+        KeywordIndex, "search", lambda self, *a, **kw: searched.append(a) or real_search(self, *a, **kw)
+    )
+    conversations = load(synthetic(tmp_path))
+    for options, through_index in (({"limit": 20}, True), ({"fts5": True}, False)):
+        searched.clear()
+        result = evaluate(conversations, DeterministicEmbedder(), {"mode": "keyword"}, **options)
+        assert bool(searched) is through_index
+        # keyword-only recall finds the cat and the violin by their words, whichever path ranks them
+        assert result["hits"]["audrey"][10][:2] == [True, True]
+
+
+def test_harness_refuses_a_limit_below_the_deepest_k(tmp_path, capsys):
+    from benchmarks.retrieval import main
+
+    with pytest.raises(SystemExit):
+        main(["--data", str(synthetic(tmp_path)), "--limit", "5"])
+    assert "--limit must be at least 10" in capsys.readouterr().err
+
+
 @pytest.mark.slow
 @pytest.mark.skipif(not SHARED_DATA.is_file(), reason="../shared/data/locomo_dev.json is not present")
 def test_harness_runs_on_the_shared_data():
