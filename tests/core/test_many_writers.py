@@ -155,3 +155,38 @@ def test_concurrent_reinforcements_of_one_principle_are_all_counted(tmp_path):
         after = brain.get(target)
         assert after.evidence_count == before + workers * each
         assert len(set(after.evidence_episode_ids)) == len(after.evidence_episode_ids) >= workers * each
+
+
+def test_processes_creating_one_new_sqlite_file_at_once_all_open_it_and_refuse_another_model(tmp_path):
+    """Six processes open a file that does not exist yet, at the same moment (workers of a fresh deployment): each
+    opens it and stores its memories; two of them name another embedding model, and are refused by the check, not by
+    an error of whoever lost the race. A soak found both races: the switch to WAL answered "database is locked"
+    (SQLite skips the busy wait there) and two processes stored the new store's configuration twice."""
+    path, go = tmp_path / "new.db", tmp_path / "go"
+    script = textwrap.dedent("""
+        import sys
+        from audrey_core import Audrey
+        from audrey_core.errors import EmbeddingMismatchError
+        from audrey_core.testing import DeterministicEmbedder
+        {wait}
+        try:
+            brain = Audrey({path!r}, agent="w{worker}", embedder=DeterministicEmbedder(dimensions={dimensions}))
+        except EmbeddingMismatchError as exc:
+            print("refused:", exc)
+            sys.exit(3)
+        brain.encode_batch([f"worker {worker} note {{i}}" for i in range(20)])
+        brain.close()
+    """)
+    wait = WAIT_FOR_GO.format(go=str(go))
+    dimensions = [64, 64, 64, 64, 32, 32]
+    scripts = [script.format(wait=wait, path=str(path), worker=w, dimensions=d) for w, d in enumerate(dimensions)]
+    results = start_together(scripts, go)
+    codes = [r.returncode for r in results]
+    assert set(codes) <= {0, 3} and 0 in codes, [r.stderr[-2000:] for r in results]
+    opened = [d for d, code in zip(dimensions, codes) if code == 0]
+    assert len(set(opened)) == 1, codes  # one model won the store; every process of the other was refused
+    assert all("was built with embedding model" in r.stdout for r in results if r.returncode == 3)
+    from audrey_core.testing import DeterministicEmbedder
+
+    with Audrey(path, embedder=DeterministicEmbedder(dimensions=opened[0])) as brain, brain.storage._read() as db:
+        assert db.execute("SELECT COUNT(*) FROM episodes").fetchone()[0] == 20 * len(opened)

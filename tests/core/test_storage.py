@@ -51,6 +51,25 @@ def test_the_file_is_wal_with_foreign_keys(db_path, embedder):
         assert db.execute("PRAGMA busy_timeout").fetchone()[0] > 0
 
 
+@pytest.mark.sqlite_only
+def test_opening_a_new_file_another_connection_is_writing_waits_for_wal_instead_of_failing(tmp_path):
+    # A new file is still in rollback-journal mode until its first write; while another process writes it (creating
+    # the same store), SQLite answers the switch to WAL with "database is locked" at once, without the busy wait.
+    import threading
+
+    path = str(tmp_path / "new.db")
+    writer = sqlite_module().connect(path, isolation_level=None, check_same_thread=False)
+    writer.execute("CREATE TABLE t (x)")
+    writer.execute("BEGIN IMMEDIATE")
+    writer.execute("INSERT INTO t VALUES (1)")
+    threading.Timer(0.3, lambda: writer.execute("COMMIT")).start()
+    connection = connect(path, vectors=False)
+    assert connection.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    assert connection.execute("SELECT x FROM t").fetchall() == [(1,)]
+    connection.close()
+    writer.close()
+
+
 def test_a_different_model_or_dimension_is_refused_by_name(db_path):
     with Audrey(db_path, embedder=DeterministicEmbedder(384)) as brain:
         brain.encode("built with the hash embedder")

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import importlib
 import logging
+import time
 from collections.abc import Iterable, Sequence
 from types import ModuleType
 from typing import Any
@@ -92,7 +93,7 @@ def connect(path: str, *, module: ModuleType | None = None, busy_timeout_ms: int
         connection.execute(f"PRAGMA busy_timeout = {int(busy_timeout_ms)}")
         connection.execute("PRAGMA foreign_keys = ON")
         if path != ":memory:" and not path.startswith("file::memory:"):
-            mode = connection.execute("PRAGMA journal_mode = WAL").fetchone()[0]
+            mode = _switch_to_wal(connection, mod, busy_timeout_ms)
             if str(mode).lower() != "wal":
                 log.warning("SQLite refused WAL mode for %s (got %s)", path, mode)
             connection.execute("PRAGMA synchronous = NORMAL")
@@ -103,6 +104,19 @@ def connect(path: str, *, module: ModuleType | None = None, busy_timeout_ms: int
         connection.close()
         raise StorageError(f"cannot prepare SQLite database {path!r}: {exc}") from exc
     return connection
+
+
+def _switch_to_wal(connection: Any, mod: ModuleType, busy_timeout_ms: int) -> str:
+    """``PRAGMA journal_mode = WAL``, retried while another process holds the file: SQLite answers "database is
+    locked" at once there instead of waiting (processes creating one new file together), until the busy timeout."""
+    deadline = time.monotonic() + busy_timeout_ms / 1000
+    while True:
+        try:
+            return str(connection.execute("PRAGMA journal_mode = WAL").fetchone()[0])
+        except mod.OperationalError as exc:
+            if ("locked" not in str(exc) and "busy" not in str(exc)) or time.monotonic() > deadline:
+                raise
+            time.sleep(0.01)
 
 
 def placeholders(values: Sequence[Any]) -> str:

@@ -94,11 +94,13 @@ class SQLiteStorage(
         self.keyword_index = None  # opened once the schema is current (below)
         self.vector_index = None
         try:
-            new_config = check_embedding(self.path, self._stored_config(), model_name, int(dimensions))
+            new_store = check_embedding(self.path, self._stored_config(), model_name, int(dimensions)) is not None
             migrate(self._conn, int(dimensions))
-            if new_config is not None:
-                with self._write() as db:
-                    db.executemany("INSERT INTO audrey_config (key, value) VALUES (?, ?)", list(new_config.items()))
+            if new_store:
+                with self._write() as db:  # checked again under the write lock: another process may be creating it
+                    new_config = check_embedding(self.path, self._stored_config(), model_name, int(dimensions))
+                    if new_config is not None:
+                        db.executemany("INSERT INTO audrey_config (key, value) VALUES (?, ?)", list(new_config.items()))
             self.vector_table = self._conn.execute(
                 "SELECT value FROM audrey_config WHERE key = 'vector_table'"
             ).fetchone()[0]
