@@ -92,3 +92,14 @@ def test_harness_runs_on_the_shared_data():
 
     summary = main(["--data", str(SHARED_DATA), "--conversations", "1"])
     assert summary["table"]["1-4"]["n"] > 0 and summary["table"]["1-4"]["dense@10"] is not None
+
+
+@pytest.mark.slow
+def test_the_soak_kills_workers_and_finds_everything_that_returned():
+    from benchmarks.soak import main
+
+    summary = main(["--seconds", "6", "--writers", "2", "--kill-every", "1.5,2", "--pause", "0.5", "--sample", "200"])
+    assert summary["kills"] >= 2 and summary["encoded"] > 0 and summary["errors"] == []
+    for found in (summary["after"], summary["after_deleting_indexes"]):
+        assert found["lost"] == found["forgotten_still_stored"] == found["forgotten_found"] == 0
+        assert found["keyword_misses"] == found["vector_misses"] == 0  # a small store: vectors are scanned exactly
