@@ -5,11 +5,12 @@ a check that nothing that returned was lost and nothing forgotten came back.
 
 Writers encode batches of 1-100 memories (random 384-d vectors, each with a word of its own) and now and then forget
 some of their own; readers recall by keyword, vector and both. Each worker appends what returned to a log, fsynced,
-before its next step: an encode listed there committed. ``--pause`` seconds per 100 memories slow each writer
-(0: as fast as it can; on two cores three writers then outrun every process's graph, see README). Afterwards, in a
-fresh process: every logged memory is stored, found by its word (keyword recall) and by its vector (top 10), and no
-forgotten one is stored or found; then the same after deleting the index folder. Vector misses are the graph's, on
-random vectors (the hard case): the rebuilt graph misses as many. Prints figures and a JSON line; not pass/fail.
+before its next step: an encode listed there committed. ``--pause`` seconds per 100 memories slow each writer (0: as
+fast as it can; on two cores three writers then outrun every process's graph, see README). Afterwards, once every
+worker is dead, a new handle in the driving process checks that every logged memory is stored, found by its word
+(keyword recall) and by its vector (top 10), and no forgotten one is stored or found; then the same after deleting
+the index folder. Vector misses are the graph's, on random vectors (the hard case): the rebuilt graph misses as
+many. Prints figures and a JSON line; not pass/fail.
 """
 
 from __future__ import annotations
@@ -133,7 +134,7 @@ def check(path: str, encoded: dict, forgotten: set[str], in_flight: set[str], sa
     brain = _open(path)
     opened = time.perf_counter() - started
     kept = [i for i in encoded if i not in forgotten and i not in in_flight]
-    stored = {m.id for start in range(0, len(kept), 500) for m in brain.get_many(kept[start : start + 500]) if m}
+    stored = _stored(brain, kept)
     chosen = random.Random(0).sample(sorted(encoded), min(sample, len(encoded)))
     word_misses = vector_misses = resurfaced = 0
     for memory_id in chosen:
@@ -145,10 +146,7 @@ def check(path: str, encoded: dict, forgotten: set[str], in_flight: set[str], sa
         elif memory_id not in in_flight:
             word_misses += memory_id not in by_word
             vector_misses += memory_id not in by_vector
-    gone = sorted(forgotten)
-    still_there = sum(
-        m is not None for start in range(0, len(gone), 500) for m in brain.get_many(gone[start : start + 500])
-    )
+    still_there = len(_stored(brain, sorted(forgotten)))
     brain.close()
     return {
         "open_s": round(opened, 2),
@@ -161,7 +159,15 @@ def check(path: str, encoded: dict, forgotten: set[str], in_flight: set[str], sa
     }
 
 
+def _stored(brain, ids: list[str]) -> set[str]:
+    """Which of ``ids`` the store holds, looked up 500 at a time."""
+    return {m.id for start in range(0, len(ids), 500) for m in brain.get_many(ids[start : start + 500]) if m}
+
+
 def snapshot_lag(path: str) -> dict[str, int]:
+    """How far each index's saved state is behind its change log (read before any process opens the store, which
+    would catch the indexes up)."""
+    from audrey_core.index.folder import IndexFolder
     from audrey_core.storage.sqlite.connection import connect
 
     db = connect(path, vectors=False)
@@ -169,8 +175,7 @@ def snapshot_lag(path: str) -> dict[str, int]:
     db.close()
     lag = {}
     for kind, log in (("keyword", "search_changes"), ("vector", "vector_changes")):
-        state = Path(f"{path}-indexes") / kind / "state.json"
-        applied = json.loads(state.read_text()).get("applied", 0) if state.is_file() else 0
+        applied = IndexFolder(Path(f"{path}-indexes") / kind).read_state().get("applied", 0)
         lag[kind] = int(heads.get(log, 0)) - int(applied)
     return lag
 
