@@ -196,7 +196,10 @@ def main(argv: list[str] | None = None) -> dict | None:
     if args.worker:
         worker(args.store, args.role, Path(args.logs), args.pause)
         return None
-    low, high = (float(x) for x in args.kill_every.split(","))
+    try:
+        low, high = (float(x) for x in args.kill_every.split(","))
+    except ValueError:
+        parser.error(f"--kill-every takes MIN,MAX in seconds, got {args.kill_every!r}")
     if not 0 < low <= high or args.writers < 1 or args.readers < 0 or args.seconds <= 0:
         parser.error("need --writers >= 1, --readers >= 0, --seconds > 0 and --kill-every 0 < MIN <= MAX")
     roles = [f"w{i}" for i in range(1, args.writers + 1)] + [f"r{i}" for i in range(1, args.readers + 1)]

@@ -94,6 +94,23 @@ def test_harness_runs_on_the_shared_data():
     assert summary["table"]["1-4"]["n"] > 0 and summary["table"]["1-4"]["dense@10"] is not None
 
 
+@pytest.mark.parametrize(
+    "arguments, message",
+    [
+        (["--kill-every", "5"], "--kill-every takes MIN,MAX"),
+        (["--kill-every", "soon,later"], "--kill-every takes MIN,MAX"),
+        (["--kill-every", "5,2"], "0 < MIN <= MAX"),
+        (["--writers", "0"], "--writers >= 1"),
+    ],
+)
+def test_the_soak_refuses_bad_arguments_before_starting_anything(arguments, message, capsys):
+    from benchmarks.soak import main
+
+    with pytest.raises(SystemExit):
+        main(arguments)
+    assert message in capsys.readouterr().err
+
+
 @pytest.mark.slow
 def test_the_soak_kills_workers_and_finds_everything_that_returned():
     from benchmarks.soak import main
