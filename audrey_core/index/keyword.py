@@ -7,7 +7,9 @@ How it stays right: the database logs every text row added or removed (``search_
 the same transaction as the change). The index records the last change it applied and catches up before it answers,
 so a process killed between its commit and the index write loses nothing. The index holds the agent, memory type
 and scope words of each row, to filter inside the search; every other filter is confirmed in the database by the
-caller. A missing, damaged or foreign index is rebuilt from the database.
+caller. A missing, damaged or foreign index is rebuilt from the database: foreign means another format, another
+store (the database's id, recorded with the index: a folder left by a deleted database at this path) or ahead of the
+log (a database restored from an older copy: the changes the index holds past its log are not this database's).
 """
 
 from __future__ import annotations
@@ -41,6 +43,8 @@ def keyword_index_available() -> bool:
 
 class TextSource(Protocol):
     """What the index reads from the database (committed data only)."""
+
+    store_id: str  # the database's identity, recorded with the index
 
     def search_log_head(self) -> int: ...
     def search_log_since(self, seq: int) -> tuple[int, list[int]] | None: ...
@@ -124,7 +128,10 @@ class KeywordIndex(CatchesUpOnce):
     def _follow(self, state: dict[str, Any]) -> None:
         """Open (or reload) the generation the state names, if it is usable."""
         generation = state.get("generation")
-        if state.get("format") != FORMAT or generation is None:
+        if state.get("format") != FORMAT or generation is None or state.get("store") != self.source.store_id:
+            return  # another format, or left by another database at this path (deleted or replaced)
+        if int(state["applied"]) > self.source.search_log_head():  # the head read after the state: never behind it
+            log.warning("keyword index is ahead of its database (restored from an older copy?); rebuilding it")
             return
         if self.folder.path is None:
             if self._index is not None:
@@ -167,7 +174,7 @@ class KeywordIndex(CatchesUpOnce):
         writer.commit()
         writer.wait_merging_threads()
         index.reload()
-        self.folder.write_state({"format": FORMAT, "generation": generation, "applied": head})
+        self.folder.write_state(self._state(generation, head))
         self._index, self._generation, self.applied = index, generation, head
         log.info("keyword index rebuilt: %d rows", count)
         if self.folder.path is not None:
@@ -194,10 +201,13 @@ class KeywordIndex(CatchesUpOnce):
         writer.commit()
         writer.wait_merging_threads()
         self._index.reload()
-        self.folder.write_state({"format": FORMAT, "generation": self._generation, "applied": upto})
+        self.folder.write_state(self._state(self._generation, upto))
         self.applied = upto
         if upto // KEYWORD_PRUNE_AFTER > before // KEYWORD_PRUNE_AFTER:  # now and then, not on every catch-up
             self.source.prune_search_log(upto)
+
+    def _state(self, generation: str | None, applied: int) -> dict[str, Any]:
+        return {"format": FORMAT, "store": self.source.store_id, "generation": generation, "applied": applied}
 
     def _document(self, rowid: int, agent: str, memory_type: str, scopes: str, content: str) -> Any:
         document = tantivy.Document()

@@ -15,7 +15,8 @@ milliseconds) and replays the rest; a process killed between its commit and any 
 rows wait beside the graph, searched exactly, until a background thread inserts them (:mod:`.vector_inserts`; into a
 copy of a mapped graph, made in the background too). Agent, memory type and scope of each row are kept beside the
 graph (as a partition code per row) so the caller can size the search to its filter and drop rows of other
-partitions without asking the database. A missing, damaged or foreign snapshot is rebuilt from the database.
+partitions without asking the database. A missing, damaged or foreign snapshot (another store, model or vector
+table, or ahead of the log: a database restored from an older copy) is rebuilt from the database.
 """
 
 from __future__ import annotations
@@ -130,6 +131,9 @@ class VectorIndex(CatchesUpOnce, GraphInserts, SnapshotSaves):
         """Map the snapshot the state file names, if it is ours to use."""
         snapshot = read_snapshot(self.folder, identity, self.dimensions, HNSW.restore)
         if snapshot is None:
+            return False
+        if snapshot.applied > self.source.vector_log_head():  # the head read after the state: never behind it
+            log.warning("vector index snapshot is ahead of its database (restored from an older copy?); rebuilding")
             return False
         if len(snapshot.graph) >= PREFETCH_FROM:
             graph_file, rows_file = snapshot.files  # the graph first: every search walks it, at random

@@ -1,5 +1,5 @@
-"""What the derived-index tests share: a store on a real file, a writer process killed right after its commit, and
-taking a store back to an older schema."""
+"""What the derived-index tests share: a store on a real file, a writer process killed right after its commit,
+taking a store back to an older schema, and KNN through the graph against sqlite-vec's exact scan."""
 
 from __future__ import annotations
 
@@ -7,17 +7,24 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
+
 from audrey_core import Audrey
+from audrey_core.storage import VectorFilter
 from audrey_core.storage.sqlite.connection import connect
 
 from ..conftest import SYNC
 
 ROOT = Path(__file__).resolve().parents[2]
+STATES = ("active", "context_dependent")
 
 WRITER = """
 import os, sys
 sys.path.insert(0, {root!r})
+import numpy as np
+
 from audrey_core import Audrey
+from audrey_core.storage import VectorFilter
 from audrey_core.testing import DeterministicEmbedder
 from tests.conftest import SYNC
 brain = Audrey({path!r}, agent="a", embedder=DeterministicEmbedder(), config=SYNC)
@@ -44,3 +51,43 @@ def downgrade(path: Path, statements: list[str]) -> None:
     for statement in statements:
         db.execute(statement)
     db.close()
+
+
+def hits(brain: Audrey, text: str, k: int = 10, **extra) -> list[tuple[str, float]]:
+    vector = brain.embedder.embed([text])[0]
+    where = VectorFilter(agent=brain.agent, **{"states": STATES, **extra})
+    return [(h.memory_id, round(h.distance, 5)) for h in brain.storage.knn(np.asarray(vector), k, where)]
+
+
+def nearest(brain: Audrey, text: str, k: int = 10, **extra) -> list[str]:
+    return [memory_id for memory_id, _ in hits(brain, text, k, **extra)]
+
+
+def scanned_hits(brain: Audrey, text: str, k: int = 10, **extra) -> list[tuple[str, float]]:
+    """The exact reference: sqlite-vec's scan, with the graph out of the way."""
+    index, brain.storage.vector_index = brain.storage.vector_index, None
+    try:
+        return hits(brain, text, k, **extra)
+    finally:
+        brain.storage.vector_index = index
+
+
+def scanned(brain: Audrey, text: str, k: int = 10, **extra) -> list[str]:
+    return [memory_id for memory_id, _ in scanned_hits(brain, text, k, **extra)]
+
+
+def same_nearest(found: list[tuple[str, float]], expected: list[tuple[str, float]]) -> bool:
+    """The same distances in the same order, and the same memories wherever the k-th distance does not tie (among
+    equally distant memories at the cut, either answer is exact)."""
+    if [d for _, d in found] != [d for _, d in expected]:
+        return False
+    cut = expected[-1][1] if expected else None
+    return {m for m, d in found if d != cut} == {m for m, d in expected if d != cut}
+
+
+def saved(brain: Audrey) -> None:
+    """Wait for the snapshot a catch-up began saving in the background."""
+    index = brain.storage.vector_index
+    index.ensure_fresh()
+    if index._saver is not None:
+        index._saver.join()

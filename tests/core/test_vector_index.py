@@ -20,11 +20,20 @@ from audrey_core.rules.filters import parse_filter
 from audrey_core.storage import VectorFilter
 
 from .helpers import add_derived
-from .index_helpers import downgrade, killed_writer, open_brain
+from .index_helpers import (
+    downgrade,
+    hits,
+    killed_writer,
+    nearest,
+    open_brain,
+    same_nearest,
+    saved,
+    scanned,
+    scanned_hits,
+)
 
 pytest.importorskip("usearch")
 WORDS = "kiln oven glaze clay wheel porcelain stoneware firing".split()
-STATES = ("active", "context_dependent")
 FILTERS = [
     {},
     {"memory_types": ("semantic",)},
@@ -55,60 +64,6 @@ def fill(brain: Audrey, count: int = 90) -> None:
     brain.encode("kiln note replaced", supersedes=ids[1])  # a superseded memory, for the states filter
     add_derived(brain, "kiln firing needs a slow cool-down")
     add_derived(brain, "glaze the clay before the second firing", memory_type="procedural")
-
-
-@pytest.fixture
-def graph_always(monkeypatch):
-    """Send every KNN through the graph (the cost model would scan stores this small), counting its searches."""
-    import audrey_core.index.vector as vector
-    import audrey_core.index.vector_inserts as vector_inserts
-    import audrey_core.storage.sqlite.indexed_search as indexed
-
-    monkeypatch.setattr(indexed, "SCAN_US_PER_ROW", 1e9)
-    monkeypatch.setattr(indexed, "with_margin", lambda k: 1)  # so that filters make it widen
-    monkeypatch.setattr(indexed, "GRAPH_MAX_SHARE", 1.0)
-    monkeypatch.setattr(vector_inserts, "PENDING_MAX", 7)  # caught-up rows both wait beside the graph and join it
-    searches = []
-    real = vector.VectorIndex.search
-
-    def counted(self, *args, **kwargs):
-        searches.append(args[1])
-        return real(self, *args, **kwargs)
-
-    monkeypatch.setattr(vector.VectorIndex, "search", counted)
-    return searches
-
-
-def hits(brain: Audrey, text: str, k: int = 10, **extra) -> list[tuple[str, float]]:
-    vector = brain.embedder.embed([text])[0]
-    where = VectorFilter(agent=brain.agent, **{"states": STATES, **extra})
-    return [(h.memory_id, round(h.distance, 5)) for h in brain.storage.knn(np.asarray(vector), k, where)]
-
-
-def nearest(brain: Audrey, text: str, k: int = 10, **extra) -> list[str]:
-    return [memory_id for memory_id, _ in hits(brain, text, k, **extra)]
-
-
-def scanned_hits(brain: Audrey, text: str, k: int = 10, **extra) -> list[tuple[str, float]]:
-    """The exact reference: sqlite-vec's scan, with the graph out of the way."""
-    index, brain.storage.vector_index = brain.storage.vector_index, None
-    try:
-        return hits(brain, text, k, **extra)
-    finally:
-        brain.storage.vector_index = index
-
-
-def scanned(brain: Audrey, text: str, k: int = 10, **extra) -> list[str]:
-    return [memory_id for memory_id, _ in scanned_hits(brain, text, k, **extra)]
-
-
-def same_nearest(found: list[tuple[str, float]], expected: list[tuple[str, float]]) -> bool:
-    """The same distances in the same order, and the same memories wherever the k-th distance does not tie (among
-    equally distant memories at the cut, either answer is exact)."""
-    if [d for _, d in found] != [d for _, d in expected]:
-        return False
-    cut = expected[-1][1] if expected else None
-    return {m for m, d in found if d != cut} == {m for m, d in expected if d != cut}
 
 
 @pytest.mark.parametrize("extra", FILTERS)
@@ -206,14 +161,6 @@ def test_a_new_process_loads_the_snapshot_and_replays_the_rest(tmp_path, graph_a
         assert 0 < state["applied"] < brain.storage.vector_log_head()  # a snapshot, then changes only in the log
         assert nearest(brain, "late clay note") == before and before[0] == "late"
         assert rebuilt == []
-
-
-def saved(brain: Audrey) -> None:
-    """Wait for the snapshot a catch-up began saving in the background."""
-    index = brain.storage.vector_index
-    index.ensure_fresh()
-    if index._saver is not None:
-        index._saver.join()
 
 
 def vector_rows(brain: Audrey, memory_id: str) -> list[int]:

@@ -20,6 +20,7 @@ class SQLiteSearchLog:
 
     keyword_index: Any
     vector_index: Any
+    store_id: str
 
     # -- the change logs ------------------------------------------------------------------------------------------
 
@@ -91,7 +92,12 @@ class SQLiteSearchLog:
 
     def vector_identity(self) -> dict[str, Any]:
         """What a vector index must have been built from to be used here."""
-        return {"model": self.model_name, "dimensions": self.dimensions, "table": self.vector_table}
+        return {
+            "store": self.store_id,
+            "model": self.model_name,
+            "dimensions": self.dimensions,
+            "table": self.vector_table,
+        }
 
     def vector_documents(
         self, rowids: Sequence[int] | None

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import os
 import threading
+import uuid
 import warnings
 from collections.abc import Iterator, Sequence
 from contextlib import ExitStack, contextmanager
@@ -114,6 +115,7 @@ class SQLiteStorage(
             raise
         self.model_name = model_name
         self.dimensions = int(dimensions)
+        self.store_id = self._store_id()
         if not self._in_memory():
             self._side = connect(self.path, module=module, vectors=self.vector_error is None)
         self.keyword_index = self._open_keyword_index()
@@ -185,6 +187,16 @@ class SQLiteStorage(
             warnings.warn(f"Audrey's vector index cannot be built ({exc}); vectors are scanned", RuntimeWarning, 3)
             return None
         return index
+
+    def _store_id(self) -> str:
+        """This store's identity, made once (a store made before it gets one on its next open). The indexes beside
+        the file record it: a folder left by a deleted or replaced database is never taken for this one's."""
+        found = self._stored_config().get("store_id")
+        if found:
+            return found
+        with self._write() as db:  # another process opening it now may make one first: the first one stays
+            db.execute("INSERT OR IGNORE INTO audrey_config (key, value) VALUES ('store_id', ?)", [uuid.uuid4().hex])
+            return db.execute("SELECT value FROM audrey_config WHERE key = 'store_id'").fetchone()[0]
 
     def _in_memory(self) -> bool:
         """A ``:memory:`` or ``file:`` URI store: no folder beside it for locks and indexes."""

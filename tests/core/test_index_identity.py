@@ -1,0 +1,118 @@
+"""An index folder belongs to one database: left by a deleted store, or ahead of a database restored from an older
+copy, it is rebuilt, never read as if it described the database now at that path."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from audrey_core import Audrey
+from audrey_core.storage import VectorFilter
+
+from .index_helpers import downgrade, hits, open_brain, saved, scanned_hits
+
+pytest.importorskip("tantivy")
+pytest.importorskip("usearch")
+
+
+@pytest.fixture(autouse=True)
+def saved_often(monkeypatch):
+    """Vector snapshots written every 10 changes, so a folder can be ahead of a store this small."""
+    import audrey_core.index.vector_saves as vector_saves
+
+    monkeypatch.setattr(vector_saves, "SAVE_AFTER", 10)
+
+
+def fill(brain: Audrey, word: str, count: int) -> list[str]:
+    """``count`` memories about ``word``, searched for once so both indexes hold them (their state files say so)."""
+    ids = brain.encode_batch([f"{word} note {i} about the {word} enclosure" for i in range(count)])
+    keyword_ids(brain, word)
+    saved(brain)
+    return ids
+
+
+def keyword_ids(brain: Audrey, word: str) -> set[str]:
+    return {h.memory_id for h in brain.storage.keyword_search([word], 1000, VectorFilter(agent=brain.agent))}
+
+
+def remove_database(path: Path) -> None:
+    """The store's file and its journal files, not the index folder beside them."""
+    for name in (path.name, f"{path.name}-wal", f"{path.name}-shm"):
+        (path.parent / name).unlink(missing_ok=True)
+
+
+def states(folder: Path) -> list[dict]:
+    return [json.loads((folder / "a.db-indexes" / kind / "state.json").read_text()) for kind in ("keyword", "vector")]
+
+
+def recorded_stores(folder: Path) -> list[str]:
+    """The store each index's state file says it was built from (keyword, vector)."""
+    keyword, vector = states(folder)
+    return [keyword["store"], vector["identity"]["store"]]
+
+
+def applied(folder: Path) -> list[int]:
+    """The last change of its log each index's state file says it holds (keyword, vector)."""
+    return [state["applied"] for state in states(folder)]
+
+
+def agree(found: list[tuple[str, float]], expected: list[tuple[str, float]], tolerance: float = 1e-4) -> bool:
+    """The same distances, and the same memories wherever a distance is clear of the k-th (these texts tie often,
+    and the graph's float32 re-scoring may differ from sqlite-vec's in the last digit)."""
+    close = len(found) == len(expected) and all(abs(a[1] - b[1]) <= tolerance for a, b in zip(found, expected))
+    cut = expected[-1][1] - tolerance if expected else 0.0
+    return close and {m for m, d in found if d < cut} == {m for m, d in expected if d < cut}
+
+
+def assert_indexes_match(brain: Audrey, ids: dict[str, list[str]]) -> None:
+    """Keyword search finds exactly each word's memories, KNN through the graph what sqlite-vec's scan finds."""
+    for word, expected in ids.items():
+        assert keyword_ids(brain, word) == set(expected)
+        query = f"{word} note 3 about the {word} enclosure"
+        assert agree(hits(brain, query), scanned_hits(brain, query))
+
+
+def test_a_folder_left_by_a_deleted_store_is_rebuilt_for_the_new_store_at_its_path(tmp_path, graph_always):
+    path = tmp_path / "a.db"
+    with open_brain(path) as brain:
+        fill(brain, "zebra", 40)
+    assert applied(tmp_path) == [40, 40]
+    remove_database(path)  # the index folder stays, as after `rm a.db`
+    with open_brain(path) as brain:
+        giraffes = fill(brain, "giraffe", 120)  # the new store's change log passes where the old folder stopped
+        assert_indexes_match(brain, {"zebra": [], "giraffe": giraffes})
+        assert graph_always  # the graph answered
+        assert recorded_stores(tmp_path) == [brain.storage.store_id] * 2
+
+
+def test_a_database_restored_from_an_older_copy_rebuilds_indexes_that_are_ahead_of_it(tmp_path, graph_always):
+    path = tmp_path / "a.db"
+    with open_brain(path) as brain:
+        zebras = fill(brain, "zebra", 40)
+    shutil.copy(path, tmp_path / "backup.db")  # a closed store: everything is in its main file
+    with open_brain(path) as brain:
+        fill(brain, "giraffe", 40)
+    assert applied(tmp_path) == [80, 80]  # the folder holds the giraffes: ahead of the copy
+    remove_database(path)
+    shutil.copy(tmp_path / "backup.db", path)
+    with open_brain(path) as brain:
+        okapis = fill(brain, "okapi", 60)  # rows the restored store numbers as the lost giraffes were numbered
+        assert_indexes_match(brain, {"zebra": zebras, "giraffe": [], "okapi": okapis})
+        assert graph_always
+
+
+def test_a_store_made_before_store_ids_gets_one_and_rebuilds_its_indexes_once(tmp_path):
+    path = tmp_path / "a.db"
+    with open_brain(path) as brain:
+        zebras = fill(brain, "zebra", 30)
+        old_id = brain.storage.store_id
+    with open_brain(path) as brain:
+        assert brain.storage.store_id == old_id  # kept across opens
+    downgrade(path, ["DELETE FROM audrey_config WHERE key = 'store_id'"])  # as an older version left it
+    with open_brain(path) as brain, open_brain(path) as second:
+        assert brain.storage.store_id == second.storage.store_id != old_id
+        assert recorded_stores(tmp_path) == [brain.storage.store_id] * 2
+        assert keyword_ids(brain, "zebra") == keyword_ids(second, "zebra") == set(zebras)
