@@ -9,7 +9,7 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 try:
     import fcntl
@@ -52,12 +52,31 @@ class IndexFolder:
     @contextmanager
     def writer_lock(self) -> Iterator[None]:
         with self._lock:
-            if self.path is None or fcntl is None:
+            if self.path is None:
                 yield
                 return
-            with open(self.path / "writer.lock", "a+b") as handle:
-                fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
+            if fcntl is None:
+                self.path.mkdir(parents=True, exist_ok=True)
+                yield
+                return
+            with self._locked_file():
                 yield  # closing the file releases the lock
+
+    def _locked_file(self) -> BinaryIO:
+        """The lock file now in the folder, locked. The folder may be deleted under a running store (and made again
+        by another process): a lock on a file no longer there excludes no one, so it is taken again on the new one."""
+        assert self.path is not None and fcntl is not None
+        lock_file = self.path / "writer.lock"
+        while True:
+            self.path.mkdir(parents=True, exist_ok=True)
+            handle = open(lock_file, "a+b")  # noqa: SIM115 (the caller closes it)
+            fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
+            try:
+                if os.fstat(handle.fileno()).st_ino == lock_file.stat().st_ino:
+                    return handle
+            except FileNotFoundError:
+                pass
+            handle.close()
 
     def size_on_disk(self) -> int:
         if self.path is None:

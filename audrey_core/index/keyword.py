@@ -120,8 +120,8 @@ class KeywordIndex(CatchesUpOnce):
             with self.folder.writer_lock():
                 state = self.folder.read_state()  # another process may have caught up meanwhile
                 self._follow(state)
-                if self._index is None:
-                    self._rebuild()
+                if self._index is None or state.get("generation") != self._generation:
+                    self._rebuild()  # none yet, or ours is gone (the folder deleted under us) and none other usable
                 elif self.applied < head:
                     self._catch_up()
 

@@ -1,5 +1,6 @@
-"""An index folder belongs to one database: left by a deleted store, or ahead of a database restored from an older
-copy, it is rebuilt, never read as if it described the database now at that path."""
+"""An index folder is derived from one database: deleted under running stores it is made again, and left by a
+deleted store or ahead of a database restored from an older copy it is rebuilt, never read as if it described the
+database now at that path."""
 
 from __future__ import annotations
 
@@ -116,3 +117,17 @@ def test_a_store_made_before_store_ids_gets_one_and_rebuilds_its_indexes_once(tm
         assert brain.storage.store_id == second.storage.store_id != old_id
         assert recorded_stores(tmp_path) == [brain.storage.store_id] * 2
         assert keyword_ids(brain, "zebra") == keyword_ids(second, "zebra") == set(zebras)
+
+
+def test_a_folder_deleted_under_running_stores_is_made_again_and_loses_nothing(tmp_path, graph_always):
+    path = tmp_path / "a.db"
+    with open_brain(path) as brain, open_brain(path) as other:  # two handles: indexes of their own, one folder
+        zebras = fill(brain, "zebra", 40)
+        assert_indexes_match(other, {"zebra": zebras})
+        shutil.rmtree(tmp_path / "a.db-indexes")
+        giraffes = fill(brain, "giraffe", 30)  # caught up and saved into a folder made again
+        for handle in (brain, other):
+            assert_indexes_match(handle, {"zebra": zebras, "giraffe": giraffes})
+        assert applied(tmp_path) == [70, 70]
+    with open_brain(path) as brain:
+        assert_indexes_match(brain, {"zebra": zebras, "giraffe": giraffes})
