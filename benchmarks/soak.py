@@ -2,6 +2,7 @@
 a check that nothing that returned was lost and nothing forgotten came back.
 
     python -m benchmarks.soak [--seconds 240] [--writers 3] [--readers 1] [--kill-every 3,15] [--pause 0.2]
+                              [--delete-indexes-every N]
 
 Writers encode batches of 1-100 memories (random 384-d vectors, each with a word of its own) and now and then forget
 some of their own; readers recall by keyword, vector and both. Each worker appends what returned to a log, fsynced,
@@ -10,7 +11,9 @@ fast as it can; on two cores three writers then outrun every process's graph, se
 worker is dead, a new handle in the driving process checks that every logged memory is stored, found by its word
 (keyword recall) and by its vector (top 10), and no forgotten one is stored or found; then the same after deleting
 the index folder. Vector misses are the graph's, on random vectors (the hard case): the rebuilt graph misses as
-many. Prints figures and a JSON line; not pass/fail.
+many. ``--delete-indexes-every N`` also deletes the index folder every N-th kill, under the running workers (as an
+operator might to force a rebuild); a search whose index fails as its files go runs through the database (logged,
+counted). Prints figures and a JSON line; not pass/fail.
 """
 
 from __future__ import annotations
@@ -31,6 +34,7 @@ from pathlib import Path
 import numpy as np
 
 DIMENSIONS = 384
+FALLBACK = "this search runs through the database"  # logged when an index fails (its folder deleted as it wrote)
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -83,8 +87,18 @@ def _word(rng: random.Random) -> str:
     return "u" + "".join(rng.choice("bcdfghjklmnpqrstvwxz") for _ in range(11))
 
 
-def drive(path: str, logs: Path, seconds: float, roles: list[str], kill_every: tuple[float, float], pause: float):
-    """Run the workers for ``seconds``, killing one at random every ``kill_every`` seconds and starting it again."""
+def drive(
+    path: str,
+    logs: Path,
+    seconds: float,
+    roles: list[str],
+    kill_every: tuple[float, float],
+    pause: float,
+    delete_every: int = 0,
+) -> tuple[int, int, int]:
+    """Run the workers for ``seconds``, killing one at random every ``kill_every`` seconds and starting it again,
+    and deleting the index folder every ``delete_every``-th kill (0: never). Returns kills, workers that ended by
+    themselves, deletions."""
     rng = random.Random(7)
     command = [sys.executable, "-m", "benchmarks.soak", "--worker", "--pause", str(pause), "--store", path]
 
@@ -93,7 +107,7 @@ def drive(path: str, logs: Path, seconds: float, roles: list[str], kill_every: t
             return subprocess.Popen([*command, "--role", role, "--logs", str(logs)], stderr=errors, cwd=ROOT)
 
     processes = {role: start(role) for role in roles}
-    kills, failures, end = 0, 0, time.monotonic() + seconds
+    kills, failures, deletions, end = 0, 0, 0, time.monotonic() + seconds
     while time.monotonic() < end:
         time.sleep(rng.uniform(*kill_every))
         for role, process in processes.items():
@@ -105,10 +119,13 @@ def drive(path: str, logs: Path, seconds: float, roles: list[str], kill_every: t
         processes[victim].wait()
         processes[victim] = start(victim)
         kills += 1
+        if delete_every and kills % delete_every == 0:
+            shutil.rmtree(f"{path}-indexes", ignore_errors=True)  # a worker may be writing in it: whatever is left
+            deletions += 1
     for process in processes.values():
         process.send_signal(signal.SIGKILL)
         process.wait()
-    return kills, failures
+    return kills, failures, deletions
 
 
 def read_logs(logs: Path) -> tuple[dict[str, tuple[str, int]], set[str], set[str], list[float]]:
@@ -188,6 +205,9 @@ def main(argv: list[str] | None = None) -> dict | None:
     parser.add_argument("--kill-every", default="3,15", help="seconds between kills: MIN,MAX")
     parser.add_argument("--pause", type=float, default=0.2, help="seconds a writer sleeps per 100 memories")
     parser.add_argument("--sample", type=int, default=3000, help="memories looked up by word and vector")
+    parser.add_argument(
+        "--delete-indexes-every", type=int, default=0, help="delete the index folder every N-th kill (0: never)"
+    )
     parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--role", help=argparse.SUPPRESS)
     parser.add_argument("--store", help=argparse.SUPPRESS)
@@ -202,13 +222,19 @@ def main(argv: list[str] | None = None) -> dict | None:
         parser.error(f"--kill-every takes MIN,MAX in seconds, got {args.kill_every!r}")
     if not 0 < low <= high or args.writers < 1 or args.readers < 0 or args.seconds <= 0:
         parser.error("need --writers >= 1, --readers >= 0, --seconds > 0 and --kill-every 0 < MIN <= MAX")
+    if args.delete_indexes_every < 0:
+        parser.error("--delete-indexes-every takes N >= 0 (0: never)")
     roles = [f"w{i}" for i in range(1, args.writers + 1)] + [f"r{i}" for i in range(1, args.readers + 1)]
     with tempfile.TemporaryDirectory(prefix="audrey-soak-") as folder:
         path, logs = str(Path(folder) / "soak.db"), Path(folder) / "logs"
         logs.mkdir()
         _open(path).close()  # created before the workers (creating it together is tested in test_many_writers)
-        kills, failures = drive(path, logs, args.seconds, roles, (low, high), args.pause)
-        errors = sorted({line for f in logs.glob("stderr.*") for line in f.read_text().splitlines() if "Error" in line})
+        kills, failures, deletions = drive(
+            path, logs, args.seconds, roles, (low, high), args.pause, args.delete_indexes_every
+        )
+        lines = [line for f in logs.glob("stderr.*") for line in f.read_text().splitlines()]
+        fallbacks = sum(FALLBACK in line for line in lines)  # an index failed; that search ran through the database
+        errors = sorted({line for line in lines if "Error" in line and FALLBACK not in line})
         lag = snapshot_lag(path)
         encoded, forgotten, in_flight, opens = read_logs(logs)
         after = check(path, encoded, forgotten, in_flight, args.sample)
@@ -220,8 +246,10 @@ def main(argv: list[str] | None = None) -> dict | None:
         "roles": roles,
         "pause": args.pause,
         "kills": kills,
+        "index_folder_deletions": deletions,
         "workers_failed": failures,
         "errors": errors[:20],
+        "searches_through_the_database": fallbacks,
         "encoded": len(encoded),
         "forgotten": len(forgotten),
         "worker_opens": len(opens),
@@ -231,7 +259,11 @@ def main(argv: list[str] | None = None) -> dict | None:
         "after": after,
         "after_deleting_indexes": rebuilt,
     }
-    print(f"{len(roles)} workers, {args.seconds:.0f} s, {kills} kills, {failures} failed by themselves")
+    print(
+        f"{len(roles)} workers, {args.seconds:.0f} s, {kills} kills, {failures} failed by themselves, "
+        f"index folder deleted {deletions} times under them"
+    )
+    print(f"searches that ran through the database because an index failed: {fallbacks}")
     print(f"{len(encoded)} memories encoded, {len(forgotten)} forgotten; snapshots behind the log at the end: {lag}")
     print(
         f"worker opens: {len(opens)}, median {summary['worker_open_s_median']} s, max {summary['worker_open_s_max']} s"

@@ -101,6 +101,7 @@ def test_harness_runs_on_the_shared_data():
         (["--kill-every", "soon,later"], "--kill-every takes MIN,MAX"),
         (["--kill-every", "5,2"], "0 < MIN <= MAX"),
         (["--writers", "0"], "--writers >= 1"),
+        (["--delete-indexes-every", "-1"], "--delete-indexes-every takes N >= 0"),
     ],
 )
 def test_the_soak_refuses_bad_arguments_before_starting_anything(arguments, message, capsys):
@@ -115,8 +116,10 @@ def test_the_soak_refuses_bad_arguments_before_starting_anything(arguments, mess
 def test_the_soak_kills_workers_and_finds_everything_that_returned():
     from benchmarks.soak import main
 
-    summary = main(["--seconds", "6", "--writers", "2", "--kill-every", "1.5,2", "--pause", "0.5", "--sample", "200"])
-    assert summary["kills"] >= 2 and summary["encoded"] > 0 and summary["errors"] == []
+    arguments = ["--seconds", "6", "--writers", "2", "--kill-every", "1.5,2", "--pause", "0.5", "--sample", "200"]
+    summary = main([*arguments, "--delete-indexes-every", "1"])  # the index folder deleted under the workers too
+    assert summary["kills"] >= 2 and summary["index_folder_deletions"] >= 2 and summary["encoded"] > 0
+    assert summary["errors"] == [] and summary["workers_failed"] == 0
     for found in (summary["after"], summary["after_deleting_indexes"]):
         assert found["lost"] == found["forgotten_still_stored"] == found["forgotten_found"] == 0
         assert found["keyword_misses"] == found["vector_misses"] == 0  # a small store: vectors are scanned exactly

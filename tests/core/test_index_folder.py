@@ -1,6 +1,6 @@
-"""An index folder is derived from one database: deleted under running stores it is made again, and left by a
-deleted store or ahead of a database restored from an older copy it is rebuilt, never read as if it described the
-database now at that path."""
+"""An index folder is derived from one database: deleted under running stores it is made again; left by a deleted
+store or ahead of a database restored from an older copy it is rebuilt, never read as if it described the database
+now at that path; and while it cannot be written, searches run through the database."""
 
 from __future__ import annotations
 
@@ -131,3 +131,22 @@ def test_a_folder_deleted_under_running_stores_is_made_again_and_loses_nothing(t
         assert applied(tmp_path) == [70, 70]
     with open_brain(path) as brain:
         assert_indexes_match(brain, {"zebra": zebras, "giraffe": giraffes})
+
+
+def test_while_the_folder_cannot_be_written_searches_run_through_the_database(tmp_path, graph_always, caplog):
+    path, folder = tmp_path / "a.db", tmp_path / "a.db-indexes"
+    with open_brain(path) as brain, open_brain(path) as other:
+        zebras = fill(brain, "zebra", 40)
+        assert_indexes_match(other, {"zebra": zebras})
+        shutil.rmtree(folder)
+        folder.write_text("a file where the folder was: nothing can be written there")
+        giraffes = brain.encode_batch([f"giraffe note {i} about the giraffe enclosure" for i in range(30)])
+        brain.storage.prune_vector_log(brain.storage.vector_log_head())  # other's graph must be rebuilt, and saved
+        searched = len(graph_always)
+        assert keyword_ids(other, "giraffe") == set(giraffes)  # through FTS5
+        assert other.recall("giraffe note 3 about the giraffe enclosure", limit=1, mode="vector")[0].id == giraffes[3]
+        assert "the keyword index failed" in caplog.text and "the vector index failed" in caplog.text
+        folder.unlink()
+        for handle in (brain, other):
+            assert_indexes_match(handle, {"zebra": zebras, "giraffe": giraffes})  # through the indexes again
+        assert len(graph_always) > searched and folder.is_dir()

@@ -4,6 +4,7 @@ filtered inside it), the database confirms every other filter, and the candidate
 from __future__ import annotations
 
 import json
+import logging
 import math
 from collections.abc import Iterable, Sequence
 from typing import Any
@@ -11,10 +12,25 @@ from typing import Any
 import numpy as np
 
 from ...config import GRAPH_MAX_SHARE, GRAPH_US_BASE, GRAPH_US_PER_CANDIDATE, SCAN_US_PER_ROW
+from ...errors import AudreyError
 from ...rules.ownership import Tenant
 from ..base import KeywordHit, VectorFilter, VectorHit
 from ..sql.filters import scope_match, scope_test
 from ..sql.rows import TABLES
+
+log = logging.getLogger(__name__)
+
+# What tantivy, usearch and the file system raise when an index cannot be read or written (its folder deleted while
+# it wrote, a full disk): the index is a cache, so the search runs through the database instead (exact, slower) and
+# the index is caught up or rebuilt by the next one. Audrey's own errors (a closed store) still reach the caller.
+INDEX_ERRORS = (OSError, ValueError, RuntimeError)
+
+
+def index_failed(kind: str, exc: Exception) -> None:
+    """Re-raise Audrey's own errors; log any other and let the caller search the database."""
+    if isinstance(exc, AudreyError):
+        raise exc
+    log.warning("the %s index failed (%s: %s); this search runs through the database", kind, type(exc).__name__, exc)
 
 
 def with_margin(k: int) -> int:
@@ -83,7 +99,11 @@ class SQLiteIndexedSearch:
             return super().get_vectors(ids, owner)  # type: ignore[misc]
         if owner is not None:
             ids = list(self.get_memories(ids, owner=owner))
-        index.ensure_fresh()
+        try:
+            index.ensure_fresh()
+        except INDEX_ERRORS as exc:
+            index_failed("vector", exc)
+            return super().get_vectors(ids)  # type: ignore[misc]
         with self._side_read() as db:
             rows = db.execute(
                 "SELECT memory_id, rowid FROM memory_vector_rows WHERE chunk_index = 0 AND memory_id IN "

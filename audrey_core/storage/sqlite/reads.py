@@ -13,6 +13,7 @@ from ..base import KeywordHit, VectorFilter, VectorHit
 from ..sql.filters import compile_filter, scope_match
 from ..sql.migrations import FTS_TABLE
 from ..sql.reads import SQLReads
+from .indexed_search import INDEX_ERRORS, index_failed
 
 
 def _quoted(term: str) -> str:
@@ -37,7 +38,11 @@ class SQLiteReads(SQLReads):
             return []
         # inside a write transaction the graph may lack this transaction's rows: the scan sees them
         if self.vector_index is not None and not self._in_write_transaction():
-            hits = self._indexed_knn(vector, k, where)
+            try:
+                hits = self._indexed_knn(vector, k, where)
+            except INDEX_ERRORS as exc:
+                index_failed("vector", exc)
+                hits = None
             if hits is not None:
                 return hits
         query = np.ascontiguousarray(vector, dtype=np.float32).tobytes()
@@ -58,7 +63,10 @@ class SQLiteReads(SQLReads):
         if not terms or k <= 0:
             return []
         if self.keyword_index is not None:
-            return self._indexed_keyword_search(terms, k, where)
+            try:
+                return self._indexed_keyword_search(terms, k, where)
+            except INDEX_ERRORS as exc:
+                index_failed("keyword", exc)
         words = " OR ".join(_quoted(term) for term in self._informative_terms(terms))
         match = " AND ".join(
             [*(f"scopes : {w}" for w in scope_match(where.scope, where.scope_prefix)), f"content : ({words})"]
