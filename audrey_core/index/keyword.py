@@ -109,7 +109,8 @@ class KeywordIndex(CatchesUpOnce):
     # -- freshness ----------------------------------------------------------------------------------------------
 
     def _ensure_fresh(self) -> None:
-        """Apply every logged change not in the index yet (rebuilding it when the log no longer reaches back)."""
+        """Apply every logged change not in the index yet (rebuilding it when the log no longer reaches back or its
+        files cannot be read or written)."""
         with self._lock:
             head = self.source.search_log_head()
             if self._index is not None and self.applied >= head:
@@ -123,7 +124,11 @@ class KeywordIndex(CatchesUpOnce):
                 if self._index is None or state.get("generation") != self._generation:
                     self._rebuild()  # none yet, or ours is gone (the folder deleted under us) and none other usable
                 elif self.applied < head:
-                    self._catch_up()
+                    try:
+                        self._catch_up()
+                    except (OSError, ValueError) as exc:  # its files deleted or damaged under us
+                        log.warning("keyword index cannot be caught up (%s); rebuilding it", exc)
+                        self._rebuild()
 
     def _follow(self, state: dict[str, Any]) -> None:
         """Open (or reload) the generation the state names, if it is usable."""
@@ -137,19 +142,18 @@ class KeywordIndex(CatchesUpOnce):
             if self._index is not None:
                 self.applied = int(state["applied"])
             return
-        if generation != self._generation:
-            path = self.folder.path / generation
-            if not path.is_dir():
-                return
-            try:
-                self._index = self._open(path)
-            except (OSError, ValueError) as exc:
-                log.warning("keyword index %s cannot be opened (%s); rebuilding it", path, exc)
-                self._index = None
-                return
-            self._generation = generation
-        elif int(state["applied"]) != self.applied:
-            self._index.reload()
+        path = self.folder.path / generation
+        try:
+            if generation != self._generation:
+                if not path.is_dir() or not tantivy.Index.exists(str(path)):
+                    return  # gone or damaged (tantivy would make an empty index there, taken for a whole one)
+                self._index, self._generation = self._open(path), generation
+            elif int(state["applied"]) != self.applied:
+                self._index.reload()
+        except (OSError, ValueError) as exc:  # files missing (deleted under us) or damaged
+            log.warning("keyword index %s cannot be read (%s); rebuilding it", path, exc)
+            self._generation = None  # so the caller rebuilds; searches under way keep the index they hold
+            return
         self.applied = int(state["applied"])
 
     def _open(self, path: Path | None) -> Any:

@@ -150,3 +150,44 @@ def test_while_the_folder_cannot_be_written_searches_run_through_the_database(tm
         for handle in (brain, other):
             assert_indexes_match(handle, {"zebra": zebras, "giraffe": giraffes})  # through the indexes again
         assert len(graph_always) > searched and folder.is_dir()
+
+
+def test_keyword_files_deleted_under_running_stores_are_rebuilt(tmp_path, caplog):
+    path = tmp_path / "a.db"
+    with open_brain(path) as brain, open_brain(path) as other:
+        zebras = fill(brain, "zebra", 40)
+        assert keyword_ids(other, "zebra") == set(zebras)
+        generation = tmp_path / "a.db-indexes" / "keyword" / states(tmp_path)[0]["generation"]
+        for file in generation.iterdir():
+            file.unlink()  # the state file still names them
+        giraffes = fill(brain, "giraffe", 30)
+        caplog.clear()
+        for handle in (other, brain, other):
+            assert keyword_ids(handle, "giraffe") == set(giraffes)
+            assert keyword_ids(handle, "zebra") == set(zebras)
+        assert "runs through the database" not in caplog.text  # each found them through its index
+
+
+def test_keyword_files_deleted_after_another_store_wrote_them_are_rebuilt(tmp_path, caplog):
+    path = tmp_path / "a.db"
+    with open_brain(path) as brain, open_brain(path) as other:
+        zebras = fill(brain, "zebra", 40)
+        assert keyword_ids(other, "zebra") == set(zebras)
+        giraffes = fill(brain, "giraffe", 30)  # other is behind: its next search reloads the generation
+        generation = tmp_path / "a.db-indexes" / "keyword" / states(tmp_path)[0]["generation"]
+        (generation / "meta.json").unlink()
+        caplog.clear()
+        assert keyword_ids(other, "giraffe") == set(giraffes)
+        assert keyword_ids(other, "zebra") == set(zebras)
+        assert "runs through the database" not in caplog.text  # rebuilt, then found through the index
+
+
+def test_a_keyword_generation_that_lost_its_meta_file_is_rebuilt_on_open(tmp_path):
+    path = tmp_path / "a.db"
+    with open_brain(path) as brain:
+        zebras = fill(brain, "zebra", 40)
+    generation = tmp_path / "a.db-indexes" / "keyword" / states(tmp_path)[0]["generation"]
+    (generation / "meta.json").unlink()  # tantivy would open the folder as a new, empty index
+    with open_brain(path) as brain:
+        assert keyword_ids(brain, "zebra") == set(zebras)
+        assert states(tmp_path)[0]["generation"] != generation.name
