@@ -133,7 +133,7 @@ class VectorIndex(CatchesUpOnce, GraphInserts, SnapshotSaves):
         if snapshot is None:
             return False
         if snapshot.applied > self.source.vector_log_head():  # the head read after the state: never behind it
-            log.warning("vector index snapshot is ahead of its database (restored from an older copy?); rebuilding")
+            log.warning("vector index snapshot is ahead of its database (restored from an older copy?); rebuilding it")
             return False
         if len(snapshot.graph) >= PREFETCH_FROM:
             graph_file, rows_file = snapshot.files  # the graph first: every search walks it, at random

@@ -12,6 +12,7 @@ import pytest
 
 from audrey_core import Audrey
 from audrey_core.storage import VectorFilter
+from audrey_core.storage.sqlite import indexed_search
 
 from .index_helpers import downgrade, hits, open_brain, saved, scanned_hits
 
@@ -133,7 +134,9 @@ def test_a_folder_deleted_under_running_stores_is_made_again_and_loses_nothing(t
         assert_indexes_match(brain, {"zebra": zebras, "giraffe": giraffes})
 
 
-def test_while_the_folder_cannot_be_written_searches_run_through_the_database(tmp_path, graph_always, caplog):
+def test_while_the_folder_cannot_be_written_searches_run_through_the_database(
+    tmp_path, graph_always, caplog, monkeypatch
+):
     path, folder = tmp_path / "a.db", tmp_path / "a.db-indexes"
     with open_brain(path) as brain, open_brain(path) as other:
         zebras = fill(brain, "zebra", 40)
@@ -147,6 +150,9 @@ def test_while_the_folder_cannot_be_written_searches_run_through_the_database(tm
         assert other.recall("giraffe note 3 about the giraffe enclosure", limit=1, mode="vector")[0].id == giraffes[3]
         assert "the keyword index failed" in caplog.text and "the vector index failed" in caplog.text
         folder.unlink()
+        assert keyword_ids(other, "giraffe") == set(giraffes)  # still through FTS5: the index waits its turn
+        assert other.storage.keyword_index.applied < other.storage.search_log_head()  # not asked to catch up
+        monkeypatch.setattr(indexed_search, "RETRY_INDEX_AFTER_S", 0.0)  # its turn
         for handle in (brain, other):
             assert_indexes_match(handle, {"zebra": zebras, "giraffe": giraffes})  # through the indexes again
         assert len(graph_always) > searched and folder.is_dir()

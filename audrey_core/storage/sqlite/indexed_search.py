@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import logging
 import math
+import time
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -21,16 +22,12 @@ from ..sql.rows import TABLES
 log = logging.getLogger(__name__)
 
 # What tantivy, usearch and the file system raise when an index cannot be read or written (its folder deleted while
-# it wrote, a full disk): the index is a cache, so the search runs through the database instead (exact, slower) and
-# the index is caught up or rebuilt by the next one. Audrey's own errors (a closed store) still reach the caller.
+# it wrote, a full disk): the index is a cache, so the search runs through the database instead (exact, slower).
+# Audrey's own errors (a closed store) still reach the caller.
 INDEX_ERRORS = (OSError, ValueError, RuntimeError)
-
-
-def index_failed(kind: str, exc: Exception) -> None:
-    """Re-raise Audrey's own errors; log any other and let the caller search the database."""
-    if isinstance(exc, AudreyError):
-        raise exc
-    log.warning("the %s index failed (%s: %s); this search runs through the database", kind, type(exc).__name__, exc)
+# After a failure the index's searches go to the database this long before it is tried again: on a full disk every
+# try would start a rebuild that fails, inside a recall.
+RETRY_INDEX_AFTER_S = 30.0
 
 
 def with_margin(k: int) -> int:
@@ -50,6 +47,22 @@ class SQLiteIndexedSearch:
 
     keyword_index: Any
     vector_index: Any
+    _index_failed_at: dict[str, float]  # kind ("keyword", "vector") -> when its index last failed (monotonic)
+
+    def _index_down(self, kind: str) -> bool:
+        """Whether ``kind``'s index failed less than RETRY_INDEX_AFTER_S ago: its searches go to the database."""
+        failed = self._index_failed_at.get(kind)
+        return failed is not None and time.monotonic() - failed < RETRY_INDEX_AFTER_S
+
+    def _index_failed(self, kind: str, exc: Exception) -> None:
+        """Re-raise Audrey's own errors; log any other, and send ``kind``'s searches to the database for a while."""
+        if isinstance(exc, AudreyError):
+            raise exc
+        self._index_failed_at[kind] = time.monotonic()
+        log.warning(
+            "the %s index failed (%s: %s); searches run through the database for %.0f s, then it is tried again",
+            kind, type(exc).__name__, exc, RETRY_INDEX_AFTER_S,
+        )  # fmt: skip
 
     def _indexed_keyword_search(self, terms: Sequence[str], k: int, where: VectorFilter) -> list[KeywordHit]:
         index = self.keyword_index
@@ -95,14 +108,14 @@ class SQLiteIndexedSearch:
         """From the vector index's float32 copies when it is current (a point read from vec0 costs ~0.2 ms); inside a
         write transaction, or for rows the graph lacks, from the database."""
         index = self.vector_index
-        if index is None or not ids or self._in_write_transaction():
+        if index is None or not ids or self._in_write_transaction() or self._index_down("vector"):
             return super().get_vectors(ids, owner)  # type: ignore[misc]
         if owner is not None:
             ids = list(self.get_memories(ids, owner=owner))
         try:
             index.ensure_fresh()
         except INDEX_ERRORS as exc:
-            index_failed("vector", exc)
+            self._index_failed("vector", exc)
             return super().get_vectors(ids)  # type: ignore[misc]
         with self._side_read() as db:
             rows = db.execute(
