@@ -373,7 +373,9 @@ def test_rows_wait_beside_the_graph_while_searches_keep_coming_and_join_it_when_
         while len(index.waiting) and time.monotonic() < deadline:
             time.sleep(0.05)
         assert len(index.waiting) == 0 and index.size() == 123
-        assert np.allclose(search()[1], distances)  # the same answer (up to ties) from the graph
+        found, apart = search()  # from the graph: the late note itself, nothing nearer than the exact answer (the
+        assert found[0] == keys[0] and apart[0] == 0  # notes tie, and an approximate graph may miss one of them)
+        assert np.all(apart >= distances - 1e-6)
 
 
 def test_a_validation_run_of_searches_inserts_many_waiting_rows_at_once_and_nothing_else_does(tmp_path, monkeypatch):
@@ -393,8 +395,12 @@ def test_a_validation_run_of_searches_inserts_many_waiting_rows_at_once_and_noth
             assert len(index.waiting) == 30
             following = search()  # within QUIET of the last: a run
         assert len(index.waiting) == 0 and index.size() == 123
-        for answer in (lone, *recalled):  # the same answer (up to ties), now from the graph
-            assert np.allclose(following[1], answer[1])
+        for answer in recalled:  # the same rows, searched the same way
+            assert np.allclose(lone[1], answer[1])
+        # Now from the graph: the late note itself, and nothing nearer than the exact answer. Not always all of it:
+        # these notes tie (hashed words), and an approximate graph may miss one (about a run in three).
+        assert following[0][0] == lone[0][0] and following[1][0] == 0
+        assert np.all(following[1] >= lone[1] - 1e-6)
 
 
 def test_a_larger_graph_takes_wider_looks_when_inserting(tmp_path):
