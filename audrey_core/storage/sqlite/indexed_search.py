@@ -7,8 +7,8 @@ import json
 import logging
 import math
 import time
-from collections.abc import Iterable, Sequence
-from typing import Any
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -28,6 +28,7 @@ INDEX_ERRORS = (OSError, ValueError, RuntimeError)
 # After a failure the index's searches go to the database this long before it is tried again: on a full disk every
 # try would start a rebuild that fails, inside a recall.
 RETRY_INDEX_AFTER_S = 30.0
+T = TypeVar("T")
 
 
 def with_margin(k: int) -> int:
@@ -49,20 +50,23 @@ class SQLiteIndexedSearch:
     vector_index: Any
     _index_failed_at: dict[str, float]  # kind ("keyword", "vector") -> when its index last failed (monotonic)
 
-    def _index_down(self, kind: str) -> bool:
-        """Whether ``kind``'s index failed less than RETRY_INDEX_AFTER_S ago: its searches go to the database."""
+    def _from_index(self, kind: str, search: Callable[[], T]) -> T | None:
+        """``search()`` through ``kind``'s index; None when that index failed less than RETRY_INDEX_AFTER_S ago or
+        fails now (logged), and the caller asks the database. Audrey's own errors reach the caller."""
         failed = self._index_failed_at.get(kind)
-        return failed is not None and time.monotonic() - failed < RETRY_INDEX_AFTER_S
-
-    def _index_failed(self, kind: str, exc: Exception) -> None:
-        """Re-raise Audrey's own errors; log any other, and send ``kind``'s searches to the database for a while."""
-        if isinstance(exc, AudreyError):
-            raise exc
-        self._index_failed_at[kind] = time.monotonic()
-        log.warning(
-            "the %s index failed (%s: %s); searches run through the database for %.0f s, then it is tried again",
-            kind, type(exc).__name__, exc, RETRY_INDEX_AFTER_S,
-        )  # fmt: skip
+        if failed is not None and time.monotonic() - failed < RETRY_INDEX_AFTER_S:
+            return None
+        try:
+            return search()
+        except AudreyError:
+            raise
+        except INDEX_ERRORS as exc:
+            self._index_failed_at[kind] = time.monotonic()
+            log.warning(
+                "the %s index failed (%s: %s); searches run through the database for %.0f s, then it is tried again",
+                kind, type(exc).__name__, exc, RETRY_INDEX_AFTER_S,
+            )  # fmt: skip
+            return None
 
     def _indexed_keyword_search(self, terms: Sequence[str], k: int, where: VectorFilter) -> list[KeywordHit]:
         index = self.keyword_index
@@ -107,16 +111,16 @@ class SQLiteIndexedSearch:
     def get_vectors(self, ids: Sequence[str], owner: Tenant | None = None) -> dict[str, np.ndarray]:
         """From the vector index's float32 copies when it is current (a point read from vec0 costs ~0.2 ms); inside a
         write transaction, or for rows the graph lacks, from the database."""
-        index = self.vector_index
-        if index is None or not ids or self._in_write_transaction() or self._index_down("vector"):
+        if self.vector_index is None or not ids or self._in_write_transaction():
             return super().get_vectors(ids, owner)  # type: ignore[misc]
         if owner is not None:
             ids = list(self.get_memories(ids, owner=owner))
-        try:
-            index.ensure_fresh()
-        except INDEX_ERRORS as exc:
-            self._index_failed("vector", exc)
-            return super().get_vectors(ids)  # type: ignore[misc]
+        found = self._from_index("vector", lambda: self._indexed_vectors(ids))
+        return found if found is not None else super().get_vectors(ids)  # type: ignore[misc]
+
+    def _indexed_vectors(self, ids: Sequence[str]) -> dict[str, np.ndarray]:
+        index = self.vector_index
+        index.ensure_fresh()
         with self._side_read() as db:
             rows = db.execute(
                 "SELECT memory_id, rowid FROM memory_vector_rows WHERE chunk_index = 0 AND memory_id IN "

@@ -13,7 +13,6 @@ from ..base import KeywordHit, VectorFilter, VectorHit
 from ..sql.filters import compile_filter, scope_match
 from ..sql.migrations import FTS_TABLE
 from ..sql.reads import SQLReads
-from .indexed_search import INDEX_ERRORS
 
 
 def _quoted(term: str) -> str:
@@ -26,8 +25,7 @@ class SQLiteReads(SQLReads):
     keyword_index: Any  # the tantivy index (audrey_core.index), or None: FTS5 ranks
     vector_index: Any  # the usearch graph (audrey_core.index), or None: sqlite-vec scans
     _term_counts: TermCounts
-    _index_down: Any  # from SQLiteIndexedSearch
-    _index_failed: Any
+    _from_index: Any  # from SQLiteIndexedSearch
 
     def _metadata_sql(self, flt: Filter, column: str) -> tuple[str, list[Any]]:
         return compile_filter(flt, column)
@@ -39,12 +37,8 @@ class SQLiteReads(SQLReads):
         if conditions is None:
             return []
         # inside a write transaction the graph may lack this transaction's rows: the scan sees them
-        if self.vector_index is not None and not self._in_write_transaction() and not self._index_down("vector"):
-            try:
-                hits = self._indexed_knn(vector, k, where)
-            except INDEX_ERRORS as exc:
-                self._index_failed("vector", exc)
-                hits = None
+        if self.vector_index is not None and not self._in_write_transaction():
+            hits = self._from_index("vector", lambda: self._indexed_knn(vector, k, where))
             if hits is not None:
                 return hits
         query = np.ascontiguousarray(vector, dtype=np.float32).tobytes()
@@ -64,11 +58,10 @@ class SQLiteReads(SQLReads):
         When filters leave fewer than ``k``, the FTS limit widens until every match has been seen."""
         if not terms or k <= 0:
             return []
-        if self.keyword_index is not None and not self._index_down("keyword"):
-            try:
-                return self._indexed_keyword_search(terms, k, where)
-            except INDEX_ERRORS as exc:
-                self._index_failed("keyword", exc)
+        if self.keyword_index is not None:
+            found = self._from_index("keyword", lambda: self._indexed_keyword_search(terms, k, where))
+            if found is not None:
+                return found
         words = " OR ".join(_quoted(term) for term in self._informative_terms(terms))
         match = " AND ".join(
             [*(f"scopes : {w}" for w in scope_match(where.scope, where.scope_prefix)), f"content : ({words})"]

@@ -92,7 +92,7 @@ class SQLiteStorage(
         self._side: Any = None  # a second connection for reads that may run beside the main one (file stores)
         self._side_lock = threading.Lock()
         self._term_counts = TermCounts()  # for FTS5 ranking without the keyword index
-        self._index_failed_at: dict[str, float] = {}  # see SQLiteIndexedSearch._index_down
+        self._index_failed_at: dict[str, float] = {}  # see SQLiteIndexedSearch._from_index
         self.keyword_index = None  # opened once the schema is current (below)
         self.vector_index = None
         try:
