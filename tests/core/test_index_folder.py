@@ -8,6 +8,7 @@ import json
 import shutil
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from audrey_core import Audrey
@@ -197,3 +198,19 @@ def test_a_keyword_generation_that_lost_its_meta_file_is_rebuilt_on_open(tmp_pat
     with open_brain(path) as brain:
         assert keyword_ids(brain, "zebra") == set(zebras)
         assert states(tmp_path)[0]["generation"] != generation.name
+
+
+def test_stored_vectors_come_from_the_database_while_the_vector_index_cannot_be_written(tmp_path, caplog):
+    path, folder = tmp_path / "a.db", tmp_path / "a.db-indexes"
+    with open_brain(path) as brain, open_brain(path) as other:
+        fill(brain, "zebra", 40)
+        other.storage.vector_index.ensure_fresh()  # other's graph, current for now
+        shutil.rmtree(folder)
+        folder.write_text("a file where the folder was: nothing can be written there")
+        texts = [f"giraffe note {i} about the giraffe enclosure" for i in range(30)]
+        giraffes = brain.encode_batch(texts)
+        brain.storage.prune_vector_log(brain.storage.vector_log_head())  # other's graph must be rebuilt, and saved
+        found = other.storage.get_vectors(giraffes)
+        assert "the vector index failed" in caplog.text
+        expected = other.embedder.embed(texts)
+        assert all(np.allclose(found[i], v / np.linalg.norm(v), atol=1e-5) for i, v in zip(giraffes, expected))
