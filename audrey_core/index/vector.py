@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any, Protocol
@@ -302,6 +303,7 @@ class VectorIndex(CatchesUpOnce, GraphInserts, SnapshotSaves):
                 self.graph.expansion_search = expansion_for(len(self.graph))
                 asked = min(count + RESCORE_EXTRA, len(self.graph))
                 keys = np.asarray(self.graph.search(query, asked).keys, dtype=np.int64)
+        self._walked = time.monotonic()  # the run goes on from here (see _giving_way)
         if len(self._stale):  # removed since the mapped snapshot (the key may be waiting again, anew)
             keys = keys[~np.isin(keys, self._stale)]
         distances = self.rows.distances(keys, query)

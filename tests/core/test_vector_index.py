@@ -378,6 +378,36 @@ def test_rows_wait_beside_the_graph_while_searches_keep_coming_and_join_it_when_
         assert np.all(apart >= distances - 1e-6)
 
 
+def test_a_search_that_waited_for_an_insert_still_belongs_to_its_run(tmp_path, monkeypatch):
+    """A search held up longer than QUIET (by an insert holding the graph) is not a quiet moment: the searches that
+    follow it back to back keep the background insert away, as any run does."""
+    with graph_beside_another_writer(tmp_path, monkeypatch) as (index, search, other):
+        search()
+        other.encode_batch(LATE_NOTES)
+        index.ensure_fresh()  # 30 rows wait; the background insert gives way to the run
+        held, release = threading.Event(), threading.Event()
+
+        def hold_graph() -> None:  # as a slice being inserted does, for longer than QUIET
+            with index.graph_lock:
+                held.set()
+                release.wait(10)
+
+        holder = threading.Thread(target=hold_graph)
+        holder.start()
+        held.wait(10)
+        threading.Timer(0.6, release.set).start()
+        search()  # waits for the graph about 0.6 s
+        holder.join()
+        busy_until = time.monotonic() + 1.0
+        while time.monotonic() < busy_until:
+            search()
+            assert len(index.waiting) == 30
+        deadline = time.monotonic() + 10
+        while len(index.waiting) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert len(index.waiting) == 0  # and once the run ends they join the graph
+
+
 def test_a_validation_run_of_searches_inserts_many_waiting_rows_at_once_and_nothing_else_does(tmp_path, monkeypatch):
     """Once PENDING_BUSY rows wait, the next search of a validation batch's run inserts them all on its own thread;
     recalls back to back (outside a batch) and a batch's search after a pause leave them to the background."""
