@@ -99,7 +99,7 @@ class VectorIndex(CatchesUpOnce, GraphInserts, SnapshotSaves):
         self._copy: tuple[Any, threading.Thread, list[Any]] | None = None  # (mapped graph, copier, [its copy])
         self._inserter: threading.Thread | None = None
         self._saver: threading.Thread | None = None
-        self._walked = 0.0  # when the graph was last searched: background inserts give way to a stream of searches
+        self._walked = 0.0  # when the last graph search ended: background inserts give way to a stream of searches
         self._bulk = 0
         self._closed = False
         self._stale = np.zeros(0, dtype=np.int64)

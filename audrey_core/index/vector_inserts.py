@@ -127,9 +127,7 @@ class GraphInserts:
         PENDING_BUSY rows wait, and a validation batch's search that finds that many inserts them all at once, on its
         own thread (~1 s at 100k rows). A recall never does (a server's back-to-back recalls during an import would
         pay it in one of them); past PENDING_BUSY the background insert takes slices between its searches."""
-        now = time.monotonic()
-        stream = now - self._walked < QUIET
-        self._walked = now
+        stream = time.monotonic() - self._walked < QUIET  # the last search ended moments ago
         in_a_batch = self.in_a_batch()  # type: ignore[attr-defined]  # see CatchesUpOnce
         if stream and in_a_batch and len(self.waiting) >= PENDING_BUSY and not self._mapped:  # mapped: see _settle
             with self._graph_held():  # a slice being inserted lands first

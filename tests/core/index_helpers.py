@@ -21,10 +21,7 @@ STATES = ("active", "context_dependent")
 WRITER = """
 import os, sys
 sys.path.insert(0, {root!r})
-import numpy as np
-
 from audrey_core import Audrey
-from audrey_core.storage import VectorFilter
 from audrey_core.testing import DeterministicEmbedder
 from tests.conftest import SYNC
 brain = Audrey({path!r}, agent="a", embedder=DeterministicEmbedder(), config=SYNC)
