@@ -398,6 +398,7 @@ def test_a_search_that_waited_for_an_insert_still_belongs_to_its_run(tmp_path, m
         threading.Timer(0.6, release.set).start()
         search()  # waits for the graph about 0.6 s
         holder.join()
+        time.sleep(0.1)  # a gap between two searches of the run, shorter than QUIET
         busy_until = time.monotonic() + 1.0
         while time.monotonic() < busy_until:
             search()
