@@ -385,6 +385,7 @@ def test_a_search_that_waited_for_an_insert_still_belongs_to_its_run(tmp_path, m
         search()
         other.encode_batch(LATE_NOTES)
         index.ensure_fresh()  # 30 rows wait; the background insert gives way to the run
+        assert index.inserting()
         held, release = threading.Event(), threading.Event()
 
         def hold_graph() -> None:  # as a slice being inserted does, for longer than QUIET
@@ -404,9 +405,9 @@ def test_a_search_that_waited_for_an_insert_still_belongs_to_its_run(tmp_path, m
             search()
             assert len(index.waiting) == 30
         deadline = time.monotonic() + 10
-        while len(index.waiting) and time.monotonic() < deadline:
+        while index.inserting() and time.monotonic() < deadline:
             time.sleep(0.05)
-        assert len(index.waiting) == 0  # and once the run ends they join the graph
+        assert len(index.waiting) == 0 and not index.inserting()  # once the run ends they join the graph
 
 
 def test_a_validation_run_of_searches_inserts_many_waiting_rows_at_once_and_nothing_else_does(tmp_path, monkeypatch):
