@@ -1,6 +1,7 @@
 """Retrieval quality on LoCoMo: recall@1/5/10 per category for Audrey and for plain dense cosine.
 
-    python -m benchmarks.retrieval --data ../shared/data/locomo_dev.json [--conversations 2] [--limit 20] [--fts5]
+    python -m benchmarks.retrieval --data ../shared/data/locomo_dev.json [--conversations 2] [--limit 20]
+        [--fts5 | --compare-paths]
 
 The data is not shipped (CC BY-NC 4.0): LoCoMo's ``data/locomo10.json`` from github.com/snap-research/locomo is read
 as published; the figures in README use five of its ten conversations (conv-26, -30, -41, -42, -43).
@@ -9,7 +10,8 @@ One Audrey store per conversation (in memory), every turn a memory ("speaker: te
 the injectable clock; each question with evidence is asked of its own conversation only, at one day after the last
 session. A hit at k means an evidence turn is among the top k of a recall asking for ``--limit`` results (10 by
 default; a larger limit widens the candidate pools, so the top 10 can differ). ``--fts5`` sends keyword search through
-SQLite FTS5 (the path without tantivy) on the same code. The baseline ranks the same vectors by cosine alone.
+SQLite FTS5 (the path without tantivy) on the same code; ``--compare-paths`` runs both and compares them question by
+question (``benchmarks.paired``). The baseline ranks the same vectors by cosine alone.
 Categories 1-4 are reported one by one and together, category 5 (adversarial) apart. Prints a table, the time spent
 embedding and recalling, and a final JSON line.
 """
@@ -27,10 +29,12 @@ import numpy as np
 
 from audrey_core import Audrey, AudreyConfig, RecallConfig, SentenceTransformerEmbedder
 from audrey_core.config import ValidationConfig
+from audrey_core.index import keyword_index_available
 from audrey_core.providers.embedding import embed_texts
 from audrey_core.testing import ManualClock
 
 from .locomo import Conversation, load
+from .paired import compare, compare_ranks
 
 KS = (1, 5, 10)
 
@@ -50,6 +54,7 @@ def evaluate(
     fts5: bool = False,
 ) -> dict:
     hits: dict[str, dict[int, list[str]]] = {"audrey": defaultdict(list), "dense": defaultdict(list)}
+    ranks: list[int] = []  # where Audrey's recall put the first evidence turn (0: not among its results)
     categories: list[int] = []
     timing = {"embed_turns_s": 0.0, "embed_questions_s": 0.0, "audrey_recall_s": 0.0, "dense_recall_s": 0.0}
     for conv in conversations:
@@ -86,10 +91,11 @@ def evaluate(
                 dense_ids = [ids[i] for i in np.argsort(-(unit @ (vector / np.linalg.norm(vector))))[: max(KS)]]
                 timing["dense_recall_s"] += time.perf_counter() - start
                 categories.append(question.category)
+                ranks.append(next((j for j, i in enumerate(audrey_ids, start=1) if i in question.evidence), 0))
                 for name, ranked in (("audrey", audrey_ids), ("dense", dense_ids)):
                     for k in KS:
                         hits[name][k].append(bool(question.evidence & set(ranked[:k])))
-    return {"hits": hits, "categories": categories, "timing": timing}
+    return {"hits": hits, "ranks": ranks, "categories": categories, "timing": timing}
 
 
 def summarise(result: dict) -> dict:
@@ -128,10 +134,16 @@ def main(argv: list[str] | None = None) -> dict:
         default=max(KS),
         help=f"results each recall asks for (at least {max(KS)}; default {max(KS)})",
     )
-    parser.add_argument("--fts5", action="store_true", help="keyword search through SQLite FTS5 instead of the index")
+    paths = parser.add_mutually_exclusive_group()
+    paths.add_argument("--fts5", action="store_true", help="keyword search through SQLite FTS5 instead of the index")
+    paths.add_argument(
+        "--compare-paths", action="store_true", help="run through the index and through FTS5, compared per question"
+    )
     args = parser.parse_args(argv)
     if args.limit < max(KS):
         parser.error(f"--limit must be at least {max(KS)}")
+    if args.compare_paths and not keyword_index_available():
+        parser.error("--compare-paths needs the keyword index (the tantivy package), which is not installed")
     if not Path(args.data).is_file():
         parser.error(f"no data file at {args.data}")
     conversations = load(args.data)[: args.conversations]
@@ -167,8 +179,34 @@ def main(argv: list[str] | None = None) -> dict:
         "table": table,
         "timing": timing,
     }
+    if args.compare_paths:
+        other = evaluate(conversations, embedder, {"mode": args.mode}, influence, args.limit, fts5=True)
+        summary["paired"] = paired_paths(result, other)
     print(json.dumps(summary))
     return summary
+
+
+def paired_paths(index: dict, fts5: dict) -> dict:
+    """Recall@k through the index against through FTS5, question by question, for categories 1-4 and 5."""
+    categories = np.array(index["categories"])
+    paired = {}
+    print("question by question, index against FTS5 (what each run found, what only one found, exact McNemar p):")
+    for group, mask in (("1-4", categories <= 4), ("5", categories == 5)):
+        for k in KS:
+            first, second = (np.array(run["hits"]["audrey"][k])[mask].tolist() for run in (index, fts5))
+            row = compare(first, second)
+            paired[f"{group}@{k}"] = row
+            print(
+                f"  categories {group} @{k}: index {row['first']}, FTS5 {row['second']} of {len(first)}; "
+                f"only the index {row['only_first']}, only FTS5 {row['only_second']}, p {row['p']}"
+            )
+        row = compare_ranks(*(np.array(run["ranks"])[mask].tolist() for run in (index, fts5)))
+        paired[f"{group} rank"] = row
+        print(
+            f"  categories {group}: the index ranks the first evidence turn higher for {row['better_first']}, "
+            f"FTS5 for {row['better_second']} (sign test p {row['p']})"
+        )
+    return paired
 
 
 if __name__ == "__main__":

@@ -77,6 +77,20 @@ def test_harness_compares_limits_and_the_fts5_path_on_the_same_questions(tmp_pat
         assert result["hits"]["audrey"][10][:2] == [True, True]
 
 
+def test_harness_compares_the_two_keyword_paths_question_by_question(tmp_path, capsys):
+    pytest.importorskip("tantivy")
+    from benchmarks.retrieval import paired_paths
+
+    conversations = load(synthetic(tmp_path))
+    index, fts5 = (evaluate(conversations, DeterministicEmbedder(), {}, fts5=f) for f in (False, True))
+    assert len(index["ranks"]) == len(index["categories"]) == 3 and all(1 <= r <= 3 for r in index["ranks"])
+    paired = paired_paths(index, fts5)
+    assert paired["1-4@10"] == {"first": 3, "second": 3, "only_first": 0, "only_second": 0, "p": 1.0}
+    assert paired["5@10"]["first"] == 0  # no adversarial question in this conversation
+    assert paired["1-4 rank"]["better_first"] + paired["1-4 rank"]["better_second"] <= 3
+    assert "categories 1-4 @10: index 3, FTS5 3 of 3" in capsys.readouterr().out
+
+
 def test_harness_refuses_a_limit_below_the_deepest_k(tmp_path, capsys):
     from benchmarks.retrieval import main
 
