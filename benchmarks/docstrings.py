@@ -71,10 +71,17 @@ def known_items(root: Path | None = None) -> list[tuple[str, str]]:
     return list(found.items())
 
 
-def ranks(items: list[tuple[str, str]], embedder, limit: int, fts5: bool) -> dict[str, list[int]]:
-    """The rank (1-based; 0 when missing) of each summary's own body, per recall mode, through one keyword path."""
-    body_vectors = embed_texts(embedder, [body for _, body in items])
-    summary_vectors = embed_texts(embedder, [summary for summary, _ in items])
+def embedded(items: list[tuple[str, str]], embedder) -> tuple[np.ndarray, np.ndarray]:
+    """The vectors of the bodies and of the summaries (embedded once, for both keyword paths)."""
+    return embed_texts(embedder, [body for _, body in items]), embed_texts(embedder, [summary for summary, _ in items])
+
+
+def ranks(
+    items: list[tuple[str, str]], embedder, vectors: tuple[np.ndarray, np.ndarray], limit: int, fts5: bool
+) -> dict[str, list[int]]:
+    """The rank (1-based; 0 when missing) of each summary's own body, per recall mode, through one keyword path;
+    ``vectors``: :func:`embedded`."""
+    body_vectors, summary_vectors = vectors
     found: dict[str, list[int]] = {}
     with Audrey(":memory:", agent="docs", embedder=embedder, config=config(1.0)) as brain:
         if fts5:
@@ -111,7 +118,8 @@ def main(argv: list[str] | None = None) -> dict:
     digest = hashlib.sha256(json.dumps(items).encode()).hexdigest()[:12]
     embedder = SentenceTransformerEmbedder()
     start = time.perf_counter()
-    index, fts5 = (ranks(items, embedder, args.limit, through_fts5) for through_fts5 in (False, True))
+    vectors = embedded(items, embedder)
+    index, fts5 = (ranks(items, embedder, vectors, args.limit, through_fts5) for through_fts5 in (False, True))
     seconds = round(time.perf_counter() - start, 1)
     print(f"docstring known items: {len(items)} (digest {digest}), model {embedder.model_name}, limit {args.limit}")
     table: dict[str, dict] = {}

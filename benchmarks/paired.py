@@ -17,10 +17,14 @@ def mcnemar_exact(only_first: int, only_second: int) -> float:
     return min(1.0, 2 * tail)
 
 
-def compare(first: Sequence[bool], second: Sequence[bool]) -> dict[str, float]:
-    """Hits of two runs over the same questions, in the same order."""
+def _same_questions(first: Sequence, second: Sequence) -> None:
     if len(first) != len(second):
         raise ValueError(f"the runs answered different numbers of questions ({len(first)} and {len(second)})")
+
+
+def compare(first: Sequence[bool], second: Sequence[bool]) -> dict[str, float]:
+    """Hits of two runs over the same questions, in the same order."""
+    _same_questions(first, second)
     only_first = sum(a and not b for a, b in zip(first, second))
     only_second = sum(b and not a for a, b in zip(first, second))
     return {
@@ -35,8 +39,7 @@ def compare(first: Sequence[bool], second: Sequence[bool]) -> dict[str, float]:
 def compare_ranks(first: Sequence[int], second: Sequence[int]) -> dict[str, float]:
     """Ranks (1-based, 0 when not found) of the same answers in two runs: how often each ranks it higher, with the
     exact sign test. Uses every rank the runs return, not only those across one cut-off."""
-    if len(first) != len(second):
-        raise ValueError(f"the runs answered different numbers of questions ({len(first)} and {len(second)})")
+    _same_questions(first, second)
     worst = max([*first, *second], default=0) + 1
     a = [rank or worst for rank in first]
     b = [rank or worst for rank in second]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from audrey_core.testing import DeterministicEmbedder
-from benchmarks.docstrings import known_items, ranks
+from benchmarks.docstrings import embedded, known_items, ranks
 from benchmarks.paired import compare, compare_ranks, mcnemar_exact
 
 
@@ -87,8 +87,10 @@ def test_each_summary_is_ranked_against_every_body_through_both_keyword_paths():
         ("Compress a folder into a zip archive.", "Walks the folder and writes each file into the zip archive."),
         ("Send an email through the SMTP relay.", "Opens a connection to the relay and sends the email message."),
     ]
+    embedder = DeterministicEmbedder()
+    vectors = embedded(items, embedder)
     for through_fts5 in (False, True):
-        found = ranks(items, DeterministicEmbedder(), limit=10, fts5=through_fts5)
+        found = ranks(items, embedder, vectors, limit=10, fts5=through_fts5)
         assert set(found) == {"hybrid", "keyword", "dense"}
         assert found["keyword"] == [1, 1, 1]  # each summary shares its rare words with its own body only
         assert all(1 <= rank <= 3 for rank in found["hybrid"] + found["dense"])  # three bodies: all returned
