@@ -94,3 +94,15 @@ def test_each_summary_is_ranked_against_every_body_through_both_keyword_paths():
         assert set(found) == {"hybrid", "keyword", "dense"}
         assert found["keyword"] == [1, 1, 1]  # each summary shares its rare words with its own body only
         assert all(1 <= rank <= 3 for rank in found["hybrid"] + found["dense"])  # three bodies: all returned
+
+
+def test_the_benchmarks_refuse_a_limit_below_the_deepest_k_and_two_keyword_paths_at_once(tmp_path, capsys):
+    from benchmarks.docstrings import main as docstrings
+    from benchmarks.retrieval import main as retrieval
+
+    with pytest.raises(SystemExit):
+        docstrings(["--limit", "5"])
+    assert "--limit must be at least 10" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        retrieval(["--data", str(tmp_path / "none.json"), "--fts5", "--compare-paths"])
+    assert "not allowed with argument" in capsys.readouterr().err
