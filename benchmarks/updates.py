@@ -2,7 +2,8 @@
 
     python -m benchmarks.updates [--embedder local|deterministic] [--misses]
 
-Each case of ``benchmarks.update_cases`` (development, held-out, blind, fresh and unseen) is told to one Audrey in a
+Each case of ``benchmarks.update_cases`` (development, held-out, blind, fresh, unseen and the
+two trap sets) is told to one Audrey in a
 scope of its own, its statements ``days`` apart (a manual clock), then its question is asked. Printed per case
 kind, and as a final JSON line:
 
@@ -11,6 +12,10 @@ kind, and as a final JSON line:
 * flagged: of updates and chains, the share of older statements superseded or in a recorded contradiction; of
   weaker-source changes, the share kept (not superseded) with a contradiction recorded;
 * false flags: of restatements and unrelated pairs, the share with any statement superseded or contradicted;
+* hidden (traps): of the kinds whose statements all still hold (restatements, unrelated, weaker, qualified,
+  evidence), the share with any statement superseded, which takes it out of recall;
+* qualified kept as context: of qualified pairs, the share recorded as context-dependent; evidence kept and
+  contradicted: of evidence cases, the share whose observations are all in a recorded contradiction;
 * encode and recall latency (median ms): encode with validation in the background, as users run it; recall against
   the ranking alone (what recall did before updates: no counterclaims), in the same run.
 
@@ -34,19 +39,36 @@ from audrey_core.rules.recall_options import check_options
 from audrey_core.stages import recall as recall_stage
 from audrey_core.testing import DeterministicEmbedder, ManualClock, ScriptedLLM
 
-from .update_cases import BLIND_CASES, CASES, FRESH_CASES, HELDOUT_CASES, UNSEEN_CASES, Case, sources_of
+from .update_cases import (
+    BLIND_CASES,
+    BLIND_TRAP_CASES,
+    CASES,
+    FRESH_CASES,
+    HELDOUT_CASES,
+    KEPT_KINDS,
+    TRAP_CASES,
+    UNSEEN_CASES,
+    Case,
+    sources_of,
+)
 
 
 def oracle_llm(cases: tuple[Case, ...]) -> Any:
     """A judge that knows the labels: 'updates' for two statements of one update, chain or weaker case, 'supports'
-    for a restatement, 'unrelated' for anything else."""
+    for a restatement, 'context_dependent' for a qualified pair, 'contradicts' between an evidence case's last
+    statement and its observations (which support each other), 'unrelated' for anything else."""
     labels: dict[tuple[str, str], str] = {}
     for case in cases:
-        relation = {"restatement": "supports", "unrelated": "unrelated"}.get(case.kind, "updates")
+        relation = {"restatement": "supports", "unrelated": "unrelated", "qualified": "context_dependent"}
         for older in case.statements:
             for newer in case.statements:
                 if older != newer:
-                    labels[(older, newer)] = relation
+                    labels[(older, newer)] = relation.get(case.kind, "updates")
+        if case.kind == "evidence":
+            *observed, last = case.statements
+            for one in observed:
+                labels.update({(one, other): "supports" for other in observed if other != one})
+                labels[(one, last)] = labels[(last, one)] = "contradicts"
 
     def relation(existing: str, incoming: str) -> str:
         return labels.get((existing, incoming), "unrelated")
@@ -80,7 +102,9 @@ def run(embedder: Any, cases: tuple[Case, ...], llm: Any = None, misses: list[st
             ids.append(case_ids)
         brain.wait_for_idle()
         clock.advance(days=1)
-        contradicted = {i for c in brain.contradictions() for i in (c.claim_a_id, c.claim_b_id)}
+        contradictions = brain.contradictions()
+        contradicted = {i for c in contradictions for i in (c.claim_a_id, c.claim_b_id)}
+        in_context = {i for c in contradictions if c.state == "context_dependent" for i in (c.claim_a_id, c.claim_b_id)}
         outcome: dict[str, list[bool]] = defaultdict(list)
         recall_ms, rank_ms = [], []
         for number, (case, case_ids) in enumerate(zip(cases, ids)):
@@ -105,11 +129,17 @@ def run(embedder: Any, cases: tuple[Case, ...], llm: Any = None, misses: list[st
             elif case.kind == "weaker":
                 kept = memories[0].state != "superseded" and case_ids[0] in contradicted
                 verdicts = {"weaker kept and contradicted": [kept]}
+            elif case.kind == "qualified":
+                verdicts = {"qualified kept as context": [case_ids[0] in in_context]}
+            elif case.kind == "evidence":
+                verdicts = {"evidence kept and contradicted": [all(i in contradicted for i in case_ids[:-1])]}
             else:
                 verdicts = {f"false flags ({case.kind})": [any(flagged)]}
+            if case.kind in KEPT_KINDS:  # a true memory superseded is out of recall: the agent cannot see it
+                verdicts["hidden (traps)"] = [any(m.state == "superseded" for m in memories)]
             for metric, values in verdicts.items():
                 outcome[metric].extend(values)
-                wrong = any(values) if metric.startswith("false") else not all(values)
+                wrong = any(values) if metric.startswith(("false", "hidden")) else not all(values)
                 if wrong and misses is not None:
                     misses.append(f"{metric}: {' -> '.join(case.statements)}")
     rates = {name: round(100 * sum(v) / len(v), 1) for name, v in outcome.items()}
@@ -127,6 +157,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--embedder", choices=["local", "deterministic"], default="local")
     parser.add_argument("--misses", action="store_true", help="print each case a judge got wrong")
+    parser.add_argument("--sets", nargs="+", help="only these sets (by name: development, traps, 'traps, blind', ...)")
     args = parser.parse_args()
     if args.embedder == "local":
         os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -142,7 +173,11 @@ def main() -> None:
         ("blind", BLIND_CASES),
         ("fresh", FRESH_CASES),
         ("unseen", UNSEEN_CASES),
+        ("traps", TRAP_CASES),
+        ("traps, blind", BLIND_TRAP_CASES),
     ):
+        if args.sets and name not in args.sets:
+            continue
         kinds = {kind: sum(c.kind == kind for c in cases) for kind in dict.fromkeys(c.kind for c in cases)}
         print(f"\n{name} set: {len(cases)} cases {kinds}, embedder {embedder.model_name}")
         for judge, llm in (("heuristic", None), ("oracle LLM", oracle_llm(cases))):

@@ -6,7 +6,9 @@ rules were revised for the kinds of misses it showed, so it too is a development
 written before that revision and judged it; the next revision looked at its misses, so it is a development set now
 too. ``FRESH_CASES`` (44) was written before that next revision and judged it; a last revision (the first person as
 a subject, number words, more cue verbs) looked at its misses. ``UNSEEN_CASES`` (30) was written after that last
-revision and never changed a rule: its figures are the honest ones.
+revision and never changed a rule. ``TRAP_CASES`` (47) and ``BLIND_TRAP_CASES`` (34) were written together before the
+rules were changed to supersede on evidence (issue 31): the first was looked at while changing them, the second
+never was.
 
 Each case is a short history: statements told weeks apart, and a question whose answer is the newest statement.
 
@@ -16,14 +18,31 @@ Each case is a short history: statements told weeks apart, and a question whose 
 * ``restatement``: the same fact said again in other words: nothing may be flagged;
 * ``unrelated``: a similar-sounding statement about another subject or attribute, both true: nothing flagged;
 * ``weaker``: a change claimed by a less reliable source (inference, model-generated) than the told or observed
-  fact: it must not supersede it (a recorded contradiction is right; silently replacing the fact is wrong).
+  fact: it must not supersede it (a recorded contradiction is right; silently replacing the fact is wrong);
+* ``qualified``: a later statement that narrows its context ("in test mode", "for hotfixes", "on weekends"): both
+  stay recallable, recorded as context-dependent;
+* ``evidence``: three independent observations, then one statement of another value: they stay recallable, in a
+  recorded contradiction.
 """
 
 from .blind import BLIND_CASES
-from .case import Case, sources_of
+from .case import KEPT_KINDS, Case, sources_of
 from .development import CASES
 from .fresh import FRESH_CASES
 from .heldout import HELDOUT_CASES
+from .traps import TRAP_CASES
+from .traps_blind import BLIND_TRAP_CASES
 from .unseen import UNSEEN_CASES
 
-__all__ = ["BLIND_CASES", "CASES", "FRESH_CASES", "HELDOUT_CASES", "UNSEEN_CASES", "Case", "sources_of"]
+__all__ = [
+    "BLIND_CASES",
+    "BLIND_TRAP_CASES",
+    "CASES",
+    "FRESH_CASES",
+    "HELDOUT_CASES",
+    "KEPT_KINDS",
+    "TRAP_CASES",
+    "UNSEEN_CASES",
+    "Case",
+    "sources_of",
+]

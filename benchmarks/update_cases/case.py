@@ -17,6 +17,11 @@ class Case:
 
 
 U, C, R, N, W = "update", "chain", "restatement", "unrelated", "weaker"
+# Traps (benchmarks.update_cases.traps): a later statement that narrows the context ("in test mode ...") must leave
+# the earlier one recallable (both kept, context-dependent); one statement of another value against several
+# independent observations must leave them recallable (a recorded contradiction, not an update).
+Q, E = "qualified", "evidence"
+KEPT_KINDS = (R, N, W, Q, E)  # kinds whose earlier statements must stay recallable (never superseded)
 
 
 def sources_of(case: Case) -> tuple[str, ...]:
