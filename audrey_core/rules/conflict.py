@@ -3,8 +3,10 @@
 This is a heuristic, not understanding. Two texts already known to be about the same subject (by embedding
 similarity) are judged to conflict when:
 
-* they state quantities in the same unit whose values do not overlap ("100 req/s" vs "25 req/s"; unitless numbers
-  count as one unit, so "HTTP 429" vs "HTTP 429" agrees), or
+* they state quantities of one dimension whose values do not agree ("100 req/s" vs "25 req/s"; "300 seconds" and
+  "five minutes" agree, and so do "12 minutes" and "12 to 13 minutes": :mod:`audrey_core.rules.quantities`; unitless
+  numbers count as one unit, so "HTTP 429" vs "HTTP 429" agrees; "opens at 8am" and "closes at 8pm" time two
+  events), or
 * one negates the other: the parity of negation words differs while most content words are shared
   ("the cache is redis" vs "the cache is not redis").
 
@@ -13,14 +15,17 @@ numbers ("429 at 120 req/s" vs "throttles above 100 req/s"). Configure an LLM fo
 
 :func:`update_signal` looks for a changed value of the same attribute, which (later in time) makes an update:
 
-* the two texts have the same subject (their first content words, possessives folded, are not two different
-  names that each text lacks: "Alice moved..." vs "Bob moved..." are about different people), and
+* the two texts have the same subject: not two different first content words that each text lacks ("Alice
+  moved..." vs "Bob moved..."), not two different owners ("Alice's phone" vs "Bob's phone"; "the user's daughter"
+  vs "the user's daughter's friend"), not two different names in the subject ("Project Atlas" vs "Project
+  Borealis"); "Bob said Alice's ..." is about Alice's; and neither quotes someone ('the docs say "..."'), and
 * one of: a conflicting quantity where a value stands ("is 100 req/s", "at 10", "due on the 1st"; not "worker 4"),
   or a negation flip (above); an update cue the newer text adds next to
   what changed ("no longer", "moved", "switched", "renamed", "quit", "replaced", "upgraded", ...); "from X to Y"
   where the older text mentions X; or a single changed slot: both texts share a beginning that names the attribute
   and links it to a value ("my manager is") and differ in one place after it, with no word in common there
-  ("Priya Shah" vs "Tom Becker").
+  ("Priya Shah" vs "Tom Becker"), unless the slot is only the verb before a shared object ("is learning Japanese"
+  vs "has been studying Japanese" restate), and no value written two ways ("300 seconds" / "five minutes").
 
 Two texts that differ in two places ("a dog called Rex" vs "a cat called Tom") or before any shared attribute
 ("the API timeout is..." vs "the API rate limit is...") are left unrelated, and so is anything longer than one short
@@ -32,54 +37,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-NEGATIONS = frozenset(
-    "not no never cannot can't couldn't doesn't don't isn't aren't wasn't weren't won't wouldn't didn't shouldn't "
-    "hasn't haven't hadn't without none nobody nothing neither nor".split()
-)
-STOPWORDS = frozenset(
-    "a an the is are was were be been being of in on at to for from by with and or as it its this that these those "
-    "we our you your they their he she his her i my me us them than then so such when if after before while "
-    "because but since until above below over under more less about around only also again each every per".split()
-)
-# Unit spellings that mean the same thing; anything else is compared by its first word, singularised.
-UNIT_ALIASES = {
-    "req/s": (
-        "req/s",
-        "reqs/s",
-        "requests/s",
-        "request/s",
-        "requests per second",
-        "request per second",
-        "req per second",
-        "requests/sec",
-        "req/sec",
-        "rps",
-        "qps",
-        "queries per second",
-    ),
-    "ms": ("ms", "millisecond", "milliseconds", "msec"),
-    "s": ("s", "sec", "secs", "second", "seconds"),
-    "min": ("min", "mins", "minute", "minutes"),
-    "h": ("h", "hr", "hrs", "hour", "hours"),
-    "day": ("day", "days"),
-    "%": ("%", "percent", "per cent", "pct"),
-    "gb": ("gb", "gib", "gigabyte", "gigabytes"),
-    "mb": ("mb", "mib", "megabyte", "megabytes"),
-    "kb": ("kb", "kib", "kilobyte", "kilobytes"),
-}
-_ALIAS_LOOKUP = sorted(
-    ((spelling, unit) for unit, spellings in UNIT_ALIASES.items() for spelling in spellings),
-    key=lambda pair: -len(pair[0]),
-)
-_NUMBER = re.compile(r"(?<![\w.])(\d+(?:[.,:-]\d+)*)(?:\s*(%|[a-z][a-z/]*(?:\s+per\s+[a-z]+)?))?", re.IGNORECASE)
-# A word, or a literal that joins digits and letters with dots, colons, hyphens or @ (8:30, 1.28, 555-0142, a@b.org).
-_WORD = re.compile(r"[a-z0-9']+(?:[.:@-](?=[a-z0-9])[a-z0-9']+)*")
-_ORDINAL = re.compile(r"(st|nd|rd|th)\b")
-_NUMBER_NAMES = "zero one two three four five six seven eight nine ten eleven twelve"
-NUMBER_WORDS = {w: n for n, w in enumerate(_NUMBER_NAMES.split())}
-# A number word counts before a unit-like word ("two weeks"), not as a pronoun ("the new one", "one of them").
-_NUMBER_WORD = re.compile(rf"\b({'|'.join(NUMBER_WORDS)})\b(?= (?!(?:{'|'.join(STOPWORDS)})\b)[a-z])")
-_MARKED_VALUE = re.compile(r"\d[.:-]\d")
+from .quantities import MARKED_VALUE, NEGATIONS, STOPWORDS, disjoint, quantities, same_quantities, show
+from .quantities import words as _words
 
 
 @dataclass(frozen=True)
@@ -91,54 +50,30 @@ class Conflict:
     unit: str | None = None  # for a quantity: its normalised unit ("" for a bare number)
 
 
-def quantities(text: str, values_only: bool = False) -> dict[str, set[float | str]]:
-    """Numbers in ``text`` grouped by normalised unit ('' for a bare number). A dotted literal that is no number
-    (a version such as 1.2.3, an address such as 10.0.0.5) is kept as its text. ``values_only`` keeps the numbers
-    that stand where a value does (after "is", "to", "at", "has", "costs", ...), not after a noun that they name
-    ("worker 4", "ticket 41")."""
-    found: dict[str, set[float | str]] = {}
-    lowered = _NUMBER_WORD.sub(lambda m: str(NUMBER_WORDS[m.group(1)]), text.lower())
-    for match in _NUMBER.finditer(lowered):
-        literal = match.group(1)
-        after = lowered[match.start(1) + len(literal) :]
-        if _ORDINAL.match(after):  # "the 1st", "the 15th": a day or a rank, not a unit "st" / "th"
-            after = after[2:]
-        before = _words(lowered[: match.start(1)])
-        if values_only and before and before[-1] not in VALUE_LEADS and not _MARKED_VALUE.search(literal):
-            continue  # "ticket 41" names a ticket; "Kubernetes 1.28", "at 8:30" or "555-0142" are values
-        try:
-            value: float | str = float(literal.replace(",", ""))
-        except ValueError:
-            value = literal
-        found.setdefault(_unit(after), set()).add(value)
-    return found
+_QUOTED = re.compile(r"[\"“][^\"”]*\s[^\"”]*[\"”]")  # two or more words in double quotes
+# Events whose times are different attributes: "opens at 8am" and "closes at 8pm" do not disagree.
+_EVENT_SIDES = (
+    ("open", "start", "begin", "arrive", "land", "wake"),
+    ("close", "until", "end", "finish", "leave", "depart"),
+)
 
 
-def _unit(after: str) -> str:
-    after = after.lstrip()
-    for spelling, unit in _ALIAS_LOOKUP:
-        if after.startswith(spelling) and (len(after) == len(spelling) or not after[len(spelling)].isalnum()):
-            return unit
-    word = re.match(r"[a-z][a-z/]*", after)
-    if not word or word.group(0) in STOPWORDS or word.group(0) in NEGATIONS:
-        return ""
-    unit = word.group(0)
-    return unit[:-1] if unit.endswith("s") and len(unit) > 3 else unit
-
-
-def _words(text: str) -> list[str]:
-    return _WORD.findall(text.lower())
+def _opposite_events(existing: str, incoming: str) -> bool:
+    """Whether one text times the start of something and the other its end (by how the verbs begin)."""
+    sides = [{side for side, stems in enumerate(_EVENT_SIDES) for w in _words(t) if w.startswith(stems)} for t in
+             (existing, incoming)]  # fmt: skip
+    return len(sides[0]) == 1 and len(sides[1]) == 1 and sides[0] != sides[1]
 
 
 def detect_conflict(existing: str, incoming: str, values_only: bool = False) -> Conflict | None:
     """The conflict between two same-subject texts, or ``None`` when the heuristic sees none (``values_only``: see
     :func:`quantities`)."""
-    a, b = quantities(existing, values_only), quantities(incoming, values_only)
+    leads = VALUE_LEADS if values_only else None
+    a, b = quantities(existing, leads), quantities(incoming, leads)
     for unit in sorted(set(a) & set(b)):
-        if a[unit].isdisjoint(b[unit]):
+        if disjoint(a[unit], b[unit], unit) and not (unit == "clock" and _opposite_events(existing, incoming)):
             label = unit or "a bare number"
-            detail = f"{sorted(map(str, a[unit]))} vs {sorted(map(str, b[unit]))} ({label})"
-            return Conflict("quantity", detail, unit)
+            return Conflict("quantity", f"{show(a[unit], unit)} vs {show(b[unit], unit)} ({label})", unit)
     words_a, words_b = _words(existing), _words(incoming)
     neg_a = sum(w in NEGATIONS or w.endswith("n't") for w in words_a)
     neg_b = sum(w in NEGATIONS or w.endswith("n't") for w in words_b)
@@ -205,19 +140,54 @@ def _stem(word: str) -> str:
 def _subject(words: list[str]) -> str | None:
     """The first content word; after an owner ("the kids' school", "Tom's daughter") the thing owned, which is what
     the statement is about (the owner's other things are other subjects)."""
-    for index, word in enumerate(words):
-        if word in OWNERS or word.endswith(("'s", "'")):  # "my manager", "Tom's daughter": what is owned
-            following = [w for w in words[index + 1 : index + 2] if w not in _SUBJECT_SKIP]
-            return _fold(following[0]) if following else _fold(word)
-        if word in FIRST_PERSON or (word not in _SUBJECT_SKIP and word not in NEGATIONS):
-            return _fold(word)
-    return None
+    return _owned(words)[1]
+
+
+# Words that report someone else's claim: "Bob said (that) Alice's flight ..." is about Alice's flight.
+REPORTING = frozenset("said says told tells thinks think believes believe claims claimed mentioned heard".split())
+_NOT_OWNERS = frozenset("it's let's that's what's there's here's he's she's who's where's".split())
+
+
+def _owned(words: list[str]) -> tuple[tuple[str, ...], str | None]:
+    """The chain of owners a statement opens with and the thing it is about: "the user's daughter's best friend" ->
+    (("user", "daughter"), "best"); "my manager" -> (("user",), "manager"); "Sam is ..." -> ((), "sam")."""
+    if len(words) > 2 and words[1] in REPORTING:
+        words = words[2:]
+        words = words[1:] if words and words[0] in ("that", "me", "us") else words
+    owners: list[str] = []
+    for word in words:
+        if word in OWNERS:
+            owners.append("user" if word in ("my", "our") else word)
+        elif word.endswith(("'s", "'")) and word not in _NOT_OWNERS:
+            owners.append(_fold(word))
+        elif word in FIRST_PERSON or (word not in _SUBJECT_SKIP and word not in NEGATIONS):
+            return tuple(owners), _fold(word)
+    return tuple(owners), (owners[-1] if owners else None)
+
+
+def _names(text: str) -> set[str]:
+    """Capitalised words after the first in the subject phrase (up to its first linking verb or four words):
+    "Project Atlas", "the Berlin office"."""
+    found = set()
+    for index, word in enumerate(re.findall(r"[\w']+", text)[:5]):
+        if word.lower() in VERB_FORMS or word.lower() in UPDATE_CUES:
+            break
+        if index and word[0].isupper() and not word.isupper():
+            found.add(word.lower())
+    return found
 
 
 def different_subjects(existing: str, incoming: str) -> bool:
-    """True when the two texts start with different subjects, neither of which the other text mentions."""
+    """True when the two texts are about different things: different owners ("Alice's phone" / "Bob's phone", "the
+    user's daughter" / "the user's daughter's friend"), different names in the subject ("Project Atlas" / "Project
+    Borealis"), or different subjects neither of which the other text mentions."""
     a, b = _words(existing), _words(incoming)
-    sa, sb = _subject(a), _subject(b)
+    (owners_a, sa), (owners_b, sb) = _owned(a), _owned(b)
+    if owners_a and owners_b and owners_a != owners_b:
+        return True
+    names_a, names_b = _names(existing), _names(incoming)
+    if names_a and names_b and not names_a & names_b:
+        return True
     if sa is None or sb is None or sa == sb:
         return False
     folded_a, folded_b = {_fold(w) for w in a}, {_fold(w) for w in b}
@@ -285,7 +255,14 @@ def single_slot_change(existing: str, incoming: str) -> str | None:
         return None
     if all(w.isdigit() for w in (*middle_a, *middle_b)) and a[prefix - 1] not in STOPWORDS:
         return None  # a bare number right after a noun is an identifier ("note 1", "note 2"), not a value ("at 10")
+    if any(w not in STOPWORDS for w in a[len(a) - suffix :]) and not _valued(middle_a + middle_b):
+        return None  # the verb differs before a shared object ("is learning Japanese" / "has been studying Japanese")
     return f"{' '.join(middle_a)} -> {' '.join(middle_b)}"
+
+
+def _valued(words: list[str]) -> bool:
+    """Whether a slot holds a value of its own: a number, a literal or an e-mail address."""
+    return any(any(c.isdigit() for c in w) or "@" in w for w in words)
 
 
 VERB_FORMS = LINKING_VERBS | frozenset("might may could will would should must can be been being".split())
@@ -317,7 +294,7 @@ def changed_value(existing: str, incoming: str) -> Conflict | None:
     if not (is_statement(existing) and is_statement(incoming)) or different_subjects(existing, incoming):
         return None
     a, b = _literal_values(existing), _literal_values(incoming)
-    if not a or not b or a & b:
+    if not a or not b or a & b or same_quantities(existing, incoming):
         return None
     return Conflict("value", f"{' '.join(sorted(a))} -> {' '.join(sorted(b))}")
 
@@ -328,7 +305,7 @@ def _literal_values(text: str) -> set[str]:
     return {
         w.strip("'")
         for i, w in enumerate(words)
-        if "@" in w or _MARKED_VALUE.search(w) or (w.isdigit() and (i == 0 or words[i - 1] in VALUE_LEADS))
+        if "@" in w or MARKED_VALUE.search(w) or (w.isdigit() and (i == 0 or words[i - 1] in VALUE_LEADS))
     }
 
 
@@ -345,12 +322,16 @@ def update_signal(existing: str, incoming: str) -> Conflict | None:
     Only single statements are judged (:func:`is_statement`); longer texts need an LLM."""
     if not (is_statement(existing) and is_statement(incoming)) or different_subjects(existing, incoming):
         return None
+    if _opposite_events(existing, incoming) or _QUOTED.search(existing) or _QUOTED.search(incoming):
+        return None  # "opens at 8am" / "closes at 8pm": two attributes; a quotation is a mention, not a claim
     conflict = detect_conflict(existing, incoming, values_only=True)
     if conflict is not None:  # numbers where a value stands; those naming things ("note 1", "worker 4") are left out
         return conflict
     cue = update_cue(existing, incoming)
     if cue is not None:
         return Conflict("update", f"the newer statement says {cue!r}")
+    if same_quantities(existing, incoming, VALUE_LEADS):
+        return None  # one value written two ways ("300 seconds" / "five minutes"), or a range around it
     slot = single_slot_change(existing, incoming)
     if slot is not None:
         return Conflict("value", slot)

@@ -22,7 +22,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from ..config import ValidationConfig
-from .conflict import changed_value, detect_conflict, update_signal
+from .conflict import Conflict, changed_value, detect_conflict, update_signal
+from .qualifiers import context_difference, strip_qualifiers
 
 DERIVED_SOURCES = frozenset({"inference", "model-generated"})  # the agent's own conclusions, not evidence
 
@@ -64,26 +65,60 @@ def judge_offline(
     change can only be a contradiction). ``strict`` (two observations rather than a principle) asks for the stronger
     evidence of :func:`~audrey_core.rules.conflict.update_signal` before calling a same-time pair a contradiction: bare
     numbers in two observations are often identifiers ("ticket 41", "ticket 42")."""
+    context = context_difference(existing, incoming)
     if newer is None:
         if similarity < cfg.conflict_similarity:
             return None
-        conflict = update_signal(existing, incoming) if strict else detect_conflict(existing, incoming)
+        bare_existing, bare_incoming = _unqualified(existing, incoming, context)
+        compare = update_signal if strict else detect_conflict
+        conflict = compare(bare_existing, bare_incoming)
         if conflict is not None:
-            return Judgement("contradicts", "heuristic", f"{conflict.kind}: {conflict.detail}")
+            return _in_context(context, conflict, None) or Judgement(
+                "contradicts", "heuristic", f"{conflict.kind}: {conflict.detail}"
+            )
     else:
         if similarity < cfg.update_similarity:
             return None
-        older, newest = (existing, incoming) if newer else (incoming, existing)
+        bare_existing, bare_incoming = _unqualified(existing, incoming, context)
+        older, newest = (bare_existing, bare_incoming) if newer else (bare_incoming, bare_existing)
         signal = update_signal(older, newest)
         if signal is None and similarity >= cfg.reinforce_similarity:
             signal = changed_value(older, newest)  # the same statement later, with another date, number or address
         if signal is not None:
-            return Judgement("updates", "heuristic", f"{signal.kind}: {signal.detail}")
+            return _in_context(context, signal, newer) or Judgement(
+                "updates", "heuristic", f"{signal.kind}: {signal.detail}"
+            )
         if similarity < cfg.conflict_similarity:
             return None
     if similarity >= cfg.reinforce_similarity:
         return Judgement("supports", "heuristic", f"near-duplicate (similarity {similarity:.2f})")
     return Judgement("unrelated", "heuristic", "no conflict detected")
+
+
+def _unqualified(existing: str, incoming: str, context: tuple[str | None, str | None] | None) -> tuple[str, str]:
+    """Both claims without the qualifiers only one of them has, so the rules compare what each says ("For hotfixes
+    the review needs one approval" -> "the review needs one approval")."""
+    if context is None:
+        return existing, incoming
+    return tuple(  # type: ignore[return-value]
+        strip_qualifiers(text, phrases) for text, phrases in zip((existing, incoming), context)
+    )
+
+
+def _in_context(
+    context: tuple[str | None, str | None] | None, signal: Conflict, newer: bool | None
+) -> Judgement | None:
+    """A change between claims that hold in different contexts ("In test mode the limit is 25" beside "the limit is
+    100") is none: both hold, each with its condition. Only where the older claim alone is qualified and the newer
+    says explicitly that it changed ("The conference is in Lisbon this year" / "... was relocated to Madrid") is it
+    still an update."""
+    if context is None:
+        return None
+    newest_context = context[1] if newer else context[0]
+    if newer is not None and signal.kind == "update" and newest_context is None:
+        return None
+    reason = f"different contexts: {context[0] or 'in general'} / {context[1] or 'in general'} ({signal.detail})"
+    return Judgement("context_dependent", "heuristic", reason, context[0] or "in general", context[1] or "in general")
 
 
 @dataclass(frozen=True)
