@@ -140,16 +140,25 @@ class ValidationConfig:
     update_neighbors: int = 5  # nearest memories of the scope (any type) each new episode is compared with
     resolution_delta: float = 0.3  # confidence gap above which the weaker claim becomes disputed
     reopen_min_sources: int = 3  # independent supporting episodes (distinct source types) that reopen a dispute
+    # Independent sources (distinct source types, no shared ancestor) behind a claim that one newer statement of
+    # another value cannot replace (it is recorded as a contradiction instead); a principle always stands.
+    evidence_sources: int = 2
+    # With an LLM, claims from different times are judged down to this similarity (offline: update_similarity).
+    judge_similarity: float = 0.40
     background: bool = True  # validate in a worker thread; False validates inside encode()
     batch_size: int = 32
 
     def __post_init__(self) -> None:
-        if not 0.0 <= self.update_similarity <= self.conflict_similarity <= self.reinforce_similarity <= 1.0:
-            raise ConfigurationError("need 0 <= update_similarity <= conflict_similarity <= reinforce_similarity <= 1")
+        if not 0.0 <= self.judge_similarity <= self.update_similarity <= self.conflict_similarity <= 1.0:
+            raise ConfigurationError("need 0 <= judge_similarity <= update_similarity <= conflict_similarity <= 1")
+        if not self.conflict_similarity <= self.reinforce_similarity <= 1.0:
+            raise ConfigurationError("need conflict_similarity <= reinforce_similarity <= 1")
         if self.update_neighbors < 1:
             raise ConfigurationError("update_neighbors must be >= 1")
-        if not 0.0 <= self.resolution_delta <= 1.0 or self.reopen_min_sources < 1 or self.batch_size < 1:
+        if not 0.0 <= self.resolution_delta <= 1.0 or min(self.reopen_min_sources, self.batch_size) < 1:
             raise ConfigurationError("resolution_delta must lie in [0, 1]; reopen_min_sources, batch_size >= 1")
+        if self.evidence_sources < 1:
+            raise ConfigurationError("evidence_sources must be >= 1")
 
 
 @dataclass(frozen=True)

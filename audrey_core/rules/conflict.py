@@ -101,7 +101,8 @@ CUE_REACH = 3  # words between a cue and the subject or a shared word it must be
 # Verbs that join an attribute to its value: the shared opening of a single-slot change must contain one.
 LINKING_VERBS = frozenset(
     "is are was were be has have had uses use used lives live works work runs run costs cost takes take starts start "
-    "opens open closes close called named means equals prefers prefer likes like drives drive".split()
+    "opens open closes close called named means equals prefers prefer likes like drives drive includes include "
+    "contains contain holds hold allows allow needs need requires require lasts".split()
 )
 # Words after which a number is a value ("is 100 req/s", "to 25", "at 9am", "has 6 engineers", "takes 20 minutes").
 VALUE_LEADS = (

@@ -39,6 +39,7 @@ class Judgement:
     conditions_incoming: str | None = None
     model: str | None = None  # the LLM that judged, with the SHA-256 of its prompt
     prompt_hash: str | None = None
+    explicit: bool = False  # an update that says it is one ("was lowered to", "moved", "no longer"; an LLM's verdict)
 
 
 @dataclass(frozen=True)
@@ -86,7 +87,7 @@ def judge_offline(
             signal = changed_value(older, newest)  # the same statement later, with another date, number or address
         if signal is not None:
             return _in_context(context, signal, newer) or Judgement(
-                "updates", "heuristic", f"{signal.kind}: {signal.detail}"
+                "updates", "heuristic", f"{signal.kind}: {signal.detail}", explicit=signal.kind == "update"
             )
         if similarity < cfg.conflict_similarity:
             return None
@@ -142,6 +143,12 @@ def can_supersede(incoming_source: str, existing_source: str, reliability: Mappi
     return True
 
 
+def outweighs(sources: int, principle: bool, explicit: bool, cfg: ValidationConfig) -> bool:
+    """Whether earlier claims backed by ``sources`` independent sources (or by a principle) stand against one newer
+    statement of another value: they do unless the statement says explicitly that the value changed."""
+    return not explicit and (principle or sources >= cfg.evidence_sources)
+
+
 def resolve(relation: str, existing_confidence: float, incoming_confidence: float, cfg: ValidationConfig) -> Resolution:
     """Seed 002's resolution: a gap above ``resolution_delta`` disputes the weaker claim; a smaller one leaves both
     active and the contradiction open (flagged); context-dependent claims both become ``context_dependent``."""
@@ -161,4 +168,4 @@ def resolve(relation: str, existing_confidence: float, incoming_confidence: floa
     return Resolution("open", "active", "active", delta, True)
 
 
-__all__ = ["Judgement", "Pair", "Resolution", "can_supersede", "judge_offline", "resolve"]
+__all__ = ["Judgement", "Pair", "Resolution", "can_supersede", "judge_offline", "outweighs", "resolve"]

@@ -33,16 +33,18 @@ def nearest(
     return (memory, hits[0].similarity) if memory is not None else None
 
 
-def supersede(ctx: StageContext, old: Memory, new: Memory, verdict: Judgement) -> str:
+def supersede(
+    ctx: StageContext, old: Memory, new: Memory, verdict: Judgement, from_states: Sequence[str] = CLAIM_STATES
+) -> str:
     """Mark ``old`` replaced by ``new``: state superseded, a link to it, and its validity ending when ``new`` began.
-    Nothing is deleted; the judgement is kept in the audit log."""
+    Nothing is deleted; the judgement is kept in the audit log. ``old`` must still be in ``from_states``."""
     now = ctx.clock()
     details = {"new": new.id, "method": verdict.method, "reason": verdict.reason}
     if verdict.model is not None:
         details.update(model=verdict.model, prompt_hash=verdict.prompt_hash)
     with ctx.storage.transaction():
         current = ctx.storage.lock_memory(old.id)
-        if current is None or current.state not in CLAIM_STATES:
+        if current is None or current.state not in from_states:
             return "nothing"  # forgotten, replaced or disputed meanwhile
         change = {"state": "superseded", "superseded_by": new.id, "valid_until": new.valid_from}
         ctx.storage.update_memories({old.id: change})
@@ -129,6 +131,23 @@ def add_evidence(
     if activate:
         change["state"] = "active"
     ctx.storage.update_memories({claim_id: change})
+    return current, added
+
+
+def add_restatement(ctx: StageContext, claim_id: str, episode_ids: Sequence[str]) -> tuple[Memory | None, list[str]]:
+    """Record episodes as restating an episode, inside the caller's transaction: each counts once as support (which
+    the evidence rules count) and as evidence for its confidence; its recency restarts. Returns the episode as it
+    was (``None`` when forgotten meanwhile) and the ids added."""
+    current = ctx.storage.lock_memory(claim_id)
+    if current is None:
+        return None, []
+    known = set(ctx.storage.claim_support(claim_id))
+    added = [i for i in dict.fromkeys(episode_ids) if i not in known]
+    for episode_id in added:
+        ctx.storage.add_claim_support(claim_id, episode_id, ctx.clock())
+    if added:
+        change = {"evidence_count": current.evidence_count + len(added), "last_reinforced_at": ctx.clock()}
+        ctx.storage.update_memories({claim_id: change})
     return current, added
 
 

@@ -70,7 +70,8 @@ def _from_reply(
     changed = offline is not None and offline.relation in ("contradicts", "updates")
     if changed and pair.similarity >= cfg.reinforce_similarity and relation == "supports":
         relation = offline.relation  # a near-duplicate that changes a number is never a reinforcement
-    return Judgement(relation, "llm", reply.reason, reply.conditions_existing, reply.conditions_new, model, prompt_hash)
+    conditions = reply.conditions_existing, reply.conditions_new
+    return Judgement(relation, "llm", reply.reason, *conditions, model, prompt_hash, explicit=relation == "updates")
 
 
 def judge_safely(ctx: StageContext, existing: str, incoming: str, similarity: float) -> Judgement | None:

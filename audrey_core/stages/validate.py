@@ -2,9 +2,10 @@
 
 The decision rules are pure (:mod:`audrey_core.rules.judgement`); this stage applies them to the store. Each new episode
 is compared with its ``update_neighbors`` nearest memories of every type in its scope (knowledge never crosses
-scopes). A memory it restates is reinforced (a principle) or left as it is (an episode); one it updates is marked
-``superseded`` by the later of the two, with the time it stopped holding, when that source may replace it
-(:func:`~audrey_core.rules.judgement.can_supersede`), and contradicted otherwise; one it contradicts keeps both sides.
+scopes). A memory it restates is reinforced (a principle gains evidence, an episode a recorded restatement); one it
+updates is marked ``superseded`` by the later of the two, with the time it stopped holding, when that source may
+replace it (:func:`~audrey_core.rules.judgement.can_supersede`) and the claims it would replace do not outweigh it
+(:mod:`audrey_core.stages.evidence`), and contradicted otherwise; one it contradicts keeps both sides.
 """
 
 from __future__ import annotations
@@ -20,8 +21,9 @@ from ..rules.conflict import detect_conflict, is_statement
 from ..rules.judgement import Judgement, Pair, can_supersede
 from ..rules.lineage import independent
 from ..storage import VectorFilter
-from .claims import CLAIM_STATES, add_evidence, lineages, nearest, record_contradiction, supersede
+from .claims import CLAIM_STATES, add_evidence, add_restatement, lineages, nearest, record_contradiction, supersede
 from .context import StageContext
+from .evidence import settle_for_newer, weigh_updates
 from .judging import judge_pairs_safely
 
 log = logging.getLogger(__name__)
@@ -67,18 +69,23 @@ def validate_episode(ctx: StageContext, episode: Episode, vector: np.ndarray) ->
     contradiction, unrelated or nothing."""
     outcomes = []
     reinforced = False
+    restated: list[Memory] = []
     close = neighbours(ctx, episode, vector)
     pairs = [Pair(c.content, sim, _newer(episode, c), c.memory_type == "episodic") for c, sim in close]
     verdicts = judge_pairs_safely(ctx, episode.content, pairs)  # one LLM call for all of them
+    verdicts = weigh_updates(ctx, [claim for claim, _ in close], pairs, verdicts)
     for (claim, similarity), pair, verdict in zip(close, pairs, verdicts):
         newer = pair.newer
         if verdict is None:
             continue
-        if verdict.relation == "supports" and reinforced:
-            continue  # one reinforcement per episode: the closest claim it restates
+        if verdict.relation == "supports" and reinforced and claim.memory_type != "episodic":
+            continue  # one principle reinforced per episode: the closest one it restates
         outcome = apply_verdict(ctx, claim, episode, similarity, verdict, newer)
         reinforced = reinforced or outcome == "reinforced"
+        if outcome in ("reinforced", "restated"):
+            restated.append(claim)
         outcomes.append(outcome)
+    settle_for_newer(ctx, restated)
     support_disputed_claim(ctx, episode, vector)
     return outcomes[0] if outcomes else "nothing"
 
@@ -100,7 +107,7 @@ def apply_verdict(
 ) -> str:
     """Write what a verdict means: reinforcement, an update, or a contradiction with its resolution."""
     if verdict.relation == "supports":
-        return reinforce(ctx, claim, episode, similarity) if claim.memory_type == "semantic" else "restated"
+        return reinforce(ctx, claim, episode, similarity)
     if verdict.relation == "updates" and newer is not None:
         earlier, later = (claim, episode) if newer else (episode, claim)
         reliability = ctx.config.confidence.source_reliability
@@ -115,20 +122,23 @@ def apply_verdict(
 
 
 def reinforce(ctx: StageContext, claim: Memory, episode: Episode, similarity: float) -> str:
-    """Add the episode as evidence of ``claim`` unless they share a provenance chain (then it counts once)."""
+    """Add the episode as evidence of ``claim`` unless they share a provenance chain (then it counts once): a
+    principle gains it as evidence ("reinforced"), an episode as a restatement ("restated"), which counts for it
+    when a later statement disputes it (:mod:`audrey_core.stages.evidence`)."""
     lineage = lineages(ctx.storage, [claim, episode])
     if lineage[claim.id] & lineage[episode.id]:
         return "self-citation"
+    episodic = claim.memory_type == "episodic"
     with ctx.storage.transaction():  # read-modify-write under a lock: another process may reinforce it too
-        current, added = add_evidence(ctx, claim.id, [episode.id])
+        current, added = (add_restatement if episodic else add_evidence)(ctx, claim.id, [episode.id])
+    outcome = "restated" if episodic else "reinforced"
     if current is None:
         return "nothing"  # forgotten meanwhile
     if not added:
-        return "reinforced"  # counted already (validated twice): nothing new to announce
-    ctx.emit(
-        "reinforcement", {"kind": "evidence", "memory_id": claim.id, "episode_id": episode.id, "similarity": similarity}
-    )
-    return "reinforced"
+        return outcome  # counted already (validated twice): nothing new to announce
+    kind = "restatement" if episodic else "evidence"
+    ctx.emit("reinforcement", {"kind": kind, "memory_id": claim.id, "episode_id": episode.id, "similarity": similarity})
+    return outcome
 
 
 def support_disputed_claim(ctx: StageContext, episode: Episode, vector: np.ndarray) -> bool:
