@@ -23,7 +23,7 @@ ROLE_SOURCES: Mapping[str, str] = {
     "assistant": "model-generated",
     "ai": "model-generated",
 }
-MEMORY_HEADER = "Relevant memories (most relevant first; confidence in brackets):"
+MEMORY_HEADER = "Relevant memories (most relevant first; confidence, source and date observed in brackets):"
 AUDREY_FIELDS = ("confidence", "state", "memory_type", "source")
 
 __all__ = [
@@ -50,9 +50,20 @@ def source_for_role(role: str) -> str | None:
 
 
 def disputed(result: RecallResult) -> str:
-    """The other sides of a memory's open contradictions, so the model says the record disagrees."""
-    others = "; ".join(f"{c.content} [{c.source}]" for c in result.counterclaims)
-    return f" (disputed by: {others})" if others else ""
+    """The other sides of a memory's open contradictions and context-dependent pairs, each with its source and the
+    day it was observed, so the model says the record disagrees (and which claim is newer) or names the context."""
+    parts, seen = [], set()
+    for c in result.counterclaims:
+        if c.content in seen:
+            continue  # a principle restating its episode says nothing new here
+        seen.add(c.content)
+        when = f", {c.observed_at:%Y-%m-%d}" if c.observed_at is not None else ""
+        if c.relation == "context_dependent":
+            context = f" ({c.conditions})" if c.conditions and c.conditions != "in general" else ""
+            parts.append(f" — in another context{context}: {c.content} ({c.source}{when})")
+        else:
+            parts.append(f" — disputed by: {c.content} ({c.source}{when})")
+    return "".join(parts)
 
 
 def render_memories(
@@ -62,11 +73,13 @@ def render_memories(
     show_type: bool = True,
     show_ids: bool = False,
 ) -> str:
-    """Recalled memories as a prompt block, best first: ``- [confidence, source, type] content`` and the other sides
-    of any open contradiction. ``""`` when there is nothing to show."""
+    """Recalled memories as a prompt block, best first: ``- [confidence, source, type, date observed] content``
+    (``N reports`` when restatements or evidence back it) and the other sides of any open contradiction or context
+    pair with their dates. ``""`` when there is nothing to show."""
     lines = []
     for r in results:
         labels = f"{r.confidence:.2f}, {r.source}" + (f", {r.memory_type}" if show_type else "")
+        labels += f", {r.observed_at:%Y-%m-%d}" + (f", {r.evidence_count} reports" if r.evidence_count > 1 else "")
         lead = f"{r.id} " if show_ids else "- "
         lines.append(f"{lead}[{labels}] {r.content}{disputed(r)}")
     if not lines:

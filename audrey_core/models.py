@@ -205,6 +205,9 @@ class Counterclaim:
     content: str
     source: str
     state: str
+    observed_at: datetime | None = None  # when the other side was observed: its event time, else when it was stored
+    relation: str = "contradicts"  # or "context_dependent": both hold, each in its own context
+    conditions: str | None = None  # for a context-dependent pair, the other side's context ("in test mode")
 
 
 @dataclass(frozen=True)
@@ -235,7 +238,14 @@ class RecallResult:
     chunk: str | None = None  # for a long memory, the part of its text that matched best
     superseded_by: str | None = None  # what replaced it (seen with include_superseded=True or as_of=)
     valid_until: datetime | None = None  # when it stopped holding, if it has
-    counterclaims: tuple[Counterclaim, ...] = ()  # the other sides of its open contradictions
+    counterclaims: tuple[Counterclaim, ...] = ()  # the other sides of its open contradictions and context pairs
+    conditions: str | None = None  # the context it holds in, when a context-dependent pair recorded one
+    evidence_count: int = 1  # reports behind it: an episode and its restatements, a principle's evidence episodes
+
+    @property
+    def observed_at(self) -> datetime:
+        """When the memory was observed: its event time if it has one, else when it was stored."""
+        return self.event_time or self.created_at
 
 
 @dataclass(frozen=True)

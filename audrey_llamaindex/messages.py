@@ -10,7 +10,7 @@ from llama_index.core.llms import ChatMessage, MessageRole
 from audrey_core import RecallResult
 from audrey_core.conversation import render_memories, source_for_role
 
-HEADER = "Relevant memories from earlier sessions (confidence, source):"
+HEADER = "Relevant memories from earlier sessions (confidence, source, date observed):"
 
 
 def message_items(messages: Sequence[ChatMessage], scope: tuple[str, ...] | None = None) -> list[dict[str, Any]]:
@@ -38,5 +38,5 @@ def latest_user_text(messages: Sequence[ChatMessage] | None) -> str | None:
 
 
 def render(results: Sequence[RecallResult]) -> str:
-    """Recalled memories as text for a prompt, each with its confidence and source (Audrey's rendering)."""
+    """Recalled memories as text for a prompt, each with its confidence, source and date (Audrey's rendering)."""
     return render_memories(results, HEADER, show_type=False)

@@ -2,11 +2,13 @@
 
 1. The batch payment job hits HTTP 429 (observed directly); 2. the nightly refund job hits it too (a tool result);
 3. consolidation (the "sleep" cycle) turns the two episodes into a principle; 4. the third time, before sending a
-burst, the agent recalls the principle, with the episodes it rests on; 5. weeks later the user reports the limit was
-lowered to 25 req/s: Audrey notices the update, marks the principle superseded (kept, with the date it stopped
-holding) and recall answers with the new limit; 6. the agent's own guess of 200 req/s cannot replace that: Audrey
-records a contradiction, keeps both claims and resolves it by the confidence rules; 7. a year later, unused, the
-memories have faded: decay makes them dormant (out of ordinary recall, never deleted).
+burst, the agent recalls the principle, with the episodes it rests on; 5. the user adds that in test mode the limit
+is 25 req/s: a qualified claim, kept beside the live-mode principle as context-dependent (both recalled, with their
+dates); 6. weeks later the user reports the live limit was lowered to 80 req/s: Audrey notices the update, marks the
+principle superseded (kept, with the date it stopped holding) and recall answers with the new limit; 7. the agent's
+own guess of 200 req/s cannot replace that: Audrey records a contradiction, keeps both claims and resolves it by the
+confidence rules; 8. a year later, unused, the memories have faded: decay makes them dormant (out of ordinary
+recall, never deleted).
 
 Offline by default (local all-MiniLM-L6-v2, no LLM: extractive principle, heuristic conflict check). With an
 OpenAI-compatible LLM: ``--llm-model gpt-4o-mini`` (key from OPENAI_API_KEY) or a local server with
@@ -23,6 +25,7 @@ from pathlib import Path
 
 from ..audrey import Audrey
 from ..config import AudreyConfig, ConsolidationConfig
+from ..conversation import render_memories
 from ..providers.openai_compatible import OpenAICompatibleLLM
 from ..testing import ManualClock
 
@@ -99,10 +102,19 @@ def main(argv: list[str] | None = None) -> int:
             print(f"     evidence [{episode.source}]: {episode.content}")
         print("   -> the agent throttles to under 100 req/s before it hits the error")
 
-        print("\n5. Weeks later, Stripe support says the limit changed")
+        print("\n5. Days later the user adds a detail: test mode has a lower limit")
+        clock.advance(days=3)
+        brain.encode("In test mode the Stripe API rate limit is 25 requests per second", source="told-by-user")
+        brain.wait_for_idle()
+        for memory_id in run.output_memory_ids:
+            print(f"   the principle is {brain.get(memory_id).state}: both claims hold, each in its context")
+        shown = brain.recall("Stripe API rate limit in test mode", limit=2)
+        print("   what a model is shown:\n" + "\n".join(f"   {line}" for line in render_memories(shown).splitlines()))
+
+        print("\n6. Weeks later, Stripe support says the live limit changed")
         brain.on("update", lambda e: print(f"   ~ update noticed: {e['reason']}"))
         clock.advance(days=30)
-        newer = "Stripe lowered the API rate limit to 25 requests per second for this account"
+        newer = "Stripe lowered the live API rate limit to 80 requests per second for this account"
         brain.encode(newer, source="told-by-user", tags=["stripe"])
         brain.wait_for_idle()
         for memory_id in run.output_memory_ids:
@@ -115,17 +127,19 @@ def main(argv: list[str] | None = None) -> int:
         top = brain.recall("Stripe API rate limit", limit=1)[0]
         print(f"   recall now answers: {top.content}")
 
-        print("\n6. The agent guesses otherwise: its own inference cannot replace what it was told")
-        brain.encode("Stripe's rate limit is probably 200 requests per second", source="inference", tags=["stripe"])
+        print("\n7. The agent guesses otherwise: its own inference cannot replace what it was told")
+        guess = brain.encode("Stripe's rate limit is probably 200 requests per second", source="inference")
         brain.wait_for_idle()
         for c in brain.contradictions():
+            if guess not in (c.claim_a_id, c.claim_b_id):
+                continue
             a, b = brain.get(c.claim_a_id), brain.get(c.claim_b_id)
             print(f"   contradiction {c.state}: '{a.content}' [{a.state}] vs '{b.content}' [{b.state}]")
             verdict = "flagged for review (confidence gap <= 0.3)" if c.resolution.get("flagged") else c.state
             confidences = ", ".join(f"{v:.2f}" for v in c.resolution["confidence"].values())
             print(f"   resolution: {verdict}; confidences {confidences}")
 
-        print("\n7. A year without a word about Stripe: decay")
+        print("\n8. A year without a word about Stripe: decay")
         clock.advance(days=365)
         faded = brain.decay()
         print(

@@ -19,6 +19,7 @@ import anyio
 from pydantic import Field
 
 from ..audrey import Audrey
+from ..conversation import render_memories
 from ..errors import AudreyError, ConfigurationError, install_hint
 from ..models import to_plain
 
@@ -184,10 +185,19 @@ def _result(hit: Any) -> dict[str, Any]:
         "scope": list(hit.scope),
         "tags": list(hit.tags),
         "created_at": hit.created_at.isoformat(),
-        "counterclaims": [
-            {"memory_id": c.memory_id, "content": c.content, "source": c.source} for c in hit.counterclaims
-        ],
+        "observed_at": hit.observed_at.isoformat(),
+        "reports": hit.evidence_count,
+        "conditions": hit.conditions,
+        "counterclaims": [_counterclaim(c) for c in hit.counterclaims],
+        "as_text": render_memories([hit], None, show_type=False),
     }
+
+
+def _counterclaim(c: Any) -> dict[str, Any]:
+    """The other side of a dispute (or of a context-dependent pair), with when it was observed."""
+    observed = c.observed_at.isoformat() if c.observed_at is not None else None
+    return {"memory_id": c.memory_id, "content": c.content, "source": c.source, "relation": c.relation,
+            "conditions": c.conditions, "observed_at": observed}  # fmt: skip
 
 
 def _contradiction(found: Any, claims: dict[str, Any]) -> dict[str, Any]:

@@ -63,7 +63,11 @@ def qualifiers(text: str, other: str) -> frozenset[str]:
     found = {m.group(0).strip() for m in _CLAUSE.finditer(lowered)}
     found |= {m.group(0) for m in _CONTEXT.finditer(lowered)}
     found |= {m.group(0) for m in _TIME_WINDOW.finditer(lowered)}
-    found |= {f"for {m.group(2)}" for m in _FOR_PLURAL.finditer(lowered) if m.group(1) not in _NOT_FOR_QUALIFIER}
+    found |= {
+        f"for {m.group(2)}"
+        for m in _FOR_PLURAL.finditer(lowered)
+        if m.group(1) not in _NOT_FOR_QUALIFIER and not STOPWORDS & set(m.group(2).split())
+    }
     if not _ANY_WEEKDAY.search(other.lower()):
         found |= {m.group(0) for m in _WEEKDAY.finditer(lowered)}
     place = _PLACE.search(text)
@@ -72,7 +76,8 @@ def qualifiers(text: str, other: str) -> frozenset[str]:
     fronted = _fronted(lowered, other.lower())
     if fronted:  # one phrase for the opening, however many rules saw a part of it
         found = {f for f in found if not (fronted.startswith(f) or f.startswith(fronted))} | {fronted}
-    return frozenset(f for f in found if not _restates(f, other.lower()))
+    # A phrase holding a number holds the value compared ("... when the job sent more than 100 requests"): no context.
+    return frozenset(f for f in found if not _restates(f, other.lower()) and not any(c.isdigit() for c in f))
 
 
 def _restates(phrase: str, other: str) -> bool:
@@ -91,9 +96,9 @@ def _fronted(lowered: str, other: str) -> str | None:
         return None
     if "," in lowered[:60]:
         return " ".join(words).strip() or None
-    shared = set(_WORD.findall(other)) - STOPWORDS
+    shared = {w.removesuffix("'s") for w in _WORD.findall(other)} - STOPWORDS
     for index, word in enumerate(words[1:], 1):
-        if word in shared:
+        if word.removesuffix("'s") in shared:
             phrase = words[:index]
             while phrase and phrase[-1] in STOPWORDS | {"my", "our", "your", "their"}:
                 phrase.pop()

@@ -1,9 +1,9 @@
-"""Ranking recall candidates: a candidate's score (relevance x confidence x type weight), the order, how many
-candidates to fetch, and the self-citation guard on reinforcement."""
+"""Ranking recall candidates: a candidate's score (relevance x confidence x type weight), the order (the sides of a
+dispute together), how many candidates to fetch, and the self-citation guard on reinforcement."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from ..config import RecallConfig
@@ -73,3 +73,23 @@ def is_self_citation(memory: Memory, origins: Sequence[tuple[str, str]], retriev
     """
     chain = list(origins) or [(memory.source, memory.agent)]
     return all(source in SELF_GENERATED_SOURCES and agent == retriever for source, agent in chain)
+
+
+def disputes_together(ranked: Sequence[Ranked], sides: Mapping[str, Sequence[str]]) -> list[Ranked]:
+    """``ranked`` with the recalled sides of each open dispute next to each other, where the better-ranked side
+    stood: the more recent first when their sources are equally reliable, else in rank order (an agent reading the
+    top of the list meets the disagreement, and the newer claim, together). ``sides``: memory id -> the ids of the
+    other sides of its open contradictions."""
+    by_id = {item.memory.id: item for item in ranked}
+    placed: set[str] = set()
+    result: list[Ranked] = []
+    for item in ranked:
+        if item.memory.id in placed:
+            continue
+        group = [item] + [by_id[o] for o in sides.get(item.memory.id, ()) if o in by_id and o not in placed]
+        if len({g.memory.source_reliability for g in group}) == 1:
+            group.sort(key=lambda g: g.memory.valid_from, reverse=True)
+        for g in group:
+            placed.add(g.memory.id)
+            result.append(g)
+    return result

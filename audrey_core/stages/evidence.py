@@ -34,10 +34,15 @@ def backing(ctx: StageContext, claims: Sequence[Memory]) -> list[Memory]:
 
 
 def weigh_updates(
-    ctx: StageContext, claims: Sequence[Memory], pairs: Sequence[Pair], verdicts: list[Judgement | None]
+    ctx: StageContext,
+    episode: Episode,
+    claims: Sequence[Memory],
+    pairs: Sequence[Pair],
+    verdicts: list[Judgement | None],
 ) -> list[Judgement | None]:
     """The verdicts with each update the new episode would make of an earlier claim turned into a contradiction when
-    those claims together outweigh one statement (:func:`~audrey_core.rules.judgement.outweighs`)."""
+    those claims together outweigh one statement (:func:`~audrey_core.rules.judgement.outweighs`). An episode that
+    corrects a memory (``supersedes=``) says explicitly that the value changed: it outweighs them."""
     replaced = [
         i
         for i, (pair, verdict) in enumerate(zip(pairs, verdicts))
@@ -52,7 +57,8 @@ def weigh_updates(
     for i in replaced:
         verdict = verdicts[i]
         assert verdict is not None
-        if outweighs(sources, principle, verdict.explicit, ctx.config.validation):
+        explicit = verdict.explicit or episode.supersedes is not None
+        if outweighs(sources, principle, explicit, ctx.config.validation):
             held = "a principle" if principle else f"{sources} independent sources"
             reason = f"{verdict.reason}; the earlier claim rests on {held}, and one statement of another value does not"
             weighed[i] = replace(verdict, relation="contradicts", reason=f"{reason} replace it")

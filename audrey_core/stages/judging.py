@@ -32,15 +32,16 @@ def judge(
 
 def judge_pairs(incoming: str, pairs: Sequence[Pair], llm: object, cfg: ValidationConfig) -> list[Judgement | None]:
     """The verdict for ``incoming`` against each existing claim. With an LLM, every pair in a judged zone that is not
-    the same words again is asked in one call (one pair: :data:`CONTRADICTION_CHECK`; several:
-    :data:`CONTRADICTION_CHECK_BATCH`); a batch reply that leaves a pair out is an :class:`LLMError`."""
+    the same words again, and every pair from different times down to ``judge_similarity``, is asked in one call
+    (one pair: :data:`CONTRADICTION_CHECK`; several: :data:`CONTRADICTION_CHECK_BATCH`); a batch reply that leaves a
+    pair out is an :class:`LLMError`."""
     offline = [judge_offline(p.existing, incoming, p.similarity, cfg, p.newer, p.strict) for p in pairs]
     asked = [
         i
         for i, (pair, verdict) in enumerate(zip(pairs, offline))
         if llm is not None
-        and verdict is not None
-        and not (verdict.relation == "supports" and same_words(pair.existing, incoming))
+        and (verdict is not None or (pair.newer is not None and pair.similarity >= cfg.judge_similarity))
+        and not (verdict is not None and verdict.relation == "supports" and same_words(pair.existing, incoming))
     ]
     if not asked:
         return offline

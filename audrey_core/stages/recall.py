@@ -24,7 +24,7 @@ from ..models import Memory, RecallResult
 from ..providers.embedding import count_tokens, to_matrix
 from ..rules.inputs import check_int, check_text
 from ..rules.keywords import query_terms
-from ..rules.ranking import Ranked, pool_size
+from ..rules.ranking import Ranked, disputes_together, pool_size
 from ..rules.recall_options import RECALL_FILTERS, RecallOptions, check_budget, check_options, within_tenant
 from ..storage import Storage
 from .context import StageContext
@@ -124,6 +124,8 @@ def _results(ctx: StageContext, ranked: list[Ranked], options: RecallOptions, no
     taken: list[Memory] = []
     spent = 0
     against = counterclaims(ctx.storage, [item.memory for item in ranked], ctx.tenant)
+    disputes = {i: [c.memory_id for c in found if c.relation == "contradicts"] for i, found in against.items()}
+    ranked = disputes_together(ranked, disputes)
     try:
         for item in ranked:
             if options.token_budget is not None:

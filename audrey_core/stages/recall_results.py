@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import datetime
 
+from ..config import RECALLABLE_STATES
 from ..models import Contradiction, Counterclaim, Episode, Memory, Procedure, Provenance, RecallResult, Semantic
 from ..rules.ownership import Tenant
 from ..rules.ranking import Ranked, is_self_citation
@@ -29,26 +30,39 @@ def provenance(storage: Storage, memory: Memory, owner: Tenant | None = None) ->
     )
 
 
-COUNTERCLAIM_STATES = ("open", "reopened")
+COUNTERCLAIM_STATES = ("open", "reopened", "context_dependent")
 
 
 def counterclaims(storage: Storage, memories: Sequence[Memory], owner: Tenant) -> dict[str, tuple[Counterclaim, ...]]:
-    """For each memory that is one side of an open contradiction, the other sides its owner may see."""
+    """For each memory that is one side of an open contradiction or of a context-dependent pair, the other sides its
+    owner may see (still recallable: a side superseded since is no counterclaim), each with when it was observed."""
     ids = [m.id for m in memories]
     if not ids:
         return {}
     pairs = []
     for mine, theirs in (("claim_a_id", "claim_b_id"), ("claim_b_id", "claim_a_id")):
         for c in storage.find_records(Contradiction, **{mine: ids, "state": list(COUNTERCLAIM_STATES)}):
-            pairs.append((getattr(c, mine), getattr(c, theirs), c.id))
+            pairs.append((getattr(c, mine), getattr(c, theirs), c))
     others = storage.get_memories({other for _, other, _ in pairs}, owner=owner)
     found: dict[str, list[Counterclaim]] = {}
-    for memory_id, other_id, contradiction_id in pairs:
+    for memory_id, other_id, c in pairs:
         other = others.get(other_id)
-        if other is not None:
-            claim = Counterclaim(contradiction_id, other.id, other.content, other.source, other.state)
-            found.setdefault(memory_id, []).append(claim)
+        if other is None or other.state not in RECALLABLE_STATES:
+            continue
+        relation = "context_dependent" if c.state == "context_dependent" else "contradicts"
+        conditions = ((c.resolution or {}).get("conditions") or {}).get(other.id)
+        claim = Counterclaim(
+            c.id, other.id, other.content, other.source, other.state, other.valid_from, relation, conditions
+        )
+        found.setdefault(memory_id, []).append(claim)
     return {memory_id: tuple(claims) for memory_id, claims in found.items()}
+
+
+def own_conditions(memory: Memory) -> str | None:
+    """The context a memory holds in, as a context-dependent pair recorded it."""
+    conditions = getattr(memory, "conditions", None)
+    context = conditions.get("context") if isinstance(conditions, dict) else None
+    return context if isinstance(context, str) else None
 
 
 def to_result(item: Ranked, prov: Provenance | None, against: tuple[Counterclaim, ...] = ()) -> RecallResult:
@@ -78,6 +92,8 @@ def to_result(item: Ranked, prov: Provenance | None, against: tuple[Counterclaim
         superseded_by=m.superseded_by,
         valid_until=m.valid_until,
         counterclaims=against,
+        conditions=own_conditions(m),
+        evidence_count=m.evidence_count,
     )
 
 

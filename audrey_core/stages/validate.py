@@ -32,7 +32,8 @@ OPEN_CONTRADICTION_STATES = ("open", "resolved", "context_dependent")
 
 
 def neighbours(ctx: StageContext, episode: Episode, vector: np.ndarray) -> list[tuple[Memory, float]]:
-    """The episode's nearest current memories of any type in its scope, closest first, down to the update zone.
+    """The episode's nearest current memories of any type in its scope, closest first, down to the update zone (with
+    an LLM, down to ``judge_similarity``).
     Without an LLM, a text longer than one statement is compared with principles only: the offline rules judge no
     other pair of it (:func:`~audrey_core.rules.conflict.is_statement`), and scanning every episode would cost for
     nothing."""
@@ -40,7 +41,8 @@ def neighbours(ctx: StageContext, episode: Episode, vector: np.ndarray) -> list[
     types = None if ctx.llm is not None or is_statement(episode.content) else ("semantic", "procedural")
     where = VectorFilter(agent=ctx.agent, memory_types=types, states=CLAIM_STATES, scope=tuple(episode.scope))
     hits = [h for h in ctx.storage.knn(vector, cfg.update_neighbors + 1, where) if h.memory_id != episode.id]
-    hits = [h for h in hits if h.similarity >= cfg.update_similarity][: cfg.update_neighbors]
+    floor = cfg.update_similarity if ctx.llm is None else cfg.judge_similarity  # an LLM judges further pairs
+    hits = [h for h in hits if h.similarity >= floor][: cfg.update_neighbors]
     found = ctx.storage.get_memories([h.memory_id for h in hits], {h.memory_id: h.memory_type for h in hits})
     return [(found[h.memory_id], h.similarity) for h in hits if h.memory_id in found]
 
@@ -73,7 +75,7 @@ def validate_episode(ctx: StageContext, episode: Episode, vector: np.ndarray) ->
     close = neighbours(ctx, episode, vector)
     pairs = [Pair(c.content, sim, _newer(episode, c), c.memory_type == "episodic") for c, sim in close]
     verdicts = judge_pairs_safely(ctx, episode.content, pairs)  # one LLM call for all of them
-    verdicts = weigh_updates(ctx, [claim for claim, _ in close], pairs, verdicts)
+    verdicts = weigh_updates(ctx, episode, [claim for claim, _ in close], pairs, verdicts)
     for (claim, similarity), pair, verdict in zip(close, pairs, verdicts):
         newer = pair.newer
         if verdict is None:

@@ -35,7 +35,9 @@ def test_rendering_shows_confidence_source_type_and_disagreement(tmp_path):
         mid = brain.encode("the deploy freeze starts friday", source="told-by-user")
         results = brain.recall("deploy freeze", limit=1)
     block = render_memories(results)
-    assert block.splitlines()[0].startswith("Relevant memories") and "told-by-user, episodic] the deploy" in block
+    day = results[0].observed_at.strftime("%Y-%m-%d")
+    assert block.splitlines()[0].startswith("Relevant memories")
+    assert f"told-by-user, episodic, {day}] the deploy" in block
     assert render_memories(results, None, show_type=False, show_ids=True).startswith(f"{mid} [")
     assert render_memories([]) == ""
 

@@ -39,7 +39,7 @@ def test_an_agent_remembers_across_threads(lc_brain):
     ask(agent, "Which programming language do I love?", thread="t2")  # a new thread: no shared conversation
     second_prompt = model.system_texts()[1]
     assert second_prompt.startswith("You are helpful.") and "I love the Rust programming language" in second_prompt
-    assert "[0.82, told-by-user, episodic]" in second_prompt
+    assert "[0.82, told-by-user, episodic, " in second_prompt
 
 
 def test_tool_results_are_encoded_as_tool_results_and_turns_are_not_duplicated(lc_brain):
@@ -93,7 +93,7 @@ def test_memory_tools(lc_brain):
     remember, recall, fix = memory_tools(lc_brain, scope=("user", "z"))
     mid = remember.invoke({"content": "the user's dog is called Rex", "source": "told-by-user"})
     assert lc_brain.get(mid).scope == ("user", "z") and lc_brain.get(mid).source == "told-by-user"
-    assert mid in recall.invoke({"query": "dog name"}) and "[0.82, told-by-user]" in recall.invoke({"query": "dog"})
+    assert mid in recall.invoke({"query": "dog name"}) and "[0.82, told-by-user, " in recall.invoke({"query": "dog"})
     assert remember.invoke({"content": "x", "source": "rumour"}).startswith("error")
     answer = fix.invoke({"memory_id": mid, "correction": "the user's dog is called Max"})
     assert answer.startswith("superseded by") and lc_brain.get(mid).state == "superseded"
