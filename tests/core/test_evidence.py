@@ -1,0 +1,209 @@
+"""Supersede on evidence, not on the shape of a sentence (issue 31): the trap kinds the offline rules must not take
+for updates, qualified claims kept as context-dependent, restatements counted as evidence, several independent
+observations and their principle standing against one statement, a dispute settling once the newer value has the
+evidence, and disputes rendered with their dates. Stage tests run on SQLite and PostgreSQL."""
+
+from __future__ import annotations
+
+import pytest
+
+from audrey_core import Audrey, AudreyConfig
+from audrey_core.config import ValidationConfig
+from audrey_core.conversation import render_memories
+from audrey_core.rules.judgement import judge_offline
+from audrey_core.rules.qualifiers import context_difference
+from audrey_core.rules.quantities import same_quantities
+from audrey_core.testing import ScriptedLLM
+
+from .helpers import add_derived
+from .vectors import PlacedEmbedder
+
+CFG = ValidationConfig()
+SYNC = AudreyConfig(validation=ValidationConfig(background=False))
+
+
+@pytest.mark.parametrize(
+    ("older", "newer", "relation"),
+    [
+        # a narrower context: both hold
+        ("The API rate limit is 100 requests per second.", "In test mode the API rate limit is 25 requests per second.",
+         "context_dependent"),
+        ("The request timeout is 30 seconds.", "The request timeout is 120 seconds for batch jobs.",
+         "context_dependent"),
+        ("The office opens at 8am.", "On weekends the office opens at 10am.", "context_dependent"),
+        ("The standup is at 9:30.", "This week the standup is at 10:30 because of the offsite.", "context_dependent"),
+        ("Shipping takes 3 days.", "Shipping to Canada takes 7 days.", "context_dependent"),
+        # another entity
+        ("Alice's phone number ends in 4471.", "Bob's phone number ends in 9032.", "unrelated"),
+        ("The user's daughter is 4 years old.", "The user's daughter's best friend is 6 years old.", "unrelated"),
+        ("Project Atlas is due on March 3.", "Project Borealis is due on March 17.", "unrelated"),
+        ("Bob's flight lands at 6pm.", "Bob said Alice's flight lands at 8pm.", "unrelated"),
+        # the same value in other words
+        ("The cache TTL is 300 seconds.", "The cache TTL is five minutes.", "unrelated"),
+        ("The build takes 12 minutes.", "A full build takes about 12 to 13 minutes.", "unrelated"),
+        ("The max upload size is 2 GB.", "The max upload size is 2048 MB.", "unrelated"),
+        ("The user is learning Japanese.", "The user has been studying Japanese.", "unrelated"),
+        # a quotation, and two events' times
+        ("The rate limit is 100 requests per second.", 'The docs say "set the rate limit to 10 requests per second".',
+         "unrelated"),
+        ("The store opens at 8am.", "The store closes at 8pm.", "unrelated"),
+        # still updates
+        ("The API rate limit is 100 requests per second.", "The API rate limit was lowered to 25 req/s.", "updates"),
+        ("The free plan includes 3 projects.", "The free plan now includes 5 projects.", "updates"),
+        ("The conference is in Lisbon this year.", "The conference was relocated to Madrid.", "updates"),
+        ("The kids' school starts at 8:30.", "The kids' school now starts at 8:45.", "updates"),
+    ],
+)  # fmt: skip
+def test_each_trap_kind_offline(older, newer, relation):
+    verdict = judge_offline(older, newer, 0.7, CFG, newer=True)
+    assert verdict.relation == relation, verdict.reason
+
+
+def test_qualifiers_units_and_explicit_changes():
+    assert context_difference("Refunds take 5 days.", "For enterprise customers refunds take 1 day.") == (
+        None,
+        "for enterprise customers",
+    )
+    assert context_difference("Maria lives in Leeds.", "Maria moved to York.") is None  # a place that is the value
+    assert context_difference("We deploy with Jenkins.", "We replaced Jenkins with Actions for deployments.") is None
+    assert same_quantities("The backup runs at 2am.", "The backup runs at 02:00.")
+    assert same_quantities("It lasts an hour.", "It lasts 60 minutes.")
+    assert not same_quantities("The sprint is two weeks long.", "The sprint is three weeks long.")
+    assert not same_quantities("The cluster runs Kubernetes 1.26.", "The cluster runs Kubernetes 1.28.")
+    older, bare, told = "The limit is 100 req/s.", "The limit is 25 req/s.", "The limit was lowered to 25 req/s."
+    assert not judge_offline(older, bare, 0.9, CFG, newer=True).explicit
+    assert judge_offline(older, told, 0.9, CFG, newer=True).explicit
+    conditions = judge_offline(older, "In test mode the limit is 25 req/s.", 0.9, CFG, newer=True)
+    assert (conditions.conditions_existing, conditions.conditions_incoming) == ("in general", "in test mode")
+
+
+# -- the stage, on both backends ---------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def placed():
+    return PlacedEmbedder(dimensions=64)
+
+
+OBSERVATIONS = (
+    ("Stripe returned 429 above 100 requests per second.", "direct-observation"),
+    ("The Stripe API throttled us at 100 requests per second.", "tool-result"),
+    ("The Stripe rate limit is 100 requests per second.", "told-by-user"),
+)
+
+
+def observed(brain, placed, clock):
+    """The seed's pipeline: three independent observations of one limit and the principle they make."""
+    ids = []
+    for text, source in OBSERVATIONS:
+        ids.append(brain.encode(placed.place(text, 0.95), source=source))
+        clock.advance(days=1)
+    principle = add_derived(
+        brain,
+        placed.anchor("Stripe throttles above 100 requests per second."),
+        evidence_episode_ids=tuple(ids),
+        source_type_diversity=3,
+        evidence_count=3,
+    )
+    return ids, principle
+
+
+def test_restatements_count_as_evidence_and_are_never_superseded(db_path, placed, clock):
+    with Audrey(db_path, embedder=placed, config=SYNC, clock=clock) as brain:
+        first = brain.encode(placed.place("The cache TTL is 300 seconds.", 0.95), source="told-by-user")
+        clock.advance(days=40)
+        again = brain.encode(placed.place("The cache TTL is five minutes.", 0.95), source="tool-result")
+        memory = brain.get(first)
+        assert memory.state == "active" and memory.evidence_count == 2 and brain.get(again).state == "active"
+        assert brain.storage.claim_support(first) == [again] and not brain.contradictions()
+
+
+def test_a_qualified_claim_is_kept_beside_the_principle_as_context_dependent(db_path, placed, clock):
+    with Audrey(db_path, embedder=placed, config=SYNC, clock=clock) as brain:
+        observations, principle = observed(brain, placed, clock)
+        clock.advance(days=40)
+        text = "In test mode the Stripe API rate limit is 25 requests per second."
+        test_mode = brain.encode(placed.place(text, 0.95), source="told-by-user")
+        states = {m.id: m.state for m in brain.get_many([*observations, principle, test_mode])}
+        assert set(states.values()) == {"context_dependent"}  # nothing superseded: every claim still holds
+        records = [c for c in brain.contradictions() if test_mode in (c.claim_a_id, c.claim_b_id)]
+        assert {c.state for c in records} == {"context_dependent"} and len(records) == 4  # linked to each
+        assert records[0].resolution["conditions"][test_mode] == "in test mode"
+        assert brain.get(test_mode).conditions == {"context": "in test mode"}
+        found = brain.recall("Stripe rate limit in test mode", limit=5)
+        assert found[0].id == test_mode and found[0].conditions == "in test mode"
+        assert {r.id for r in found} >= {principle, *observations}
+        others = {c.memory_id: c for c in found[0].counterclaims}
+        assert principle in others and others[principle].relation == "context_dependent"
+
+
+def test_one_statement_does_not_replace_three_observations_and_their_principle(db_path, placed, clock):
+    with Audrey(db_path, embedder=placed, config=SYNC, clock=clock) as brain:
+        observations, principle = observed(brain, placed, clock)
+        clock.advance(days=40)
+        bare = brain.encode(placed.place("The Stripe API rate limit is 25 requests per second.", 0.95))
+        kept = brain.get_many([*observations, principle])
+        assert all(m.state != "superseded" for m in kept)  # all still recallable
+        disputes = [c for c in brain.contradictions() if bare in (c.claim_a_id, c.claim_b_id)]
+        assert {c.claim_a_id for c in disputes} == {*observations, principle}
+        assert "rests on a principle" in disputes[0].resolution["reason"]
+        found = {r.id: r for r in brain.recall("Stripe API rate limit", limit=10)}
+        assert {principle, bare, *observations} <= set(found)
+        assert bare in {c.memory_id for c in found[principle].counterclaims}
+
+
+def test_an_explicit_change_still_supersedes_the_evidence(db_path, placed, clock):
+    with Audrey(db_path, embedder=placed, config=SYNC, clock=clock) as brain:
+        observations, principle = observed(brain, placed, clock)
+        clock.advance(days=40)
+        told = brain.encode(placed.place("Stripe lowered the API rate limit to 25 requests per second.", 0.95))
+        assert {m.state for m in brain.get_many([*observations, principle])} == {"superseded"}
+        assert brain.get(principle).superseded_by == told
+
+
+def test_a_dispute_settles_for_the_newer_value_once_independent_sources_back_it(db_path, placed, clock):
+    with Audrey(db_path, embedder=placed, config=SYNC, clock=clock) as brain:
+        old = [brain.encode(placed.place("The nightly job finishes at 3am.", 0.6), source=s)
+               for s in ("direct-observation", "tool-result")]  # fmt: skip
+        clock.advance(days=40)
+        new = brain.encode(placed.place("The nightly job finishes at 5am.", 0.95), source="told-by-user")
+        assert {m.state for m in brain.get_many(old)} != {"superseded"}  # two sources: a dispute, not an update
+        clock.advance(days=1)
+        brain.encode(placed.place("The nightly job finished at 5am again.", 0.95), source="direct-observation")
+        assert {m.state for m in brain.get_many(old)} != {"superseded"}  # two sources against two: still open
+        clock.advance(days=1)
+        brain.encode(placed.place("The job log says the nightly job finished at 5am.", 0.95), source="tool-result")
+        assert {m.state for m in brain.get_many(old)} == {"superseded"}
+        assert {m.superseded_by for m in brain.get_many(old)} == {new}
+        settled = [c for c in brain.contradictions() if c.claim_b_id == new]
+        assert settled and {c.state for c in settled} == {"resolved"} and settled[0].resolution["winner"] == new
+
+
+def test_disputes_reach_the_prompt_with_their_dates_the_newer_first(db_path, placed, clock):
+    llm = ScriptedLLM({"contradiction_check": {"relation": "contradicts", "reason": "two different days"}})
+    with Audrey(db_path, embedder=placed, llm=llm, config=SYNC, clock=clock) as brain:
+        older = brain.encode(placed.place("The deploy window is on Tuesday.", 0.95), source="told-by-user")
+        clock.advance(days=40)
+        newer = brain.encode(placed.place("Deploys go out on Thursday.", 0.9), source="told-by-user")
+        assert [c.state for c in brain.contradictions()] == ["open"]
+        results = brain.recall(placed.place("When is the deploy window?", 0.99), limit=10)
+        assert [r.id for r in results if r.id in (older, newer)] == [newer, older]  # together, the newer first
+        assert results[0].observed_at == brain.get(newer).created_at
+        block = render_memories(results)
+        day_old, day_new = (brain.get(i).created_at.strftime("%Y-%m-%d") for i in (older, newer))
+        assert f"told-by-user, episodic, {day_new}] Deploys go out on Thursday. — disputed by: " in block
+        assert f"— disputed by: The deploy window is on Tuesday. (told-by-user, {day_old})" in block
+
+
+def test_an_llm_judges_claims_further_apart_than_the_offline_rules(db_path, placed, clock):
+    llm = ScriptedLLM({"contradiction_check": {"relation": "updates", "reason": "Ahmed has a new manager"}})
+    with Audrey(db_path, embedder=placed, llm=llm, config=SYNC, clock=clock) as brain:
+        old = brain.encode(placed.place("Ahmed reports to Claire.", 0.7), source="told-by-user")
+        clock.advance(days=40)
+        new = brain.encode(placed.place("Ahmed now reports to Jun after the reorg.", 0.65), source="told-by-user")
+        assert len(llm.calls) == 1  # similarity 0.455: below the offline update zone (0.50), above judge_similarity
+        assert brain.get(old).superseded_by == new
+    with Audrey(db_path, embedder=placed, config=SYNC, clock=clock) as offline:
+        clock.advance(days=1)
+        far = offline.encode(placed.place("Ahmed reports to Priya.", 0.65), source="told-by-user")
+        assert offline.get(far).state == "active" and offline.get(new).state == "active"
