@@ -1,17 +1,20 @@
 """Retrieval quality on LoCoMo: recall@1/5/10 per category for Audrey and for plain dense cosine.
 
     python -m benchmarks.retrieval --data ../shared/data/locomo_dev.json [--conversations 2] [--limit 20]
-        [--fts5 | --compare-paths]
+        [--fts5 | --compare-paths] [--at-once]
 
 The data is not shipped (CC BY-NC 4.0): LoCoMo's ``data/locomo10.json`` from github.com/snap-research/locomo is read
 as published; the figures in README use five of its ten conversations (conv-26, -30, -41, -42, -43).
 
-One Audrey store per conversation (in memory), every turn a memory ("speaker: text") dated by its session through
-the injectable clock; each question with evidence is asked of its own conversation only, at one day after the last
-session. A hit at k means an evidence turn is among the top k of a recall asking for ``--limit`` results (10 by
-default; a larger limit widens the candidate pools, so the top 10 can differ). ``--fts5`` sends keyword search through
-SQLite FTS5 (the path without tantivy) on the same code; ``--compare-paths`` runs both and compares them question by
-question (``benchmarks.paired``). The baseline ranks the same vectors by cosine alone.
+One Audrey store per conversation (in memory), every turn a memory ("speaker: text") stored session by session at
+its session's date through the injectable clock (validated against the sessions before it, as an agent living
+through the conversation would; ``--at-once`` stores every turn in one batch at the last date instead); each
+question with evidence is asked of its own conversation only, at one day after the last session. A hit at k means an
+evidence turn is among the top k of a recall asking for ``--limit`` results (10 by default; a larger limit widens
+the candidate pools, so the top 10 can differ). ``--fts5`` sends keyword search through SQLite FTS5 (the path
+without tantivy) on the same code; ``--compare-paths`` runs both and compares them question by question
+(``benchmarks.paired``).
+The baseline ranks the same vectors by cosine alone.
 Categories 1-4 are reported one by one and together, category 5 (adversarial) apart. Prints a table, the time spent
 embedding and recalling, and a final JSON line.
 """
@@ -52,11 +55,13 @@ def evaluate(
     influence: float = 1.0,
     limit: int = max(KS),
     fts5: bool = False,
+    at_once: bool = False,
 ) -> dict:
     hits: dict[str, dict[int, list[str]]] = {"audrey": defaultdict(list), "dense": defaultdict(list)}
     ranks: list[int] = []  # where Audrey's recall put the first evidence turn (0: not among its results)
     categories: list[int] = []
     timing = {"embed_turns_s": 0.0, "embed_questions_s": 0.0, "audrey_recall_s": 0.0, "dense_recall_s": 0.0}
+    changed = {"superseded": 0, "contradictions": 0}  # what validation did to the turns
     for conv in conversations:
         start = time.perf_counter()
         turn_vectors = embed_texts(embedder, [t.text for t in conv.turns])
@@ -71,14 +76,17 @@ def evaluate(
         ) as brain:
             if fts5:
                 brain.storage.keyword_index = None  # the FTS5 path, as without tantivy
-            for when in sorted({t.when for t in conv.turns}):  # one batch per session, stored at its date
-                index = [i for i, t in enumerate(conv.turns) if t.when == when]
+            sessions = [conv.turns[-1].when] if at_once else sorted({t.when for t in conv.turns})
+            for when in sessions:  # one batch per session, stored at its date (or all at the last one)
+                index = [i for i, t in enumerate(conv.turns) if at_once or t.when == when]
                 clock.advance(seconds=(when - clock()).total_seconds())
                 brain.encode_batch(
                     [{"id": conv.turns[i].dia_id, "content": conv.turns[i].text} for i in index],
                     vectors=turn_vectors[index],
                 )
             clock.advance(seconds=(conv.turns[-1].when + timedelta(days=1) - clock()).total_seconds())
+            changed["superseded"] += brain.introspect().superseded
+            changed["contradictions"] += len(brain.contradictions())
             unit = turn_vectors / np.linalg.norm(turn_vectors, axis=1, keepdims=True)
             ids = [t.dia_id for t in conv.turns]
             for question, vector in zip(conv.questions, question_vectors):
@@ -95,7 +103,7 @@ def evaluate(
                 for name, ranked in (("audrey", audrey_ids), ("dense", dense_ids)):
                     for k in KS:
                         hits[name][k].append(bool(question.evidence & set(ranked[:k])))
-    return {"hits": hits, "ranks": ranks, "categories": categories, "timing": timing}
+    return {"hits": hits, "ranks": ranks, "categories": categories, "timing": timing, "changed": changed}
 
 
 def summarise(result: dict) -> dict:
@@ -139,6 +147,12 @@ def main(argv: list[str] | None = None) -> dict:
     paths.add_argument(
         "--compare-paths", action="store_true", help="run through the index and through FTS5, compared per question"
     )
+    parser.add_argument(
+        "--at-once",
+        action="store_true",
+        help="store every turn in one batch at the last session's date (default: session by session at its date, "
+        "each validated against the sessions before it)",
+    )
     args = parser.parse_args(argv)
     if args.limit < max(KS):
         parser.error(f"--limit must be at least {max(KS)}")
@@ -152,7 +166,7 @@ def main(argv: list[str] | None = None) -> dict:
     influence = (
         args.confidence_influence if args.confidence_influence is not None else RecallConfig().confidence_influence
     )
-    result = evaluate(conversations, embedder, {"mode": args.mode}, influence, args.limit, args.fts5)
+    result = evaluate(conversations, embedder, {"mode": args.mode}, influence, args.limit, args.fts5, args.at_once)
     total = time.perf_counter() - start
     table = summarise(result)
 
@@ -160,6 +174,7 @@ def main(argv: list[str] | None = None) -> dict:
         f"LoCoMo retrieval, {len(conversations)} conversations, {sum(len(c.turns) for c in conversations)} turns, "
         f"model {embedder.model_name}, Audrey recall mode {args.mode}, limit {args.limit}"
         + (", keyword search through FTS5" if args.fts5 else "")
+        + (", all turns stored at once" if args.at_once else ", stored session by session")
     )
     header = ["category", "n"] + [f"{n}@{k}" for n in ("audrey", "dense") for k in KS]
     print("  ".join(f"{h:>9}" for h in header))
@@ -168,6 +183,8 @@ def main(argv: list[str] | None = None) -> dict:
         print("  ".join(f"{v:>9}" for v in [group, row["n"], *[row[h] for h in header[2:]]]))
     timing = {k: round(v, 2) for k, v in result["timing"].items()}
     print("time (s): " + ", ".join(f"{k} {v}" for k, v in timing.items()) + f", total {total:.1f}")
+    print(f"validation: {result['changed']['superseded']} turns superseded, {result['changed']['contradictions']} "
+          "contradictions recorded")  # fmt: skip
     summary = {
         "benchmark": "retrieval",
         "data": str(args.data),
@@ -178,6 +195,8 @@ def main(argv: list[str] | None = None) -> dict:
         "keyword_path": "fts5" if args.fts5 else "index",
         "table": table,
         "timing": timing,
+        "stored": "at once" if args.at_once else "session by session",
+        "validation": result["changed"],
     }
     if args.compare_paths:
         other = evaluate(conversations, embedder, {"mode": args.mode}, influence, args.limit, fts5=True)
