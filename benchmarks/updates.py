@@ -46,6 +46,7 @@ from .update_cases import (
     FRESH_CASES,
     HELDOUT_CASES,
     KEPT_KINDS,
+    SECOND_BLIND_TRAP_CASES,
     TRAP_CASES,
     UNSEEN_CASES,
     Case,
@@ -175,6 +176,7 @@ def main() -> None:
         ("unseen", UNSEEN_CASES),
         ("traps", TRAP_CASES),
         ("traps, blind", BLIND_TRAP_CASES),
+        ("traps, second blind", SECOND_BLIND_TRAP_CASES),
     ):
         if args.sets and name not in args.sets:
             continue
