@@ -250,8 +250,10 @@ def single_slot_change(existing: str, incoming: str) -> str | None:
         middle_a = _after_verbs(middle_a)
         middle_b = _after_verbs(middle_b)
         linked = True
-    if prefix < 2 or not named or not linked or not middle_a or not middle_b or set(middle_a) & set(middle_b):
+    if prefix < 2 or not named or not linked or not middle_a or not middle_b or _overlap(middle_a, middle_b):
         return None
+    if bool(quantities(" ".join(middle_a))) != bool(quantities(" ".join(middle_b))):
+        return None  # a measured value against words ("15 minutes" / "a short meeting"): not comparable here
     if all(w in STOPWORDS for w in middle_a) or all(w in STOPWORDS for w in middle_b):
         return None
     if all(w.isdigit() for w in (*middle_a, *middle_b)) and a[prefix - 1] not in STOPWORDS:
@@ -259,6 +261,13 @@ def single_slot_change(existing: str, incoming: str) -> str | None:
     if any(w not in STOPWORDS for w in a[len(a) - suffix :]) and not _valued(middle_a + middle_b):
         return None  # the verb differs before a shared object ("is learning Japanese" / "has been studying Japanese")
     return f"{' '.join(middle_a)} -> {' '.join(middle_b)}"
+
+
+def _overlap(a: list[str], b: list[str]) -> bool:
+    """Whether two slots share a word, plurals folded, or the first five letters of a longer one ("allergic to
+    peanuts" / "a peanut allergy"): one says what the other does."""
+    stems_a = {_fold(w)[:5] for w in a if w not in STOPWORDS and len(w) > 3} | {_fold(w) for w in a}
+    return any(_fold(w) in stems_a or (len(w) > 3 and w not in STOPWORDS and _fold(w)[:5] in stems_a) for w in b)
 
 
 def _valued(words: list[str]) -> bool:

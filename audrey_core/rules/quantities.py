@@ -63,8 +63,13 @@ NUMBER_WORDS = {w: n for n, w in enumerate(_NUMBER_NAMES)} | {
 NUMBER_WORDS["hundred"] = 100
 # A number word counts before a unit-like word ("two weeks"), not as a pronoun ("the new one", "one of them").
 _NUMBER_WORD = re.compile(rf"\b({'|'.join(NUMBER_WORDS)})\b(?= (?!(?:{'|'.join(STOPWORDS)})\b)[a-z])")
-# "an hour", "a week": one of a time unit.
-_ONE_UNIT = re.compile(r"\ba[n]? (?=(?:second|minute|hour|day|week)\b)")
+# "an hour", "every week": one of a time unit; "half an hour", "a quarter of an hour": a fraction of one.
+_ONE_UNIT = re.compile(r"\b(?:an?|every) (?=(?:second|minute|hour|day|week)\b)")
+_FRACTION = re.compile(r"\b(?:(half) an?|an? (quarter) of an?|(three quarters) of an?) (?=(?:minute|hour|day|week)\b)")
+_FRACTIONS = {"half": "0.5 ", "quarter": "0.25 ", "three quarters": "0.75 "}
+# "is weekly." as a value: a period of one unit (not "the weekly standup", where it names the thing).
+_PERIODIC = re.compile(r"\b(hourly|daily|weekly|fortnightly)(?=\s*(?:$|[.,;!?]))")
+_PERIODS = {"hourly": "every 1 hour", "daily": "every 1 day", "weekly": "every 1 week", "fortnightly": "every 2 weeks"}
 _RANGE = re.compile(r"(?<!from )(?<![\w.])(?:between )?(\d+(?:\.\d+)?)\s*(?:to|and)\s*(?=\d+(?:\.\d+)?\s*[a-z%])")
 _HYPHEN_RANGE = re.compile(r"(?<![\w.-])(\d+)\s*[-–]\s*(\d+)(?=\s*[a-z%])")
 _NUMBER = re.compile(r"(?<![\w.])(\d+(?:[.,:-]\d+)*)(?:\s*(%|[a-z][a-z/]*(?:\s+per\s+[a-z]+)?))?", re.IGNORECASE)
@@ -85,6 +90,8 @@ def quantities(text: str, value_leads: frozenset[str] | None = None) -> dict[str
     after a noun that they name ("worker 4", "ticket 41")."""
     found: dict[str, set[Value]] = {}
     lowered = _NUMBER_WORD.sub(lambda m: str(NUMBER_WORDS[m.group(1)]), text.lower())
+    lowered = _PERIODIC.sub(lambda m: _PERIODS[m.group(1)], lowered)
+    lowered = _FRACTION.sub(lambda m: _FRACTIONS[next(g for g in m.groups() if g)], lowered)
     lowered = _ONE_UNIT.sub("1 ", lowered)
     hedged = [m.end() for m in _HEDGE.finditer(lowered)]
     lowered = _HYPHEN_RANGE.sub(lambda m: f"{m[1]} to {m[2]}" if int(m[1]) < int(m[2]) else m[0], lowered)

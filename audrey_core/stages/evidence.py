@@ -66,11 +66,11 @@ def weigh_updates(
 
 
 def settle_for_newer(ctx: StageContext, restated: Sequence[Memory]) -> list[str]:
-    """For each claim the new episode restated that is the newer side of an unsettled contradiction: when its
-    backing reaches ``reopen_min_sources`` and the older side's, the older side is superseded and the contradiction
-    resolved for it. Returns the ids superseded."""
+    """For each claim the new episode restated that is the newer side of an unsettled contradiction, earliest first:
+    when its backing reaches ``reopen_min_sources`` and the older side's, the older side is superseded by it and the
+    contradiction resolved for it. Returns the ids superseded."""
     superseded: list[str] = []
-    for claim in restated:
+    for claim in sorted(restated, key=lambda m: m.valid_from):  # the first to state the new value replaces the old
         disputes = ctx.storage.find_records(Contradiction, claim_b_id=claim.id, state=list(SETTLED_STATES))
         disputes = [c for c in disputes if (c.resolution or {}).get("relation") in ("contradicts", "updates")]
         if not disputes:

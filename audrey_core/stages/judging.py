@@ -70,7 +70,9 @@ def _from_reply(
         relation = "contradicts"  # claims about the same time cannot replace one another
     changed = offline is not None and offline.relation in ("contradicts", "updates")
     if changed and pair.similarity >= cfg.reinforce_similarity and relation == "supports":
-        relation = offline.relation  # a near-duplicate that changes a number is never a reinforcement
+        relation = (
+            "contradicts"  # the rules see a changed value the judge does not: a dispute, both kept, not an update
+        )
     conditions = reply.conditions_existing, reply.conditions_new
     return Judgement(relation, "llm", reply.reason, *conditions, model, prompt_hash, explicit=relation == "updates")
 

@@ -133,6 +133,8 @@ def reinforce(ctx: StageContext, claim: Memory, episode: Episode, similarity: fl
     episodic = claim.memory_type == "episodic"
     with ctx.storage.transaction():  # read-modify-write under a lock: another process may reinforce it too
         current, added = (add_restatement if episodic else add_evidence)(ctx, claim.id, [episode.id])
+        if episodic and current is not None:
+            add_restatement(ctx, episode.id, [claim.id])  # two episodes saying one thing back each other
     outcome = "restated" if episodic else "reinforced"
     if current is None:
         return "nothing"  # forgotten meanwhile

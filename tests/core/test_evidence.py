@@ -113,9 +113,10 @@ def test_restatements_count_as_evidence_and_are_never_superseded(db_path, placed
         first = brain.encode(placed.place("The cache TTL is 300 seconds.", 0.95), source="told-by-user")
         clock.advance(days=40)
         again = brain.encode(placed.place("The cache TTL is five minutes.", 0.95), source="tool-result")
-        memory = brain.get(first)
-        assert memory.state == "active" and memory.evidence_count == 2 and brain.get(again).state == "active"
-        assert brain.storage.claim_support(first) == [again] and not brain.contradictions()
+        memory, restated = brain.get(first), brain.get(again)
+        assert memory.state == restated.state == "active" and memory.evidence_count == restated.evidence_count == 2
+        assert brain.storage.claim_support(first) == [again] and brain.storage.claim_support(again) == [first]
+        assert not brain.contradictions()
 
 
 def test_a_qualified_claim_is_kept_beside_the_principle_as_context_dependent(db_path, placed, clock):

@@ -98,10 +98,12 @@ def test_a_repeated_claim_reinforces_the_semantic_memory(sync_brain, placed):
     memory = sync_brain.get(principle)
     assert memory.evidence_count == 2 and memory.evidence_episode_ids == (first, again)
     assert memory.last_reinforced_at == sync_brain.clock() and memory.source_type_diversity == 2
-    # the observation it repeats counts it as a restatement: evidence for the episode too
+    # the observation it repeats counts it as a restatement, and the other way round: evidence for both episodes
     events = sorted((e["kind"], e["memory_id"], e["episode_id"]) for e in seen)
     assert events == [("evidence", principle, again), ("restatement", first, again)]
-    assert sync_brain.get(first).evidence_count == 2 and sync_brain.get(again).evidence_count == 1
+    assert (
+        sync_brain.get(first).evidence_count == 2 and sync_brain.get(again).evidence_count == 2
+    )  # each backs the other
 
 
 def test_below_the_reinforce_threshold_nothing_is_reinforced(sync_brain, placed):
