@@ -9,7 +9,6 @@ from llama_index.core.memory.memory import BaseMemoryBlock
 from pydantic import Field
 
 from audrey_core import Audrey
-from audrey_core.conversation import count_tokens
 
 from .messages import HEADER, latest_user_text, message_items, render
 
@@ -45,9 +44,11 @@ class AudreyMemoryBlock(BaseMemoryBlock[str]):
             await self.audrey.aencode_batch(items)
 
     async def atruncate(self, content: str, tokens_to_truncate: int) -> str | None:
-        """Drop memories from the least relevant end until about ``tokens_to_truncate`` tokens are gone."""
+        """Drop memories from the least relevant end until ``tokens_to_truncate`` tokens are gone. The tokens are the
+        calling Memory's (its ``tokenizer_fn``, unknown here): a line counts as its words, fewer than any subword
+        tokenizer counts, so enough is always dropped (when too little is, LlamaIndex drops the whole block)."""
         lines = content.splitlines()
         removed = 0
         while len(lines) > 1 and removed < tokens_to_truncate:
-            removed += count_tokens(self.audrey.embedder, lines.pop())
+            removed += len(lines.pop().split())
         return "\n".join(lines) if len(lines) > 1 or (lines and lines[0] != HEADER) else None

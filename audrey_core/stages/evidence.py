@@ -17,7 +17,7 @@ from ..rules.lineage import independent
 from .claims import lineages, supersede
 from .context import StageContext
 
-SETTLED_STATES = ("open", "resolved")  # contradictions the newer side may still win by evidence
+UNSETTLED_STATES = ("open", "resolved")  # contradictions the newer side may still win by evidence
 
 
 def backing(ctx: StageContext, claims: Sequence[Memory]) -> list[Memory]:
@@ -71,7 +71,7 @@ def settle_for_newer(ctx: StageContext, restated: Sequence[Memory]) -> list[str]
     contradiction resolved for it. Returns the ids superseded."""
     superseded: list[str] = []
     for claim in sorted(restated, key=lambda m: m.valid_from):  # the first to state the new value replaces the old
-        disputes = ctx.storage.find_records(Contradiction, claim_b_id=claim.id, state=list(SETTLED_STATES))
+        disputes = ctx.storage.find_records(Contradiction, claim_b_id=claim.id, state=list(UNSETTLED_STATES))
         disputes = [c for c in disputes if (c.resolution or {}).get("relation") in ("contradicts", "updates")]
         if not disputes:
             continue

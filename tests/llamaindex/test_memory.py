@@ -93,10 +93,11 @@ async def test_async_twins(li_brain):
     assert await memory.aget_all() == []
 
 
-async def test_memory_block_receives_flushed_messages_and_renders_with_confidence(li_brain):
+@pytest.mark.parametrize("token_limit", [60, 100, 120])  # 100 and 120 lost the block when truncation undercut
+async def test_memory_block_receives_flushed_messages_and_renders_with_confidence(li_brain, token_limit):
     memory = Memory.from_defaults(
         session_id="block-test",
-        token_limit=100,  # room for the memory block's header and one memory with its date
+        token_limit=token_limit,
         token_flush_size=20,
         chat_history_token_ratio=0.5,
         memory_blocks=[AudreyMemoryBlock(audrey=li_brain, name="audrey", priority=1)],

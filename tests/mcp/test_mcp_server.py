@@ -96,7 +96,8 @@ async def every_tool(session) -> None:
     found = (await call(session, "recall", query="stripe rate limit", limit=3))["results"]
     assert found[0]["content"] == "Stripe rate limit is 100 requests per second"
     top = found[0]
-    assert {"confidence", "state", "source", "why", "confidence_parts", "counterclaims"} <= set(top)
+    assert {"confidence", "state", "source", "why", "confidence_parts", "counterclaims", "observed_at"} <= set(top)
+    assert top["as_text"].startswith("- [") and top["observed_at"][:10] in top["as_text"]  # the date a model reads
     assert top["state"] == "active" and "relevance" in top["why"]
     assert (await call(session, "recall", query="stripe", tags=["stripe"]))["results"][0]["id"] == first["id"]
 
