@@ -47,6 +47,7 @@ from .update_cases import (
     HELDOUT_CASES,
     KEPT_KINDS,
     SECOND_BLIND_TRAP_CASES,
+    THIRD_BLIND_TRAP_CASES,
     TRAP_CASES,
     UNSEEN_CASES,
     Case,
@@ -177,6 +178,7 @@ def main() -> None:
         ("traps", TRAP_CASES),
         ("traps, blind", BLIND_TRAP_CASES),
         ("traps, second blind", SECOND_BLIND_TRAP_CASES),
+        ("traps, third blind", THIRD_BLIND_TRAP_CASES),
     ):
         if args.sets and name not in args.sets:
             continue

@@ -9,8 +9,9 @@ a subject, number words, more cue verbs) looked at its misses. ``UNSEEN_CASES`` 
 revision and never changed a rule. ``TRAP_CASES`` (47) and ``BLIND_TRAP_CASES`` (34) were written together before the
 rules were changed to supersede on evidence (issue 31): the first was looked at while changing them; the second
 judged that change once, and its misses were looked at for the next revision, so it is a development set now too.
-``SECOND_BLIND_TRAP_CASES`` (30) was written before that revision and never changed a rule: its figures are the
-honest ones for the trap rules.
+``SECOND_BLIND_TRAP_CASES`` (30) was written before that revision and judged it; its misses were looked at for a
+last revision. ``THIRD_BLIND_TRAP_CASES`` (30) was written before that last revision and never changed a rule: its
+figures are the honest ones for the trap rules.
 
 Each case is a short history: statements told weeks apart, and a question whose answer is the newest statement.
 
@@ -35,6 +36,7 @@ from .heldout import HELDOUT_CASES
 from .traps import TRAP_CASES
 from .traps_blind import BLIND_TRAP_CASES
 from .traps_blind2 import SECOND_BLIND_TRAP_CASES
+from .traps_blind3 import THIRD_BLIND_TRAP_CASES
 from .unseen import UNSEEN_CASES
 
 __all__ = [
@@ -45,6 +47,7 @@ __all__ = [
     "HELDOUT_CASES",
     "KEPT_KINDS",
     "SECOND_BLIND_TRAP_CASES",
+    "THIRD_BLIND_TRAP_CASES",
     "TRAP_CASES",
     "UNSEEN_CASES",
     "Case",
