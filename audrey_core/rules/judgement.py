@@ -22,7 +22,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from ..config import ValidationConfig
-from .conflict import Conflict, changed_value, detect_conflict, update_cue, update_signal
+from .conflict import Conflict, changed_value, detect_conflict, different_subjects, update_cue, update_signal
 from .qualifiers import context_difference, strip_qualifiers
 
 DERIVED_SOURCES = frozenset({"inference", "model-generated"})  # the agent's own conclusions, not evidence
@@ -85,6 +85,8 @@ def judge_offline(
         signal = update_signal(older, newest)
         if signal is None and similarity >= cfg.reinforce_similarity:
             signal = changed_value(older, newest)  # the same statement later, with another date, number or address
+        if signal is None and context is not None and not different_subjects(older, newest):
+            signal = detect_conflict(older, newest)  # any changed number beside a new context: a context pair
         if signal is not None:
             explicit = signal.kind == "update" or update_cue(older, newest) is not None  # "lowered to 80 req/s"
             return _in_context(context, signal, newer) or Judgement(

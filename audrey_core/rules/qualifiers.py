@@ -73,11 +73,13 @@ def qualifiers(text: str, other: str) -> frozenset[str]:
     place = _PLACE.search(text)
     if place is not None:
         found.add(" ".join(place.group(0).lower().split()[-2:]))
+    # After the subject, a phrase holding a number holds the value compared ("... when the job sent more than 100
+    # requests"): no context. Before it, a number is the condition's threshold ("For orders above 50 euros, ...").
+    found = {f for f in found if not any(c.isdigit() for c in f)}
     fronted = _fronted(lowered, other.lower())
     if fronted:  # one phrase for the opening, however many rules saw a part of it
         found = {f for f in found if not (fronted.startswith(f) or f.startswith(fronted))} | {fronted}
-    # A phrase holding a number holds the value compared ("... when the job sent more than 100 requests"): no context.
-    return frozenset(f for f in found if not _restates(f, other.lower()) and not any(c.isdigit() for c in f))
+    return frozenset(f for f in found if not _restates(f, other.lower()))
 
 
 def _restates(phrase: str, other: str) -> bool:
