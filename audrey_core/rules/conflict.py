@@ -286,6 +286,7 @@ def _after_verbs(words: list[str]) -> list[str]:
 
 
 MAX_STATEMENT_WORDS = 30
+MAX_SLOT_WORDS = 3  # the longest changed slot of a same-frame update ("Priya Shah" -> "Tom Becker")
 # A stop, then a new sentence; not the stop of a title or an abbreviation ("Dr. Okafor", "e.g. Redis").
 _ABBREVIATIONS = ("dr", "mr", "ms", "mrs", "st", "prof", "vs", "e.g", "i.e")
 _SENTENCE_BREAK = re.compile("".join(rf"(?<!\b{re.escape(a)})" for a in _ABBREVIATIONS) + r"[.!?;]\s+\S", re.I)
@@ -346,3 +347,19 @@ def update_signal(existing: str, incoming: str) -> Conflict | None:
     if slot is not None:
         return Conflict("value", slot)
     return None
+
+
+def same_frame(existing: str, incoming: str) -> bool:
+    """Whether the two statements are the same sentence but for one short slot (cue words such as "now" set aside):
+    "The daily sync starts at 9am" / "The daily sync starts at 10am". Only such a pair, or one that says it changed,
+    is an update without an LLM; another value in other words is kept as a dispute."""
+    a = [w for w in _words(existing) if w not in SLOT_NOISE]
+    b = [w for w in _words(incoming) if w not in SLOT_NOISE]
+    prefix = 0
+    while prefix < min(len(a), len(b)) and a[prefix] == b[prefix]:
+        prefix += 1
+    suffix = 0
+    while suffix < min(len(a), len(b)) - prefix and a[-1 - suffix] == b[-1 - suffix]:
+        suffix += 1
+    shared = [w for w in a[:prefix] + a[len(a) - suffix :] if w not in STOPWORDS]
+    return bool(shared) and max(len(a), len(b)) - prefix - suffix <= MAX_SLOT_WORDS

@@ -7,9 +7,11 @@ Zones by similarity between the two (cosine of their embeddings):
 * >= conflict_similarity (0.60): ask the LLM (supports / contradicts / updates / unrelated / context_dependent);
   without one, the heuristics of :mod:`audrey_core.rules.conflict` decide.
 * >= update_similarity (0.50), when the two hold from different times: a changed value of the same attribute
-  (:func:`audrey_core.rules.conflict.update_signal`) is an update; the later one replaces the earlier. A near-duplicate
-  (>= reinforce_similarity) that gives another literal value (a time, version, number or address) is one too
-  (:func:`audrey_core.rules.conflict.changed_value`).
+  (:func:`audrey_core.rules.conflict.update_signal`; for a near-duplicate, another literal value:
+  :func:`audrey_core.rules.conflict.changed_value`) is an update when the later statement says it changed (a cue) or
+  is the same sentence but for the value (:func:`audrey_core.rules.conflict.same_frame`), and a contradiction (both
+  kept in view) otherwise; a change between claims of different contexts is context-dependent
+  (:mod:`audrey_core.rules.qualifiers`).
 * below: unrelated.
 
 A contradiction keeps both claims (:func:`resolve`); an update replaces the older claim only when the newer one's
@@ -22,7 +24,15 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from ..config import ValidationConfig
-from .conflict import Conflict, changed_value, detect_conflict, different_subjects, update_cue, update_signal
+from .conflict import (
+    Conflict,
+    changed_value,
+    detect_conflict,
+    different_subjects,
+    same_frame,
+    update_cue,
+    update_signal,
+)
 from .qualifiers import context_difference, strip_qualifiers
 
 DERIVED_SOURCES = frozenset({"inference", "model-generated"})  # the agent's own conclusions, not evidence
@@ -89,9 +99,13 @@ def judge_offline(
             signal = detect_conflict(older, newest)  # any changed number beside a new context: a context pair
         if signal is not None:
             explicit = signal.kind == "update" or update_cue(older, newest) is not None  # "lowered to 80 req/s"
-            return _in_context(context, signal, newer) or Judgement(
-                "updates", "heuristic", f"{signal.kind}: {signal.detail}", explicit=explicit
-            )
+            reason = f"{signal.kind}: {signal.detail}"
+            in_context = _in_context(context, signal, newer)
+            if in_context is not None:
+                return in_context
+            if not explicit and not same_frame(older, newest):
+                return Judgement("contradicts", "heuristic", f"{reason}; another value in other words: a dispute")
+            return Judgement("updates", "heuristic", reason, explicit=explicit)
         if similarity < cfg.conflict_similarity:
             return None
     if similarity >= cfg.reinforce_similarity:

@@ -52,6 +52,8 @@ SYNC = AudreyConfig(validation=ValidationConfig(background=False))
         ("The free plan includes 3 projects.", "The free plan now includes 5 projects.", "updates"),
         ("The conference is in Lisbon this year.", "The conference was relocated to Madrid.", "updates"),
         ("The kids' school starts at 8:30.", "The kids' school now starts at 8:45.", "updates"),
+        # another value in other words, without saying it changed: a dispute, both kept in view
+        ("The user's rent is 900 pounds.", "Rent for the user's flat comes to 950 pounds.", "contradicts"),
     ],
 )  # fmt: skip
 def test_each_trap_kind_offline(older, newer, relation):
@@ -142,12 +144,13 @@ def test_one_statement_does_not_replace_three_observations_and_their_principle(d
     with Audrey(db_path, embedder=placed, config=SYNC, clock=clock) as brain:
         observations, principle = observed(brain, placed, clock)
         clock.advance(days=40)
-        bare = brain.encode(placed.place("The Stripe API rate limit is 25 requests per second.", 0.95))
+        bare = brain.encode(placed.place("The Stripe rate limit is 25 requests per second.", 0.95))
         kept = brain.get_many([*observations, principle])
         assert all(m.state != "superseded" for m in kept)  # all still recallable
-        disputes = [c for c in brain.contradictions() if bare in (c.claim_a_id, c.claim_b_id)]
-        assert {c.claim_a_id for c in disputes} == {*observations, principle}
-        assert "rests on a principle" in disputes[0].resolution["reason"]
+        disputes = {c.claim_a_id: c for c in brain.contradictions() if bare in (c.claim_a_id, c.claim_b_id)}
+        assert set(disputes) == {*observations, principle}
+        # the same sentence with another value would be an update; the evidence behind it makes it a dispute
+        assert "rests on 3 independent sources" in disputes[observations[2]].resolution["reason"]
         found = {r.id: r for r in brain.recall("Stripe API rate limit", limit=10)}
         assert {principle, bare, *observations} <= set(found)
         assert bare in {c.memory_id for c in found[principle].counterclaims}

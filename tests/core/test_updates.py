@@ -57,10 +57,14 @@ def test_each_class_of_pair_offline(older, newer, relation):
 
 def test_near_duplicates_restate_and_sources_rank_by_who_may_replace_whom():
     assert judge_offline("The cache is Redis.", "We cache with Redis.", 0.9, CFG, newer=True).relation == "supports"
-    # the same statement later with another literal value is an update; an identifier after a noun is no value
+    # the same statement later with another literal value: an update in the same words, a dispute in other words
+    # (both kept in view); an identifier after a noun is no value
+    assert (
+        judge_offline("Jake's number is 555-0142.", "Jake's number is 555-0199.", 0.9, CFG, True).relation == "updates"
+    )
     assert (
         judge_offline("Jake's number is 555-0142.", "Jake has a new number: 555-0199.", 0.9, CFG, True).relation
-        == "updates"
+        == "contradicts"
     )
     assert judge_offline("Ticket 41 is closed.", "Ticket 42 is closed.", 0.9, CFG, newer=True).relation == "supports"
     assert can_supersede("told-by-user", "direct-observation", RELIABILITY)  # first-hand replaces first-hand
