@@ -118,9 +118,7 @@ def _unqualified(existing: str, incoming: str, context: tuple[str | None, str | 
     the review needs one approval" -> "the review needs one approval")."""
     if context is None:
         return existing, incoming
-    return tuple(  # type: ignore[return-value]
-        strip_qualifiers(text, phrases) for text, phrases in zip((existing, incoming), context)
-    )
+    return strip_qualifiers(existing, context[0]), strip_qualifiers(incoming, context[1])
 
 
 def _in_context(
