@@ -11,7 +11,10 @@ is widened by :data:`APPROXIMATE`.
 
 from __future__ import annotations
 
+import functools
 import re
+from collections.abc import Mapping
+from types import MappingProxyType
 
 Value = tuple[float, float] | str
 
@@ -81,10 +84,16 @@ MARKED_VALUE = re.compile(r"\d[.:-]\d")
 def words(text: str) -> list[str]:
     """The lower-cased words of ``text``; a literal joining digits and letters with dots, colons, hyphens or @
     (8:30, 1.28, 555-0142, a@b.org) is one word."""
-    return _WORD.findall(text.lower())
+    return list(_split(text))
 
 
-def quantities(text: str, value_leads: frozenset[str] | None = None) -> dict[str, set[Value]]:
+@functools.lru_cache(maxsize=4096)  # a new statement is compared with each of its neighbours: parse it once
+def _split(text: str) -> tuple[str, ...]:
+    return tuple(_WORD.findall(text.lower()))
+
+
+@functools.lru_cache(maxsize=4096)  # as _split: the same texts are parsed for several pairs
+def quantities(text: str, value_leads: frozenset[str] | None = None) -> Mapping[str, frozenset[Value]]:
     """Values in ``text`` by dimension ('' for a bare number, 'clock' for a time of day). With ``value_leads``, only
     the numbers that stand where a value does (after one of those words: "is 100", "at 10", "has 6") count, not
     after a noun that they name ("worker 4", "ticket 41")."""
@@ -124,7 +133,7 @@ def quantities(text: str, value_leads: frozenset[str] | None = None) -> dict[str
         if any(0 <= start - end <= 2 for end in hedged):
             low, high = low * (1 - APPROXIMATE), high * (1 + APPROXIMATE)
         found.setdefault(dimension, set()).add((low, high))
-    return found
+    return MappingProxyType({dimension: frozenset(values) for dimension, values in found.items()})
 
 
 def _clock(literal: str, after: str) -> float | None:
@@ -166,7 +175,7 @@ def agree(a: Value, b: Value, converted: bool = False) -> bool:
     return a[0] <= b[1] + slack and b[0] <= a[1] + slack
 
 
-def disjoint(a: set[Value], b: set[Value], dimension: str = "") -> bool:
+def disjoint(a: frozenset[Value], b: frozenset[Value], dimension: str = "") -> bool:
     """True when no value of ``a`` agrees with any of ``b`` (values of ``dimension``)."""
     converted = dimension in CONVERTED
     return not any(agree(x, y, converted) for x in a for y in b)
@@ -180,7 +189,7 @@ def same_quantities(existing: str, incoming: str, value_leads: frozenset[str] | 
     return bool(shared) and not any(disjoint(a[d], b[d], d) for d in shared)
 
 
-def show(values: set[Value], dimension: str = "") -> str:
+def show(values: frozenset[Value], dimension: str = "") -> str:
     """Values for a reason string (a clock time as HH:MM)."""
 
     def one(x: float) -> str:

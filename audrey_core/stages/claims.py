@@ -134,24 +134,6 @@ def add_evidence(
     return current, added
 
 
-def add_restatement(ctx: StageContext, claim_id: str, episode_ids: Sequence[str]) -> tuple[Memory | None, list[str]]:
-    """Record episodes as restating an episode, inside the caller's transaction: each counts once as support (which
-    the evidence rules count) and as evidence for its confidence. Its recency does not restart: an episode is dated
-    by when it was observed (restarting it moved LoCoMo's chit-chat up: recall@10 72.5% -> 71.8%). Returns the
-    episode as it was (``None`` when forgotten meanwhile) and the ids added."""
-    current = ctx.storage.lock_memory(claim_id)
-    if current is None:
-        return None, []
-    known = set(ctx.storage.claim_support(claim_id))
-    added = [i for i in dict.fromkeys(episode_ids) if i not in known]
-    for episode_id in added:
-        ctx.storage.add_claim_support(claim_id, episode_id, ctx.clock())
-    if added:
-        change = {"evidence_count": current.evidence_count + len(added)}
-        ctx.storage.update_memories({claim_id: change})
-    return current, added
-
-
 def lineages(storage: Storage, memories: Iterable[Memory], max_depth: int = 50) -> dict[str, frozenset[str]]:
     """The lineage (itself included) of each memory, walking the store level by level."""
     result: dict[str, set[str]] = {}

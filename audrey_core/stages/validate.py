@@ -21,7 +21,7 @@ from ..rules.conflict import detect_conflict, is_statement
 from ..rules.judgement import Judgement, Pair, can_supersede
 from ..rules.lineage import independent
 from ..storage import VectorFilter
-from .claims import CLAIM_STATES, add_evidence, add_restatement, lineages, nearest, record_contradiction, supersede
+from .claims import CLAIM_STATES, add_evidence, lineages, nearest, record_contradiction, supersede
 from .context import StageContext
 from .evidence import settle_for_newer, weigh_updates
 from .judging import judge_pairs_safely
@@ -71,23 +71,28 @@ def validate_episode(ctx: StageContext, episode: Episode, vector: np.ndarray) ->
     contradiction, unrelated or nothing."""
     outcomes = []
     reinforced = False
-    restated: list[Memory] = []
     close = neighbours(ctx, episode, vector)
     pairs = [Pair(c.content, sim, _newer(episode, c), c.memory_type == "episodic") for c, sim in close]
     verdicts = judge_pairs_safely(ctx, episode.content, pairs)  # one LLM call for all of them
     verdicts = weigh_updates(ctx, episode, [claim for claim, _ in close], pairs, verdicts)
+    supports = [(c, s) for (c, s), v in zip(close, verdicts) if v is not None and v.relation == "supports"]
+    lineage = lineages(ctx.storage, [episode, *(c for c, _ in supports)]) if supports else {}
+    restated = restate(ctx, episode, [(c, s) for c, s in supports if c.memory_type == "episodic"], lineage)
+    backed: list[Memory] = []  # the claims it restated or reinforced
     for (claim, similarity), pair, verdict in zip(close, pairs, verdicts):
-        newer = pair.newer
         if verdict is None:
             continue
-        if verdict.relation == "supports" and reinforced and claim.memory_type != "episodic":
+        if verdict.relation == "supports" and claim.memory_type == "episodic":
+            outcome = restated.get(claim.id, "nothing")
+        elif verdict.relation == "supports" and reinforced:
             continue  # one principle reinforced per episode: the closest one it restates
-        outcome = apply_verdict(ctx, claim, episode, similarity, verdict, newer)
+        else:
+            outcome = apply_verdict(ctx, claim, episode, similarity, verdict, pair.newer, lineage)
         reinforced = reinforced or outcome == "reinforced"
         if outcome in ("reinforced", "restated"):
-            restated.append(claim)
+            backed.append(claim)
         outcomes.append(outcome)
-    settle_for_newer(ctx, restated)
+    settle_for_newer(ctx, backed)
     support_disputed_claim(ctx, episode, vector)
     return outcomes[0] if outcomes else "nothing"
 
@@ -106,10 +111,11 @@ def apply_verdict(
     similarity: float,
     verdict: Judgement,
     newer: bool | None = None,
+    lineage: dict[str, frozenset[str]] | None = None,
 ) -> str:
     """Write what a verdict means: reinforcement, an update, or a contradiction with its resolution."""
     if verdict.relation == "supports":
-        return reinforce(ctx, claim, episode, similarity)
+        return reinforce(ctx, claim, episode, similarity, lineage)
     if verdict.relation == "updates" and newer is not None:
         earlier, later = (claim, episode) if newer else (episode, claim)
         reliability = ctx.config.confidence.source_reliability
@@ -123,26 +129,54 @@ def apply_verdict(
     return "unrelated"
 
 
-def reinforce(ctx: StageContext, claim: Memory, episode: Episode, similarity: float) -> str:
-    """Add the episode as evidence of ``claim`` unless they share a provenance chain (then it counts once): a
-    principle gains it as evidence ("reinforced"), an episode as a restatement ("restated"), which counts for it
-    when a later statement disputes it (:mod:`audrey_core.stages.evidence`)."""
-    lineage = lineages(ctx.storage, [claim, episode])
+def reinforce(
+    ctx: StageContext,
+    claim: Memory,
+    episode: Episode,
+    similarity: float,
+    lineage: dict[str, frozenset[str]] | None = None,
+) -> str:
+    """Add the episode as evidence of the principle ``claim`` unless they share a provenance chain (then it counts
+    once). ``lineage``: both memories' lineages, when the caller has them."""
+    if lineage is None or claim.id not in lineage or episode.id not in lineage:
+        lineage = lineages(ctx.storage, [claim, episode])
     if lineage[claim.id] & lineage[episode.id]:
         return "self-citation"
-    episodic = claim.memory_type == "episodic"
     with ctx.storage.transaction():  # read-modify-write under a lock: another process may reinforce it too
-        current, added = (add_restatement if episodic else add_evidence)(ctx, claim.id, [episode.id])
-        if episodic and current is not None:
-            add_restatement(ctx, episode.id, [claim.id])  # two episodes saying one thing back each other
-    outcome = "restated" if episodic else "reinforced"
+        current, added = add_evidence(ctx, claim.id, [episode.id])
     if current is None:
         return "nothing"  # forgotten meanwhile
-    if not added:
-        return outcome  # counted already (validated twice): nothing new to announce
-    kind = "restatement" if episodic else "evidence"
-    ctx.emit("reinforcement", {"kind": kind, "memory_id": claim.id, "episode_id": episode.id, "similarity": similarity})
-    return outcome
+    if added:  # not counted already (validated twice): something new to announce
+        event = {"kind": "evidence", "memory_id": claim.id, "episode_id": episode.id, "similarity": similarity}
+        ctx.emit("reinforcement", event)
+    return "reinforced"
+
+
+def restate(
+    ctx: StageContext, episode: Episode, claims: Sequence[tuple[Memory, float]], lineage: dict[str, frozenset[str]]
+) -> dict[str, str]:
+    """Record the episode as restating each earlier episode in ``claims`` and each of them as restating it (two
+    episodes saying one thing back each other; :mod:`audrey_core.stages.evidence` counts them), in one transaction;
+    one sharing a provenance chain with it counts once. Returns each claim's outcome: restated, self-citation or
+    nothing (forgotten meanwhile)."""
+    outcomes = {c.id: "self-citation" for c, _ in claims if lineage[c.id] & lineage[episode.id]}
+    fresh = {c.id: s for c, s in claims if c.id not in outcomes}
+    if not fresh:
+        return outcomes
+    pairs = [(claim_id, episode.id) for claim_id in fresh] + [(episode.id, claim_id) for claim_id in fresh]
+    added = ctx.storage.add_restatements(pairs, ctx.clock())  # counted in the store: no read-modify-write
+    gone = {m for m in fresh if (m, episode.id) not in added and ctx.storage.get_memory(m) is None}
+    outcomes.update({claim_id: "nothing" if claim_id in gone else "restated" for claim_id in fresh})
+    for claim_id, episode_id in added:
+        if episode_id == episode.id:
+            event = {
+                "kind": "restatement",
+                "memory_id": claim_id,
+                "episode_id": episode_id,
+                "similarity": fresh[claim_id],
+            }
+            ctx.emit("reinforcement", event)
+    return outcomes
 
 
 def support_disputed_claim(ctx: StageContext, episode: Episode, vector: np.ndarray) -> bool:

@@ -12,7 +12,7 @@ from ...ids import new_ulid
 from ...timeutil import from_iso, to_iso
 from ..sqlite.connection import placeholders
 from .dialect import SQLDialect
-from .rows import RECORDS, encode_value, from_row, to_row
+from .rows import RECORDS, TABLES, encode_value, from_row, to_row
 
 
 class SQLRecords(SQLDialect):
@@ -95,6 +95,23 @@ class SQLRecords(SQLDialect):
                 "INSERT INTO claim_support (memory_id, episode_id, created_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING",
                 (memory_id, episode_id, to_iso(at)),
             )
+
+    def add_restatements(self, pairs: Sequence[tuple[str, str]], at: datetime) -> list[tuple[str, str]]:
+        added = []
+        with self._write() as db:  # type: ignore[attr-defined]
+            for memory_id, episode_id in pairs:
+                counted = db.execute(  # once per pair, and only while the episode exists
+                    f"UPDATE {TABLES['episodic']} SET evidence_count = evidence_count + 1 WHERE id = ? AND NOT EXISTS "
+                    "(SELECT 1 FROM claim_support WHERE memory_id = ? AND episode_id = ?)",
+                    (memory_id, memory_id, episode_id),
+                ).rowcount
+                if counted == 1:
+                    db.execute(
+                        "INSERT INTO claim_support (memory_id, episode_id, created_at) VALUES (?, ?, ?)",
+                        (memory_id, episode_id, to_iso(at)),
+                    )
+                    added.append((memory_id, episode_id))
+        return added
 
     def claim_support(self, memory_id: str) -> list[str]:
         with self._read() as db:  # type: ignore[attr-defined]
