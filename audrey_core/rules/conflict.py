@@ -34,6 +34,7 @@ sentence: in a chat turn of several sentences, "changed" or "from now on" rarely
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 
@@ -121,6 +122,7 @@ FIRST_PERSON = frozenset("i i'm i've i'd i'll me myself we we're we've us".split
 OWNERS = frozenset("my our your his her their its".split())
 
 
+@functools.lru_cache(maxsize=8192)  # called for every word of every pair judged
 def _fold(word: str) -> str:
     """A word with its possessive and plural endings set aside, for comparing subjects ("invoices" ~ "invoice");
     the first person is "user"."""
@@ -130,6 +132,7 @@ def _fold(word: str) -> str:
     return word[:-1] if len(word) > 3 and word.endswith("s") and not word.endswith("ss") else word
 
 
+@functools.lru_cache(maxsize=8192)
 def _stem(word: str) -> str:
     """A crude stem for matching a verb's forms ("sells" ~ "selling" ~ "sold" is beyond it; "sells" ~ "selling")."""
     for ending in ("ing", "ed", "es", "s"):

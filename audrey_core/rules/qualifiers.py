@@ -16,6 +16,7 @@ the usual English shapes, not every one:
 
 from __future__ import annotations
 
+import functools
 import re
 
 from .quantities import STOPWORDS
@@ -60,19 +61,8 @@ def qualifiers(text: str, other: str) -> frozenset[str]:
     """The phrases of ``text`` that narrow where it holds, as lower-case text (``other``: the statement it is being
     compared with, which tells a fronted phrase from the shared subject, and a weekday or place that is a value)."""
     lowered = text.lower()
-    found = {m.group(0).strip() for m in _CLAUSE.finditer(lowered)}
-    found |= {m.group(0) for m in _CONTEXT.finditer(lowered)}
-    found |= {m.group(0) for m in _TIME_WINDOW.finditer(lowered)}
-    found |= {
-        f"for {m.group(2)}"
-        for m in _FOR_PLURAL.finditer(lowered)
-        if m.group(1) not in _NOT_FOR_QUALIFIER and not STOPWORDS & set(m.group(2).split())
-    }
-    if not _ANY_WEEKDAY.search(other.lower()):
-        found |= {m.group(0) for m in _WEEKDAY.finditer(lowered)}
-    place = _PLACE.search(text)
-    if place is not None:
-        found.add(" ".join(place.group(0).lower().split()[-2:]))
+    own, weekdays = _phrases(text)
+    found = set(own) | (set() if _ANY_WEEKDAY.search(other.lower()) else set(weekdays))
     # After the subject, a phrase holding a number holds the value compared ("... when the job sent more than 100
     # requests"): no context. Before it, a number is the condition's threshold ("For orders above 50 euros, ...").
     found = {f for f in found if not any(c.isdigit() for c in f)}
@@ -88,6 +78,24 @@ def _restates(phrase: str, other: str) -> bool:
     content = [w for w in _WORD.findall(phrase) if w not in STOPWORDS and w not in _FRONT_LEADS]
     stems = {w[:5] for w in _WORD.findall(other)}
     return bool(content) and all(w[:5] in stems for w in content)
+
+
+@functools.lru_cache(maxsize=4096)  # a new statement is compared with each of its neighbours: scan it once
+def _phrases(text: str) -> tuple[frozenset[str], frozenset[str]]:
+    """The qualifier phrases of ``text`` that do not depend on the other statement, and its weekday phrases."""
+    lowered = text.lower()
+    found = {m.group(0).strip() for m in _CLAUSE.finditer(lowered)}
+    found |= {m.group(0) for m in _CONTEXT.finditer(lowered)}
+    found |= {m.group(0) for m in _TIME_WINDOW.finditer(lowered)}
+    found |= {
+        f"for {m.group(2)}"
+        for m in _FOR_PLURAL.finditer(lowered)
+        if m.group(1) not in _NOT_FOR_QUALIFIER and not STOPWORDS & set(m.group(2).split())
+    }
+    place = _PLACE.search(text)
+    if place is not None:
+        found.add(" ".join(place.group(0).lower().split()[-2:]))
+    return frozenset(found), frozenset(m.group(0) for m in _WEEKDAY.finditer(lowered))
 
 
 def _fronted(lowered: str, other: str) -> str | None:
