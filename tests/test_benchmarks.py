@@ -59,6 +59,14 @@ def test_harness_scores_a_synthetic_conversation(tmp_path):
     assert 0 <= table["1-4"]["audrey@1"] <= 100
 
 
+def test_harness_stores_turns_session_by_session_or_at_once_and_counts_what_validation_did(tmp_path):
+    conversations = load(synthetic(tmp_path))
+    for at_once in (False, True):
+        result = evaluate(conversations, DeterministicEmbedder(), {}, at_once=at_once)
+        assert result["changed"] == {"superseded": 0, "contradictions": 0}  # three unrelated turns: nothing changed
+        assert summarise(result)["1-4"]["audrey@10"] == 100.0
+
+
 def test_harness_compares_limits_and_the_fts5_path_on_the_same_questions(tmp_path, monkeypatch):
     pytest.importorskip("tantivy")
     from audrey_core.index import KeywordIndex
