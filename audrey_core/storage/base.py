@@ -214,8 +214,8 @@ class Storage(ABC):
     @abstractmethod
     def add_restatements(self, pairs: Sequence[tuple[str, str]], at: datetime) -> list[tuple[str, str]]:
         """For each ``(memory_id, episode_id)``: record that the episode restated the episode ``memory_id`` (as claim
-        support) and count it once in that episode's ``evidence_count``, in one write transaction. Returns the pairs
-        newly recorded (a pair already recorded, or whose memory is gone, is left out)."""
+        support) and count it once in that episode's ``evidence_count``, a short write transaction per pair. Returns
+        the pairs newly recorded (a pair already recorded, or whose memory is gone, is left out)."""
 
     @abstractmethod
     def claim_support(self, memory_id: str) -> list[str]:

@@ -98,19 +98,27 @@ class SQLRecords(SQLDialect):
 
     def add_restatements(self, pairs: Sequence[tuple[str, str]], at: datetime) -> list[tuple[str, str]]:
         added = []
-        with self._write() as db:  # type: ignore[attr-defined]
-            for memory_id, episode_id in pairs:
-                counted = db.execute(  # once per pair, and only while the episode exists
-                    f"UPDATE {TABLES['episodic']} SET evidence_count = evidence_count + 1 WHERE id = ? AND NOT EXISTS "
-                    "(SELECT 1 FROM claim_support WHERE memory_id = ? AND episode_id = ?)",
-                    (memory_id, memory_id, episode_id),
+        for memory_id, episode_id in pairs:
+            # One short transaction a pair: it locks one support key, then one episode row, so two processes
+            # restating each other's episodes (each records both directions) can wait for one another but not
+            # deadlock, as they did in one transaction for all pairs (PostgreSQL aborted one of them).
+            with self._write() as db:  # type: ignore[attr-defined]
+                recorded = db.execute(  # new against another process recording the same pair: it waits, then skips
+                    "INSERT INTO claim_support (memory_id, episode_id, created_at) VALUES (?, ?, ?) "
+                    "ON CONFLICT DO NOTHING",
+                    (memory_id, episode_id, to_iso(at)),
+                ).rowcount
+                if recorded != 1:
+                    continue
+                counted = db.execute(
+                    f"UPDATE {TABLES['episodic']} SET evidence_count = evidence_count + 1 WHERE id = ?", (memory_id,)
                 ).rowcount
                 if counted == 1:
-                    db.execute(
-                        "INSERT INTO claim_support (memory_id, episode_id, created_at) VALUES (?, ?, ?)",
-                        (memory_id, episode_id, to_iso(at)),
-                    )
                     added.append((memory_id, episode_id))
+                else:  # the episode was forgotten meanwhile: no support for it
+                    db.execute(
+                        "DELETE FROM claim_support WHERE memory_id = ? AND episode_id = ?", (memory_id, episode_id)
+                    )
         return added
 
     def claim_support(self, memory_id: str) -> list[str]:
