@@ -234,9 +234,8 @@ def _object_replaced(words_a: list[str], words_b: list[str], cue: str) -> bool:
     return bool(after_a) and bool(after_b) and not after_a & set(words_b)
 
 
-def single_slot_change(existing: str, incoming: str) -> str | None:
-    """The changed value when both texts share an opening that names an attribute and differ after it in one slot
-    with no word in common; cue words are set aside first ("my manager is now Tom" -> "my manager is tom")."""
+def _aligned(existing: str, incoming: str) -> tuple[list[str], list[str], int, int]:
+    """Both texts' words with cue words set aside, and how many they share at the start and at the end."""
     a = [w for w in _words(existing) if w not in SLOT_NOISE]
     b = [w for w in _words(incoming) if w not in SLOT_NOISE]
     prefix = 0
@@ -245,6 +244,13 @@ def single_slot_change(existing: str, incoming: str) -> str | None:
     suffix = 0
     while suffix < min(len(a), len(b)) - prefix and a[-1 - suffix] == b[-1 - suffix]:
         suffix += 1
+    return a, b, prefix, suffix
+
+
+def single_slot_change(existing: str, incoming: str) -> str | None:
+    """The changed value when both texts share an opening that names an attribute and differ after it in one slot
+    with no word in common; cue words are set aside first ("my manager is now Tom" -> "my manager is tom")."""
+    a, b, prefix, suffix = _aligned(existing, incoming)
     middle_a, middle_b = a[prefix : len(a) - suffix], b[prefix : len(b) - suffix]
     named = [w for w in a[:prefix] if w not in STOPWORDS and w not in NEGATIONS]
     linked = any(w in LINKING_VERBS for w in a[:prefix])  # "my manager is", not just "the api"
@@ -356,13 +362,6 @@ def same_frame(existing: str, incoming: str) -> bool:
     """Whether the two statements are the same sentence but for one short slot (cue words such as "now" set aside):
     "The daily sync starts at 9am" / "The daily sync starts at 10am". Only such a pair, or one that says it changed,
     is an update without an LLM; another value in other words is kept as a dispute."""
-    a = [w for w in _words(existing) if w not in SLOT_NOISE]
-    b = [w for w in _words(incoming) if w not in SLOT_NOISE]
-    prefix = 0
-    while prefix < min(len(a), len(b)) and a[prefix] == b[prefix]:
-        prefix += 1
-    suffix = 0
-    while suffix < min(len(a), len(b)) - prefix and a[-1 - suffix] == b[-1 - suffix]:
-        suffix += 1
+    a, b, prefix, suffix = _aligned(existing, incoming)
     shared = [w for w in a[:prefix] + a[len(a) - suffix :] if w not in STOPWORDS]
     return bool(shared) and max(len(a), len(b)) - prefix - suffix <= MAX_SLOT_WORDS
