@@ -1,4 +1,5 @@
-"""Background threads for index upkeep that are safe at interpreter exit."""
+"""Index upkeep's threads: started and stopped through :mod:`audrey_core.threads` (never daemons), at a lower
+priority, and the read-ahead of a store's files."""
 
 from __future__ import annotations
 
@@ -9,18 +10,10 @@ import threading
 from collections.abc import Callable, Collection
 from pathlib import Path
 
+from ..threads import start as background
+from ..threads import stopping as exiting
 
-def background(work: Callable[[], object], name: str) -> threading.Thread:
-    """Start ``work`` on a thread the interpreter waits for at exit: a daemon thread inside usearch (which lets go
-    of the GIL) when the interpreter shuts down is unwound through C++ and aborts the process."""
-    thread = threading.Thread(target=work, name=name, daemon=False)
-    thread.start()
-    return thread
-
-
-def exiting() -> bool:
-    """Whether the interpreter is shutting down (work between slices should stop)."""
-    return not threading.main_thread().is_alive()
+__all__ = ["background", "exiting", "lower_priority", "prefetch"]
 
 
 def prefetch(paths: list[Path], stop: Callable[[], bool], touch: Collection[Path] = ()) -> threading.Thread:
@@ -31,19 +24,16 @@ def prefetch(paths: list[Path], stop: Callable[[], bool], touch: Collection[Path
     catch-up and recalls after opening a warm store. Files in ``touch`` are copied through memory instead, so the CPU
     has touched every page before a search does: a graph walk touches its file's pages at random, and on the machine
     we measure on (a Firecracker VM) pages that came from disk without the CPU touching them made a fresh process's
-    first pass of walks take up to twice as long as the next pass (see README). Plain reads: safe to abandon at
-    exit."""
+    first pass of walks take up to twice as long as the next pass (see README)."""
 
     def read() -> None:
         for path in paths:
             try:
-                _read_through(path, stop, splice=path not in touch)
+                _read_through(path, lambda: stop() or exiting(), splice=path not in touch)
             except OSError:  # replaced or deleted meanwhile: nothing to warm
                 continue
 
-    thread = threading.Thread(target=read, name="audrey-prefetch", daemon=True)
-    thread.start()
-    return thread
+    return background(read, "audrey-prefetch")
 
 
 def _read_through(path: Path, stop: Callable[[], bool], splice: bool = True, chunk: int = 1 << 24) -> None:

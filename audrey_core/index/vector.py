@@ -30,6 +30,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
+from .. import threads
 from ..config import (
     EXACT_BELOW,
     PREFETCH_FROM,
@@ -38,7 +39,7 @@ from ..config import (
 )
 from .folder import IndexFolder
 from .once import CatchesUpOnce
-from .threads import exiting, prefetch
+from .threads import prefetch
 from .vector_graph import expansion_for, graph_options
 from .vector_inserts import GraphInserts
 from .vector_rows import RowVectors, WaitingRows
@@ -101,7 +102,9 @@ class VectorIndex(CatchesUpOnce, GraphInserts, SnapshotSaves):
         self._saver: threading.Thread | None = None
         self._walked = 0.0  # when the last graph search ended: background inserts give way to a stream of searches
         self._bulk = 0
+        self._prefetcher: threading.Thread | None = None
         self._closed = False
+        threads.register(self)
         self._stale = np.zeros(0, dtype=np.int64)
         self.waiting = WaitingRows(self.dimensions)  # caught up, not in the graph yet: they join it in _settle
 
@@ -138,7 +141,7 @@ class VectorIndex(CatchesUpOnce, GraphInserts, SnapshotSaves):
             return False
         if len(snapshot.graph) >= PREFETCH_FROM:
             graph_file, rows_file = snapshot.files  # the graph first: every search walks it, at random
-            prefetch([graph_file, rows_file], lambda: self._closed or exiting(), touch={graph_file})
+            self._prefetcher = prefetch([graph_file, rows_file], lambda: self._closed, touch={graph_file})
         with self._graph_held():
             self.graph, self.identity, self.rows = snapshot.graph, identity, snapshot.rows
         self._mapped, self._stale = True, np.zeros(0, dtype=np.int64)
@@ -240,13 +243,22 @@ class VectorIndex(CatchesUpOnce, GraphInserts, SnapshotSaves):
             self.counts = np.append(self.counts, 0)
         return code
 
+    def stop_for_exit(self) -> None:
+        self._closed = True  # read by each background thread between its slices (no lock: a flag)
+
     def close(self) -> None:
-        """Stop inserting and saving in the background (a copy or a save under way finishes)."""
-        with self.lock:
-            self._closed = True
-        for thread in (self._inserter, self._saver):
-            if thread is not None and thread is not threading.current_thread():
-                thread.join()
+        """Stop inserting, saving and reading ahead in the background (the slice, copy or save under way finishes)
+        and wait for each thread."""
+        self._closed = True
+        threads.unregister(self)
+        copier = self._copy[1] if self._copy is not None else None
+        for thread, what in (
+            (self._inserter, "inserting waiting rows into the vector graph"),
+            (self._saver, "saving a vector index snapshot"),
+            (copier, "copying the mapped vector graph"),
+            (self._prefetcher, "reading the vector index's files ahead"),
+        ):
+            threads.join(thread, what)
 
     def rebuild(self) -> None:
         """Build the graph again from the database (``audrey reindex``)."""

@@ -6,11 +6,14 @@ import logging
 import threading
 from collections.abc import Callable
 
+from .. import threads
+
 log = logging.getLogger(__name__)
 
 
 class ConsolidationScheduler:
-    """Calls ``run()`` on a daemon thread when the interval passes or enough episodes arrived since the last run."""
+    """Calls ``run()`` on a thread of :mod:`audrey_core.threads` when the interval passes or enough episodes
+    arrived since the last run. Closing (or the interpreter exiting) lets a run in progress finish."""
 
     def __init__(self, run: Callable[[], object], interval: float | None, episode_trigger: int | None) -> None:
         self._run = run
@@ -20,8 +23,8 @@ class ConsolidationScheduler:
         self._closing = False
         self._condition = threading.Condition()
         self.runs = 0
-        self._thread = threading.Thread(target=self._loop, name="audrey-consolidation", daemon=True)
-        self._thread.start()
+        self._thread = threads.start(self._loop, "audrey-consolidation")
+        threads.register(self)
 
     def note_episodes(self, count: int) -> None:
         """Count newly encoded episodes; wakes the thread when the trigger is reached."""
@@ -30,12 +33,16 @@ class ConsolidationScheduler:
             if self._trigger is not None and self._new_episodes >= self._trigger:
                 self._condition.notify_all()
 
-    def close(self, timeout: float | None = None) -> None:
-        """Stop; a run in progress finishes first."""
+    def stop_for_exit(self) -> None:
         with self._condition:
             self._closing = True
             self._condition.notify_all()
-        self._thread.join(timeout)
+
+    def close(self, timeout: float = threads.JOIN_TIMEOUT_S) -> bool:
+        """Stop; a run in progress finishes first (False if it was still running after ``timeout`` seconds)."""
+        self.stop_for_exit()
+        threads.unregister(self)
+        return threads.join(self._thread, "a scheduled consolidation", timeout)
 
     def _due(self) -> bool:
         return self._closing or (self._trigger is not None and self._new_episodes >= self._trigger)

@@ -8,15 +8,19 @@ from collections import deque
 from collections.abc import Callable, Sequence
 from typing import Generic, TypeVar
 
+from .. import threads
+
 T = TypeVar("T")
 log = logging.getLogger(__name__)
 
 
 class BatchWorker(Generic[T]):
-    """Runs ``process(batch)`` on a daemon thread for items given to :meth:`submit`.
+    """Runs ``process(batch)`` on a thread of :mod:`audrey_core.threads` for items given to :meth:`submit`.
 
     ``process`` must not raise; if it does, ``on_error`` is called and the worker carries on. :meth:`wait_for_idle`
-    blocks until everything submitted so far is processed; :meth:`close` processes what is queued, then stops.
+    blocks until everything submitted so far is processed; :meth:`close` processes what is queued, then stops. At
+    interpreter exit the worker stops after the batch under way (:meth:`stop_for_exit`): the items left are dropped,
+    so the caller must keep its own record of them (validation's is in the database).
     """
 
     def __init__(
@@ -31,19 +35,22 @@ class BatchWorker(Generic[T]):
         self._batch_size = batch_size
         self._on_error = on_error
         self._queue: deque[T] = deque()
-        self._pending = 0  # submitted and not yet processed
+        self._pending = 0  # submitted and not yet processed (or dropped)
         self._condition = threading.Condition()
-        self._closing = False
-        self._thread = threading.Thread(target=self._run, name=name, daemon=True)
-        self._thread.start()
+        self._closing = False  # close(): drain the queue, then stop
+        self._abandon = False  # exit: stop after the batch under way
+        self._thread = threads.start(self._run, name)
+        threads.register(self)
 
     def submit(self, items: Sequence[T]) -> None:
-        """Queue items for processing; returns at once."""
+        """Queue items for processing; returns at once. After exit began they are dropped (see the class)."""
         if not items:
             return
         with self._condition:
-            if self._closing:
+            if self._closing and not self._abandon:
                 raise RuntimeError("worker is closed")
+            if self._abandon:
+                return
             self._queue.extend(items)
             self._pending += len(items)
             self._condition.notify_all()
@@ -60,20 +67,33 @@ class BatchWorker(Generic[T]):
         """Items submitted but not yet processed."""
         return self._pending
 
-    def close(self, timeout: float | None = None) -> None:
-        """Process what is queued, then stop the thread."""
+    def close(self, timeout: float | None = None) -> bool:
+        """Process what is queued, then stop the thread; False if it was still running after ``timeout`` seconds
+        (None: as long as the queue takes)."""
         with self._condition:
             self._closing = True
             self._condition.notify_all()
-        if threading.current_thread() is not self._thread:
-            self._thread.join(timeout)
+        threads.unregister(self)
+        if threading.current_thread() is self._thread:
+            return True
+        if timeout is None:
+            self._thread.join()
+            return True
+        return threads.join(self._thread, f"processing the queue of {self._pending} items", timeout)
+
+    def stop_for_exit(self) -> None:
+        with self._condition:
+            self._closing = self._abandon = True
+            self._pending -= len(self._queue)
+            self._queue.clear()
+            self._condition.notify_all()
 
     def _run(self) -> None:
         while True:
             with self._condition:
                 self._condition.wait_for(lambda: self._queue or self._closing)
                 if not self._queue:
-                    return  # closing and drained
+                    return  # closing and drained (or abandoned at exit)
                 batch = [self._queue.popleft() for _ in range(min(self._batch_size, len(self._queue)))]
             try:
                 self._process(batch)

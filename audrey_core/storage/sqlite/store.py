@@ -30,6 +30,7 @@ from typing import Any
 
 import numpy as np
 
+from ... import threads
 from ...config import WARM_FROM_BYTES
 from ...errors import ClosedError, InvalidInputError, StorageError
 from ...rules.keywords import TermCounts
@@ -88,6 +89,8 @@ class SQLiteStorage(
                 stacklevel=2,
             )
         self._closed = False
+        self._closing = False
+        self._prefetcher: threading.Thread | None = None
         self._holder: int | None = None  # the thread inside _read(), if any
         self._side: Any = None  # a second connection for reads that may run beside the main one (file stores)
         self._side_lock = threading.Lock()
@@ -129,10 +132,10 @@ class SQLiteStorage(
         a cold database put the first recalls' p95 at 15 ms against 5 ms warm: candidate rows are read at random)."""
         if self._in_memory() or os.path.getsize(self.path) < WARM_FROM_BYTES:
             return
-        from ...index.threads import exiting, prefetch  # here: importing index/ loads tantivy and usearch
+        from ...index.threads import prefetch  # here: importing index/ loads tantivy and usearch
 
         files = self.keyword_index.files() if self.keyword_index is not None else []
-        prefetch([*files, Path(self.path)], lambda: self._closed or exiting())
+        self._prefetcher = prefetch([*files, Path(self.path)], lambda: self._closing)
 
     def _open_keyword_index(self) -> Any:
         """The tantivy keyword index in ``<db>-indexes/keyword`` (in memory for ``:memory:``), caught up now; None
@@ -307,8 +310,10 @@ class SQLiteStorage(
                 handle.close()  # closing the file releases the lock
 
     def close(self) -> None:
+        self._closing = True  # the read-ahead stops at its next slice
         if self.vector_index is not None:
             self.vector_index.close()
+        threads.join(self._prefetcher, "reading the store's files ahead")
         with self._lock:
             if not self._closed:
                 self._closed = True

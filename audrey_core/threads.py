@@ -1,0 +1,83 @@
+"""Every thread Audrey starts, and how they all stop: at ``close()`` and at interpreter exit.
+
+Why one registry: a daemon thread still inside usearch or tantivy (native code that lets go of the GIL) when the
+interpreter finalises is unwound through C++ and aborts the process (``terminate called without an active
+exception``, exit 134). So no thread here is a daemon: the interpreter waits for each at exit, and before it does,
+:func:`_at_exit` (run by ``threading`` before it joins them, as ``concurrent.futures`` does) tells every owner to stop,
+so none is left waiting for work that will never come. Work stops between slices (a validation batch, an insert
+slice, a 16 MB read); what it did not do is in the database and is picked up by the next open.
+
+Rules every thread follows: it is started by :func:`start` by an owner that joins it in its ``close()``
+(:func:`join`, with a timeout, saying what it waited for); it checks :func:`stopping` between slices of work; every
+wait it makes has a timeout.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import weakref
+from collections.abc import Callable
+from typing import Protocol
+
+log = logging.getLogger(__name__)
+JOIN_TIMEOUT_S = 60.0  # how long close() waits for one thread to finish its slice before giving up (and saying so)
+
+
+class Stoppable(Protocol):
+    def stop_for_exit(self) -> None:
+        """Ask this owner's threads to stop after their current slice of work (without waiting for them)."""
+
+
+_owners: weakref.WeakSet[Stoppable] = weakref.WeakSet()
+_owners_lock = threading.Lock()
+_stopping = threading.Event()
+
+
+def start(work: Callable[[], object], name: str) -> threading.Thread:
+    """Start ``work`` on a thread the interpreter waits for at exit (see the module's docstring)."""
+    thread = threading.Thread(target=work, name=name, daemon=False)
+    thread.start()
+    return thread
+
+
+def join(thread: threading.Thread | None, what: str, timeout: float = JOIN_TIMEOUT_S) -> bool:
+    """Wait up to ``timeout`` seconds for ``thread`` (None, or the calling thread itself: nothing to wait for);
+    False, logged with ``what`` it was doing, if it is still running."""
+    if thread is None or thread is threading.current_thread():
+        return True
+    thread.join(timeout)
+    if thread.is_alive():
+        log.warning("%s (thread %s) did not finish within %.0f s; left running", what, thread.name, timeout)
+        return False
+    return True
+
+
+def stopping() -> bool:
+    """Whether the interpreter is shutting down: background work should stop at its next slice."""
+    return _stopping.is_set() or not threading.main_thread().is_alive()
+
+
+def register(owner: Stoppable) -> None:
+    """Have ``owner.stop_for_exit()`` called at interpreter exit (held weakly: a collected owner is forgotten)."""
+    with _owners_lock:
+        _owners.add(owner)
+
+
+def unregister(owner: Stoppable) -> None:
+    with _owners_lock:
+        _owners.discard(owner)
+
+
+def _at_exit() -> None:
+    _stopping.set()
+    with _owners_lock:
+        owners = list(_owners)
+    for owner in owners:
+        try:
+            owner.stop_for_exit()
+        except Exception:  # one owner failing must not keep the others running
+            log.exception("stopping %r at exit failed", owner)
+
+
+threading._register_atexit(_at_exit)  # type: ignore[attr-defined]  # runs before the interpreter joins threads
