@@ -3,12 +3,21 @@
 
 from __future__ import annotations
 
+import contextlib
+import logging
 from collections.abc import Callable, Sequence
+from datetime import timedelta
 
+from ..errors import ClosedError
+from ..timeutil import system_clock, to_iso
 from .context import StageContext
 from .scheduler import ConsolidationScheduler
 from .validate import validate_episodes
 from .worker import BatchWorker
+
+log = logging.getLogger(__name__)
+CLAIM_EXPIRES_S = 600.0  # an episode claimed this long ago by an instance that never validated it is taken over
+RESUME_BATCH = 10_000  # episodes left unvalidated taken per query at open
 
 
 class Background:
@@ -21,20 +30,52 @@ class Background:
         validation, schedule = ctx.config.validation, ctx.config.consolidation
         self.validator: BatchWorker[str] | None = None
         if validation.background:
-            work = lambda ids: validate_episodes(ctx, ids)  # noqa: E731
-            self.validator = BatchWorker("audrey-validation", work, batch_size=validation.batch_size)
+            self.validator = BatchWorker(
+                "audrey-validation", self._validate, batch_size=validation.batch_size, on_exit=self._release
+            )
         self.scheduler: ConsolidationScheduler | None = None
         if schedule.interval_seconds is not None or schedule.episode_trigger is not None:
             self.scheduler = ConsolidationScheduler(
                 self._on_schedule, schedule.interval_seconds, schedule.episode_trigger
             )
+        self._resume()
 
-    def encoded(self, ids: Sequence[str]) -> None:
-        """New episodes: validate them (queued, or now) and count them towards the next scheduled consolidation."""
+    def _resume(self) -> None:
+        """Validate what earlier instances of this tenant left waiting (they exited first, or died)."""
+        while True:
+            now = system_clock()
+            stale = to_iso(now - timedelta(seconds=CLAIM_EXPIRES_S))
+            ids = self.ctx.storage.claim_unvalidated(
+                self.ctx.tenant, self.ctx.instance, to_iso(now), stale, RESUME_BATCH
+            )
+            if ids:
+                log.info("validating %d episodes left unvalidated by an earlier process", len(ids))
+                self._submit(ids)
+            if len(ids) < RESUME_BATCH:
+                return
+
+    def _validate(self, ids: Sequence[str]) -> None:
+        """Validate the episodes this instance still holds the claim of, then let them go."""
+        now = system_clock()
+        stale = to_iso(now - timedelta(seconds=CLAIM_EXPIRES_S))
+        mine = self.ctx.storage.claim_validation(ids, self.ctx.instance, to_iso(now), stale)
+        validate_episodes(self.ctx, mine)
+        self.ctx.storage.finish_validation(mine)
+
+    def _release(self) -> None:
+        """At interpreter exit, with episodes still queued: the next open validates them."""
+        with contextlib.suppress(ClosedError):  # closed by another thread meanwhile: nothing left to release
+            self.ctx.storage.release_validation(self.ctx.instance)
+
+    def _submit(self, ids: Sequence[str]) -> None:
         if self.validator is not None:
             self.validator.submit(ids)
         else:
-            validate_episodes(self.ctx, ids)
+            self._validate(ids)
+
+    def encoded(self, ids: Sequence[str]) -> None:
+        """New episodes: validate them (queued, or now) and count them towards the next scheduled consolidation."""
+        self._submit(ids)
         if self.scheduler is not None:
             self.scheduler.note_episodes(len(ids))
 

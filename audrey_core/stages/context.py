@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import uuid
+from dataclasses import dataclass, field
 from typing import Any
 
 from ..config import AudreyConfig
@@ -25,6 +26,7 @@ class StageContext:
     agent: str
     scope: tuple[str, ...] = ()  # the instance's scope: decay and consolidation work on this subtree of the agent
     queries: Any = None  # the QueryCache recall embeds text queries through
+    instance: str = field(default_factory=lambda: uuid.uuid4().hex)  # who claims the episodes it will validate
 
     @property
     def tenant(self) -> Tenant:

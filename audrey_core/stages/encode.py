@@ -59,11 +59,13 @@ def encode_episodes(
     confidence: ConfidenceConfig,
     replace: bool = False,
     vectors: Any = None,
+    queued_by: str | None = None,
 ) -> list[Episode]:
     """Embed all requests (one call per provider batch) and store them in one transaction.
 
     Caller-chosen ids must be new unless ``replace``, which swaps out the stored memory of that id. ``vectors``
-    (one per request, from the same embedding model) skips the embedding call."""
+    (one per request, from the same embedding model) skips the embedding call. ``queued_by``: the instance that
+    will validate them (they wait for it in the store)."""
     check_references(storage, requests, tenant)
     check_ids(storage, requests, replace, tenant)
     if vectors is None:
@@ -94,7 +96,7 @@ def encode_episodes(
         )
         for r in requests
     ]
-    storage.insert_memories(episodes, vectors, replace=replace, chunks=spans, owner=tenant)
+    storage.insert_memories(episodes, vectors, replace=replace, chunks=spans, owner=tenant, queued_by=queued_by)
     return episodes
 
 
@@ -111,6 +113,7 @@ def encode(
         confidence=ctx.config.confidence,
         replace=replace,
         vectors=vectors,
+        queued_by=ctx.instance,
     )
     if ctx.events.has_handlers("encode"):
         for episode in episodes:

@@ -20,7 +20,8 @@ class BatchWorker(Generic[T]):
     ``process`` must not raise; if it does, ``on_error`` is called and the worker carries on. :meth:`wait_for_idle`
     blocks until everything submitted so far is processed; :meth:`close` processes what is queued, then stops. At
     interpreter exit the worker stops after the batch under way (:meth:`stop_for_exit`): the items left are dropped,
-    so the caller must keep its own record of them (validation's is in the database).
+    so the caller must keep its own record of them (validation's is in the database), and ``on_exit()`` runs on the
+    worker's thread as it ends.
     """
 
     def __init__(
@@ -30,10 +31,12 @@ class BatchWorker(Generic[T]):
         *,
         batch_size: int = 32,
         on_error: Callable[[BaseException], None] | None = None,
+        on_exit: Callable[[], None] | None = None,
     ) -> None:
         self._process = process
         self._batch_size = batch_size
         self._on_error = on_error
+        self._on_exit = on_exit
         self._queue: deque[T] = deque()
         self._pending = 0  # submitted and not yet processed (or dropped)
         self._condition = threading.Condition()
@@ -93,7 +96,7 @@ class BatchWorker(Generic[T]):
             with self._condition:
                 self._condition.wait_for(lambda: self._queue or self._closing)
                 if not self._queue:
-                    return  # closing and drained (or abandoned at exit)
+                    break  # closing and drained (or abandoned at exit)
                 batch = [self._queue.popleft() for _ in range(min(self._batch_size, len(self._queue)))]
             try:
                 self._process(batch)
@@ -108,3 +111,8 @@ class BatchWorker(Generic[T]):
                 with self._condition:
                     self._pending -= len(batch)
                     self._condition.notify_all()
+        if self._abandon and self._on_exit is not None:
+            try:
+                self._on_exit()
+            except Exception:
+                log.exception("exit handler of %s failed", self._thread.name)

@@ -94,9 +94,11 @@ class Storage(ABC):
         replace: bool = False,
         chunks: Sequence[Sequence[tuple[int, int]]] | None = None,
         owner: Tenant | None = None,
+        queued_by: str | None = None,
     ) -> None:
         """Store memories with their vectors in one transaction. Without ``chunks`` row i of ``vectors`` belongs to
-        ``memories[i]``; with them, memory i owns one vector per (start, end) span, rows in order.
+        ``memories[i]``; with them, memory i owns one vector per (start, end) span, rows in order. With
+        ``queued_by`` (an instance id), each episode also waits for validation, claimed by that instance.
 
         An episode whose ``supersedes`` names another episode marks that one ``superseded`` in the same transaction.
         With ``replace``, a stored memory with the same id is deleted first (in the same transaction); with an
@@ -216,6 +218,26 @@ class Storage(ABC):
         """For each ``(memory_id, episode_id)``: record that the episode restated the episode ``memory_id`` (as claim
         support) and count it once in that episode's ``evidence_count``, a short write transaction per pair. Returns
         the pairs newly recorded (a pair already recorded, or whose memory is gone, is left out)."""
+
+    # -- episodes waiting for validation (see sql/validation_queue.py); times are ISO UTC text -------------------
+
+    @abstractmethod
+    def claim_validation(self, ids: Sequence[str], by: str, now: str, stale_before: str) -> list[str]:
+        """Of ``ids``, those still waiting whose claim is ``by``'s, free, or older than ``stale_before``: claimed by
+        ``by`` now and returned in the given order. An id missing was validated (or is being) elsewhere."""
+
+    @abstractmethod
+    def claim_unvalidated(self, owner: Tenant, by: str, now: str, stale_before: str, limit: int) -> list[str]:
+        """Up to ``limit`` of ``owner``'s episodes waiting with a free or stale claim, claimed by ``by``, oldest
+        first (what a process that exited or died left unvalidated)."""
+
+    @abstractmethod
+    def finish_validation(self, ids: Sequence[str]) -> None:
+        """These episodes are validated: they wait no more."""
+
+    @abstractmethod
+    def release_validation(self, by: str) -> None:
+        """Free every claim of ``by`` (its process is exiting): the next open takes them."""
 
     @abstractmethod
     def claim_support(self, memory_id: str) -> list[str]:

@@ -118,6 +118,7 @@ def test_a_store_made_before_the_index_builds_it_once(tmp_path):
             "DROP TRIGGER memory_vector_added",
             "DROP TRIGGER memory_vector_removed",
             "DROP TABLE vector_changes",
+            "DROP TABLE validation_queue",
             "DELETE FROM schema_migrations WHERE version >= 5",
         ],
     )

@@ -224,11 +224,12 @@ def test_a_store_made_before_the_index_builds_it_once(tmp_path, graph_always):
     shutil.rmtree(tmp_path / "a.db-indexes")
     downgrade(
         path,
-        [  # back to schema 5: no vector log, no triggers
+        [  # back to schema 5: no vector log, no triggers, no validation queue
             "DROP TRIGGER memory_vector_added",
             "DROP TRIGGER memory_vector_removed",
             "DROP TABLE vector_changes",
-            "DELETE FROM schema_migrations WHERE version = 6",
+            "DROP TABLE validation_queue",
+            "DELETE FROM schema_migrations WHERE version >= 6",
         ],
     )
     with open_brain(path) as brain:

@@ -20,6 +20,7 @@ from ..sql.migrations import (
     initial_statements,
     run_migrations,
     text_and_time_statements,
+    validation_queue_statements,
     validity_statements,
 )
 
@@ -54,9 +55,15 @@ def _validity(connection: Any, dimensions: int = 0) -> None:
         connection.execute(to_postgres(statement))
 
 
+def _validation_queue(connection: Any, dimensions: int = 0) -> None:
+    for statement in validation_queue_statements():
+        connection.execute(to_postgres(statement))
+
+
 MIGRATIONS = (
     Migration(1, "memory tables, full text, sequences (SQLite schema 3 in PostgreSQL types)", _initial),
     Migration(2, "validity intervals and supersession for every memory type (SQLite schema 4)", _validity),
+    Migration(3, "episodes waiting for validation, resumed by the next open (SQLite schema 7)", _validation_queue),
 )
 LATEST_VERSION = MIGRATIONS[-1].version
 

@@ -34,6 +34,7 @@ from ..sql.migrations import FTS_TABLE, VECTOR_TABLE
 from ..sql.reads import SQLReads
 from ..sql.records import SQLRecords
 from ..sql.rows import COLUMNS, TABLES, row_to_memory
+from ..sql.validation_queue import SQLValidationQueue
 from ..sql.writes import SQLWrites
 from .connection import DEFAULT_EF_SEARCH, Session, driver_error, open_pool, redact, require_psycopg
 from .filters import compile_jsonb_filter
@@ -41,7 +42,9 @@ from .keywords import PostgresKeywords
 from .schema import LATEST_VERSION, MIGRATION_LOCK, TEXT_SEARCH_CONFIG, migrate, vector_table_statements
 
 
-class PostgresStorage(PostgresKeywords, SQLMaintenance, SQLReads, SQLWrites, SQLRecords, Storage, Maintenance):
+class PostgresStorage(
+    PostgresKeywords, SQLMaintenance, SQLReads, SQLWrites, SQLRecords, SQLValidationQueue, Storage, Maintenance
+):
     """Audrey's server store. Thread-safe and multi-process: each transaction runs on its own pooled connection."""
 
     schema_version = LATEST_VERSION

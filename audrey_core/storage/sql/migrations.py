@@ -238,6 +238,16 @@ def vector_log_statements() -> list[str]:
     ]
 
 
+def validation_queue_statements() -> list[str]:
+    """Episodes encoded and not validated yet, so validation a process did not finish (it exited, or was killed) is
+    resumed by the next open. ``claimed_by`` names the Audrey instance that will validate it (see
+    :mod:`audrey_core.storage.sql.validation_queue`)."""
+    return [
+        "CREATE TABLE validation_queue (memory_id TEXT PRIMARY KEY, claimed_by TEXT, claimed_at TEXT NOT NULL)",
+        "CREATE INDEX validation_queue_by_claim ON validation_queue(claimed_by, claimed_at)",
+    ]
+
+
 class MigrationDialect(Protocol):
     """What the one migration runner needs from a dialect."""
 

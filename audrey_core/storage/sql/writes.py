@@ -13,7 +13,7 @@ import numpy as np
 from ...errors import InvalidInputError, StorageError
 from ...models import Episode, Memory
 from ...rules.ownership import Tenant
-from ...timeutil import to_iso
+from ...timeutil import system_clock, to_iso
 from ..base import MUTABLE_MEMORY_FIELDS
 from ..sqlite.connection import placeholders
 from .dialect import SQLDialect
@@ -66,6 +66,7 @@ class SQLWrites(SQLDialect):
         replace: bool = False,
         chunks: Sequence[Sequence[tuple[int, int]]] | None = None,
         owner: Tenant | None = None,
+        queued_by: str | None = None,
     ) -> None:
         expected = len(memories) if chunks is None else sum(len(c) for c in chunks)
         if vectors is not None and expected != len(vectors):
@@ -95,6 +96,9 @@ class SQLWrites(SQLDialect):
             for memory in memories:
                 if isinstance(memory, Episode) and memory.supersedes:
                     self._mark_superseded(db, memory.supersedes, memory.id, memory.valid_from)
+            if queued_by is not None:
+                episodes = [m.id for m in memories if isinstance(m, Episode)]
+                self._queue_validation(db, episodes, queued_by, to_iso(system_clock()))  # type: ignore[attr-defined]
 
     def _write_vectors(
         self,
@@ -165,6 +169,7 @@ class SQLWrites(SQLDialect):
         )
         db.execute(f"DELETE FROM memory_text_rows WHERE memory_id IN ({marks})", existing)
         db.execute(f"DELETE FROM memory_tags WHERE memory_id IN ({marks})", existing)
+        db.execute(f"DELETE FROM validation_queue WHERE memory_id IN ({marks})", existing)
         db.execute(f"DELETE FROM claim_support WHERE memory_id IN ({marks}) OR episode_id IN ({marks})", existing * 2)
         # A memory replaced by a deleted one holds again; an episode correcting a deleted one corrects nothing.
         for table in TABLES.values():

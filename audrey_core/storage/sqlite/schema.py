@@ -15,6 +15,7 @@ from ..sql.migrations import (
     run_migrations,
     search_log_statements,
     text_and_time_statements,
+    validation_queue_statements,
     validity_statements,
     vector_log_statements,
 )
@@ -107,6 +108,11 @@ def _vector_log(connection: Any, dimensions: int) -> None:
         connection.execute(statement)
 
 
+def _validation_queue(connection: Any, dimensions: int) -> None:
+    for statement in validation_queue_statements():
+        connection.execute(statement)
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "initial schema: seed 002 tables, vec0 vectors, tags", _initial_schema),
     Migration(2, "full-text index (FTS5) for hybrid recall; event times; chunk spans", _full_text),
@@ -114,6 +120,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(4, "validity intervals and supersession for every memory type", _validity),
     Migration(5, "a log of text-row changes for derived search indexes", _search_log),
     Migration(6, "a log of vector-row changes for the vector index", _vector_log),
+    Migration(7, "episodes waiting for validation, resumed by the next open", _validation_queue),
 )
 
 

@@ -46,6 +46,7 @@ from ..sql.embedding_check import check_embedding
 from ..sql.filters import scope_tokens
 from ..sql.migrations import FTS_TABLE
 from ..sql.records import SQLRecords
+from ..sql.validation_queue import SQLValidationQueue
 from ..sql.writes import SQLWrites
 from .connection import connect, load_sqlite_vec, sqlite_module
 from .indexed_search import SQLiteIndexedSearch
@@ -59,7 +60,15 @@ _warned_without_graph = False
 
 
 class SQLiteStorage(
-    SQLiteSearchLog, SQLiteIndexedSearch, SQLiteMaintenance, SQLiteReads, SQLWrites, SQLRecords, Storage, Maintenance
+    SQLiteSearchLog,
+    SQLiteIndexedSearch,
+    SQLiteMaintenance,
+    SQLiteReads,
+    SQLWrites,
+    SQLRecords,
+    SQLValidationQueue,
+    Storage,
+    Maintenance,
 ):
     """Audrey's embedded store. Thread-safe: one connection guarded by a re-entrant lock."""
 
