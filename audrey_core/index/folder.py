@@ -6,7 +6,8 @@ from __future__ import annotations
 import json
 import os
 import threading
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, BinaryIO
@@ -15,6 +16,13 @@ try:
     import fcntl
 except ImportError:  # Windows: writers are serialised within a process only
     fcntl = None  # type: ignore[assignment]
+
+
+WRITER_WAIT_S = 600.0  # a rebuild by another process at 1M rows takes minutes; after this the caller gives up
+
+
+class IndexLockTimeout(TimeoutError):
+    """The folder's writer lock was not free in time (or the waiter was told to stop)."""
 
 
 class IndexFolder:
@@ -50,8 +58,14 @@ class IndexFolder:
         os.replace(temporary, self.path / "state.json")  # readers see the old state or the new one, never half
 
     @contextmanager
-    def writer_lock(self) -> Iterator[None]:
-        with self._lock:
+    def writer_lock(self, timeout: float = WRITER_WAIT_S, stop: Callable[[], bool] = lambda: False) -> Iterator[None]:
+        """Be the one writer of this folder (across threads and processes). Waits up to ``timeout`` seconds, and no
+        longer once ``stop()`` is true; then raises :class:`IndexLockTimeout` (the index is a cache: the caller
+        skips or defers its write)."""
+        deadline = time.monotonic() + timeout
+        if not self._lock.acquire(timeout=timeout):
+            raise IndexLockTimeout(f"another thread held the writer lock of {self.path} for {timeout:.0f} s")
+        try:
             if self.path is None:
                 yield
                 return
@@ -59,18 +73,29 @@ class IndexFolder:
                 self.path.mkdir(parents=True, exist_ok=True)
                 yield
                 return
-            with self._locked_file():
+            with self._locked_file(deadline, stop):
                 yield  # closing the file releases the lock
+        finally:
+            self._lock.release()
 
-    def _locked_file(self) -> BinaryIO:
+    def _locked_file(self, deadline: float, stop: Callable[[], bool]) -> BinaryIO:
         """The lock file now in the folder, locked. The folder may be deleted under a running store (and made again
-        by another process): a lock on a file no longer there excludes no one, so it is taken again on the new one."""
+        by another process): a lock on a file no longer there excludes no one, so it is taken again on the new one.
+        Polled (flock cannot time out): every 10 ms, until ``deadline`` or ``stop()``."""
         assert self.path is not None and fcntl is not None
         lock_file = self.path / "writer.lock"
         while True:
             self.path.mkdir(parents=True, exist_ok=True)
             handle = open(lock_file, "a+b")  # noqa: SIM115 (the caller closes it)
-            fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
+            while True:
+                try:
+                    fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+                    break
+                except BlockingIOError:
+                    if stop() or time.monotonic() >= deadline:
+                        handle.close()
+                        raise IndexLockTimeout(f"another process holds {lock_file}") from None
+                    time.sleep(0.01)
             try:
                 if os.fstat(handle.fileno()).st_ino == lock_file.stat().st_ino:
                     return handle

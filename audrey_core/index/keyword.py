@@ -118,17 +118,19 @@ class KeywordIndex(CatchesUpOnce):
             self._follow(self.folder.read_state())  # another process may have applied it already
             if self._index is not None and self.applied >= head:
                 return
-            with self.folder.writer_lock():
-                state = self.folder.read_state()  # another process may have caught up meanwhile
-                self._follow(state)
-                if self._index is None or state.get("generation") != self._generation:
-                    self._rebuild()  # none yet, or ours is gone (the folder deleted under us) and none other usable
-                elif self.applied < head:
-                    try:
-                        self._catch_up()
-                    except (OSError, ValueError) as exc:  # its files deleted or damaged under us
-                        log.warning("keyword index cannot be caught up (%s); rebuilding it", exc)
-                        self._rebuild()
+        with self.folder.writer_lock(), self._lock:  # the writer lock first (the package's lock order)
+            if self._index is not None and self.applied >= head:
+                return  # caught up by another thread meanwhile
+            state = self.folder.read_state()  # another process may have caught up meanwhile
+            self._follow(state)
+            if self._index is None or state.get("generation") != self._generation:
+                self._rebuild()  # none yet, or ours is gone (the folder deleted under us) and none other usable
+            elif self.applied < head:
+                try:
+                    self._catch_up()
+                except (OSError, ValueError) as exc:  # its files deleted or damaged under us
+                    log.warning("keyword index cannot be caught up (%s); rebuilding it", exc)
+                    self._rebuild()
 
     def _follow(self, state: dict[str, Any]) -> None:
         """Open (or reload) the generation the state names, if it is usable."""
@@ -231,7 +233,7 @@ class KeywordIndex(CatchesUpOnce):
 
     def rebuild(self) -> None:
         """Build the index again from the database (``audrey reindex``)."""
-        with self._lock, self.folder.writer_lock():
+        with self.folder.writer_lock(), self._lock:
             self._rebuild()
 
     # -- search -------------------------------------------------------------------------------------------------

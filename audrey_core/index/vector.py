@@ -122,14 +122,23 @@ class VectorIndex(CatchesUpOnce, GraphInserts, SnapshotSaves):
                     self.lock.release()
             return
         with self.lock:
-            if self.graph is not None and self.identity == identity and self.applied >= head:
-                return  # caught up by another thread meanwhile
+            if self._caught_up(identity, head):
+                return
+        # A rebuild, or a catch-up that needs one: the writer lock first, then ``lock`` (the package's lock order).
+        with self.folder.writer_lock(), self.lock:
             if (self.graph is None or self.identity != identity) and not self._load(identity):
-                with self.folder.writer_lock():
-                    if not self._load(identity):  # another process may have built it meanwhile
-                        self._rebuild(identity)
-            if self.applied < head:
-                self._catch_up(identity)
+                self._rebuild(identity)  # no snapshot of ours (another process may have saved one meanwhile)
+            if self.applied < head and not self._catch_up(identity, may_rebuild=True):
+                self._rebuild(identity)
+
+    def _caught_up(self, identity: dict[str, Any], head: int) -> bool:
+        """Load our snapshot if the graph is not ours yet, and catch up (the caller holds ``lock``); False when
+        that needs the writer lock (a rebuild)."""
+        if self.graph is not None and self.identity == identity and self.applied >= head:
+            return True  # caught up by another thread meanwhile
+        if (self.graph is None or self.identity != identity) and not self._load(identity):
+            return False
+        return self.applied >= head or self._catch_up(identity, may_rebuild=False)
 
     def _load(self, identity: dict[str, Any]) -> bool:
         """Map the snapshot the state file names, if it is ours to use."""
@@ -177,21 +186,24 @@ class VectorIndex(CatchesUpOnce, GraphInserts, SnapshotSaves):
         self.applied = head
         self._save()
 
-    def _catch_up(self, identity: dict[str, Any]) -> None:
+    def _catch_up(self, identity: dict[str, Any], may_rebuild: bool) -> bool:
+        """Replay the log since the change applied (the caller holds ``lock``; with ``may_rebuild``, the writer
+        lock too). False, with nothing changed, when only a rebuild can catch up and ``may_rebuild`` is false."""
         found = self.source.vector_log_since(self.applied)
         if found is None:  # the log was pruned past our graph: take the newer snapshot (or rebuild) and replay
-            with self.folder.writer_lock():
-                if not self._load(identity) or self.source.vector_log_since(self.applied) is None:
-                    self._rebuild(identity)
+            if not may_rebuild:
+                return False
+            if not self._load(identity) or self.source.vector_log_since(self.applied) is None:
+                self._rebuild(identity)
             found = self.source.vector_log_since(self.applied)
             if found is None:
-                return  # pruned again meanwhile: the next call catches up
+                return True  # pruned again meanwhile: the next call catches up
         upto, rowids = found
         changed = np.array(sorted(set(rowids)), dtype=np.uint64)
         if len(changed) > max(VECTOR_REBUILD_AFTER, len(self.graph) // 2):  # a bulk load: one scan beats point reads
-            with self.folder.writer_lock():
+            if may_rebuild:
                 self._rebuild(identity)
-            return
+            return may_rebuild
         self._remove(changed)
         batches = list(self.source.vector_documents(changed.tolist()))  # one chunk of vec0 each
         if batches:  # what the rows hold now: replaying twice changes nothing
@@ -202,6 +214,7 @@ class VectorIndex(CatchesUpOnce, GraphInserts, SnapshotSaves):
         self._settle()
         self.applied = max(self.applied, upto)
         self._save_soon()
+        return True
 
     def _remove(self, rowids: np.ndarray) -> None:
         inside = rowids[rowids < len(self.row_codes)]
@@ -262,7 +275,7 @@ class VectorIndex(CatchesUpOnce, GraphInserts, SnapshotSaves):
 
     def rebuild(self) -> None:
         """Build the graph again from the database (``audrey reindex``)."""
-        with self.lock, self.folder.writer_lock():
+        with self.folder.writer_lock(), self.lock:
             self._rebuild(self.source.vector_identity())
 
     # -- search -------------------------------------------------------------------------------------------------

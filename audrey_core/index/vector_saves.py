@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import logging
 import threading
-import time
 from typing import Any
 
 import numpy as np
@@ -47,26 +46,12 @@ class SnapshotSaves:
     _saver: threading.Thread | None
 
     def _save(self) -> None:
-        """Write a snapshot now (the caller holds ``lock`` and the writer lock, or the folder is in memory); older
+        """Write a snapshot now (the caller holds the writer lock and ``lock``, or the folder is in memory); older
         snapshots and the log they cover are then deleted. Rows waiting for an insert are saved as waiting."""
         if self.folder.path is None:
             self.saved = self.applied
             return
-        self._write(*self._taken())
-
-    def _taken(self) -> tuple[Snapshot, dict[str, Any]]:
-        """What the index holds now and its identity (the caller holds ``lock``), returned holding ``graph_lock``
-        for :meth:`_write`."""
-        if len(self._stale):
-            self._writable()  # type: ignore[attr-defined]  # the mapped graph still holds removed rows
-        self.graph_lock.acquire()
-        try:
-            self._land()  # type: ignore[attr-defined]
-            rows, codes, waiting = self.rows.view(), self.row_codes.copy(), self.waiting.keys.copy()
-            return Snapshot(self.graph, rows, codes, list(self.partitions), self.applied, waiting), dict(self.identity)
-        except BaseException:
-            self.graph_lock.release()
-            raise
+        self._write_snapshot(let_go_of_lock=False)
 
     def _save_soon(self) -> None:
         """Save once more than SAVE_AFTER changes are applied since the last snapshot, on a background thread."""
@@ -80,40 +65,43 @@ class SnapshotSaves:
     def _save_in_background(self) -> None:
         lower_priority()  # upkeep: the foreground's CPU first
         try:
-            while not self._closed and not exiting():
-                with self.folder.writer_lock():
-                    # Callers take ``lock`` before the writer lock (a rebuild), so waiting for it here could
-                    # deadlock: let go of the writer lock and try again instead.
-                    if self.lock.acquire(timeout=0.05):
-                        self._write_snapshot()
-                        return
-                time.sleep(0.01)
+            with self.folder.writer_lock(stop=lambda: self._closed or exiting()), self.lock:  # the lock order
+                if self._closed or exiting() or self.graph is None or self.applied - self.saved < SAVE_AFTER:
+                    return  # closing, or a rebuild or a reload saved meanwhile
+                if int(self.folder.read_state().get("applied", -1)) >= self.applied:
+                    self.saved = self.applied  # another process saved as much
+                    return
+                self._write_snapshot(let_go_of_lock=True)
         except Exception as exc:  # a snapshot is a cache: the next save, or the log, covers what this one missed
             log.warning("vector index snapshot not saved (%s)", exc)
 
-    def _write_snapshot(self) -> None:
-        """Write a snapshot of what the index holds (entered holding ``lock`` and the writer lock; releases
-        ``lock``)."""
+    def _write_snapshot(self, let_go_of_lock: bool) -> None:
+        """Write what the index holds under a new generation and name it in the state file; then prune the log it
+        covers. Entered holding the writer lock and ``lock``, and left holding them. What the index knows is copied
+        holding ``lock`` and ``graph_lock``; the graph is written holding ``graph_lock`` (no insert lands meanwhile,
+        so graph and waiting rows agree), the rest holding neither. With ``let_go_of_lock`` (a background save),
+        ``lock`` is let go once the copy is taken, so catch-ups and reads go on, and taken again last, after
+        ``graph_lock`` is let go (the order: ``lock`` is never waited for holding ``graph_lock``)."""
+        if len(self._stale):
+            self._writable()  # type: ignore[attr-defined]  # the mapped graph still holds removed rows
+        released = False
         try:
-            if self.graph is None or self.applied - self.saved < SAVE_AFTER:
-                return  # a rebuild or a reload saved meanwhile
-            if int(self.folder.read_state().get("applied", -1)) >= self.applied:
-                self.saved = self.applied  # another process saved as much
-                return
-            snapshot, identity = self._taken()
+            self.graph_lock.acquire()
+            try:
+                self._land()  # type: ignore[attr-defined]
+                rows, codes, waiting = self.rows.view(), self.row_codes.copy(), self.waiting.keys.copy()
+                snapshot = Snapshot(self.graph, rows, codes, list(self.partitions), self.applied, waiting)
+                identity = dict(self.identity)
+                if let_go_of_lock:
+                    self.lock.release()
+                    released = True
+                generation = new_generation(self.folder)
+                snapshot.graph.save(str(generation.with_suffix(".usearch")))
+            finally:
+                self.graph_lock.release()
+            finish_snapshot(self.folder, identity, generation, snapshot)
+            self.source.prune_vector_log(snapshot.applied)  # a new process loads this snapshot and replays the rest
         finally:
-            self.lock.release()
-        self._write(snapshot, identity)
-
-    def _write(self, snapshot: Snapshot, identity: dict[str, Any]) -> None:
-        """Write ``snapshot`` under a new generation and name it in the state file (the caller holds the writer lock
-        and ``graph_lock``, released here once the graph is written: no insert lands meanwhile, so graph and waiting
-        rows agree); then prune the log it covers."""
-        try:
-            generation = new_generation(self.folder)
-            snapshot.graph.save(str(generation.with_suffix(".usearch")))
-        finally:
-            self.graph_lock.release()
-        finish_snapshot(self.folder, identity, generation, snapshot)
-        self.source.prune_vector_log(snapshot.applied)  # a new process loads this snapshot and replays the rest
+            if released:
+                self.lock.acquire()
         self.saved = max(self.saved, snapshot.applied)

@@ -52,7 +52,14 @@ class SQLiteIndexedSearch:
 
     def _from_index(self, kind: str, search: Callable[[], T]) -> T | None:
         """``search()`` through ``kind``'s index; None when that index failed less than RETRY_INDEX_AFTER_S ago or
-        fails now (logged), and the caller asks the database. Audrey's own errors reach the caller."""
+        fails now (logged), and the caller asks the database. Audrey's own errors reach the caller.
+
+        The one rule for indexes and transactions, kept here: a thread inside a read or write of the store (holding
+        its lock) never touches an index; it asks the database, which also sees its own uncommitted rows. An index
+        catching up reads the log and prunes it through the store, so taking index locks while holding the store's
+        would invert the lock order (see :mod:`audrey_core.index`)."""
+        if self.held_by_this_thread():  # type: ignore[attr-defined]
+            return None
         failed = self._index_failed_at.get(kind)
         if failed is not None and time.monotonic() - failed < RETRY_INDEX_AFTER_S:
             return None
@@ -70,8 +77,7 @@ class SQLiteIndexedSearch:
 
     def _indexed_keyword_search(self, terms: Sequence[str], k: int, where: VectorFilter) -> list[KeywordHit]:
         index = self.keyword_index
-        if not self._in_write_transaction():  # inside one, the log may hold changes that could still roll back
-            index.ensure_fresh()
+        index.ensure_fresh()
         scope_words = scope_match(where.scope, where.scope_prefix)
         limit = with_margin(k)
         while True:
@@ -111,7 +117,7 @@ class SQLiteIndexedSearch:
     def get_vectors(self, ids: Sequence[str], owner: Tenant | None = None) -> dict[str, np.ndarray]:
         """From the vector index's float32 copies when it is current (a point read from vec0 costs ~0.2 ms); inside a
         write transaction, or for rows the graph lacks, from the database."""
-        if self.vector_index is None or not ids or self._in_write_transaction():
+        if self.vector_index is None or not ids or self.held_by_this_thread():  # type: ignore[attr-defined]
             return super().get_vectors(ids, owner)  # type: ignore[misc]
         if owner is not None:
             ids = list(self.get_memories(ids, owner=owner))

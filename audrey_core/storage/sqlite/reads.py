@@ -36,8 +36,7 @@ class SQLiteReads(SQLReads):
         conditions = self._vector_conditions(where)
         if conditions is None:
             return []
-        # inside a write transaction the graph may lack this transaction's rows: the scan sees them
-        if self.vector_index is not None and not self._in_write_transaction():
+        if self.vector_index is not None:
             hits = self._from_index("vector", lambda: self._indexed_knn(vector, k, where))
             if hits is not None:
                 return hits

@@ -157,6 +157,3 @@ class SQLiteSearchLog:
             if index is not None:
                 index.rebuild()
         return self.search_indexes()
-
-    def _in_write_transaction(self) -> bool:
-        return bool(self._depth) and self.held_by_this_thread()
