@@ -1,5 +1,66 @@
 """Derived search indexes beside the database: caches of what the database holds, caught up from its change log and
-rebuilt from it whenever they are missing, damaged or stale. The database stays the only truth."""
+rebuilt from it whenever they are missing, damaged or stale. The database stays the only truth.
+
+The thread contract (read this before changing a lock or a thread here; ARCHITECTURE.md has the same in short)
+=================================================================================================================
+
+Locks, and what each guards:
+
+1. ``IndexFolder.writer_lock()`` (folder.py): being the one writer of an index folder's files (snapshots, the state
+   file, tantivy segments), across threads (a ``threading.Lock``) and processes (``flock`` on ``writer.lock``, which
+   the kernel releases when its holder dies). Waits at most ``WRITER_WAIT_S`` and no longer than its ``stop()``,
+   then raises ``IndexLockTimeout`` (an ``OSError``: a search that meets it goes to the database).
+2. ``VectorIndex.lock`` (vector.py): what the vector index knows: which graph, the float32 rows, each row's
+   partition code, the partitions and their counts, the waiting rows, the change applied and saved, mapped / stale,
+   the copy under way. ``KeywordIndex._lock`` (keyword.py) likewise: the open tantivy index, its generation and the
+   change applied (a keyword search takes no lock: a searcher is a consistent view of one commit).
+3. ``VectorIndex.graph_lock`` (vector_inserts.py): the usearch graph's contents (search, add, remove, save) and the
+   slices inserted but not yet taken out of the waiting rows (``_landed``).
+4. The store's locks (storage/sqlite/store.py): ``_lock`` (the main connection, every write transaction) and
+   ``_side_lock`` (the side connection the indexes read the log and rows through).
+5. Leaves, held for a few instructions around no other lock: ``CatchesUpOnce._batches_lock`` (once.py), the worker
+   and scheduler conditions (stages/), the thread registry's (audrey_core/threads.py).
+
+The one order, on every path: writer lock -> the index's ``lock`` -> ``graph_lock`` -> the store's locks. A thread
+never waits for a lock while holding one later in the order. Where a path needs an earlier lock it lets go first:
+a catch-up that finds it must rebuild releases ``lock`` and takes the writer lock, then ``lock`` again, and checks
+again (``VectorIndex._ensure_fresh``, ``KeywordIndex._ensure_fresh``); a background save lets go of ``lock`` while it
+writes the graph under ``graph_lock`` and takes ``lock`` back only after letting go of ``graph_lock``
+(``_write_snapshot``). A search that finds a background insert mid-slice waits for ``graph_lock`` (one slice, ~30 ms).
+
+Transactions: a thread inside a read or write of the store (holding its ``_lock``) never touches an index: the
+storage layer sends its searches to the database (``SQLiteIndexedSearch._from_index``, ``get_vectors``), which also
+sees the transaction's own rows. So no index lock is ever waited for under the store's lock, and an index's log reads
+(the side connection, committed data) and prunes (short write transactions of their own) run outside any caller's.
+
+Threads: every one is started by ``audrey_core.threads.start`` (never a daemon: a daemon thread inside usearch or
+tantivy at interpreter exit aborts the process), is joined by its owner's ``close()`` with a timeout that names what
+it waited for, and checks ``closed or threads.stopping()`` between slices of work:
+
+- ``audrey-graph-insert`` (``VectorIndex._inserter``): moves waiting rows into the graph, 128 at a time; started by
+  a catch-up once ``PENDING_MAX`` rows wait; stops between slices.
+- ``audrey-graph-save`` (``VectorIndex._saver``): writes a snapshot after ``SAVE_AFTER`` changes; stops waiting for
+  the writer lock once closing; a write under way finishes (seconds at 1M rows).
+- ``audrey-graph-copy`` (``VectorIndex._copy``): copies a mapped snapshot into memory before the first insert (one
+  usearch call, under a second at 1M rows).
+- ``audrey-prefetch`` (``VectorIndex._prefetcher``, ``SQLiteStorage._prefetcher``): reads a large store's files
+  into the OS cache; stops between 16 MB reads.
+
+Outside this package, the same registry starts ``audrey-validation`` (stages/worker.py) and ``audrey-consolidation``
+(stages/scheduler.py); recall's search pool is a ``concurrent.futures`` pool, which the interpreter joins itself.
+
+Shutdown: ``Audrey.close()`` stops the schedule (a run under way finishes), validates what is queued, then closes the
+store, which closes the vector index (no new slice, save or copy starts; each thread above is joined) and then the
+connections. At interpreter exit without ``close()``, ``threads._at_exit`` (run before the interpreter joins
+threads) tells every owner to stop: validation ends after its batch and releases its claims (the next open of the
+store validates the rest: storage/sql/validation_queue.py), the index threads end at their next slice, and committed
+writes are in the database already. A search never waits on a thread to end.
+
+Where upkeep runs: a catch-up (reading the rows the log names, searched exactly beside the graph until inserted)
+runs in the thread that searches, inside ``ensure_fresh``; inside a validation batch once per batch (once.py). A
+rebuild (no usable snapshot, or a catch-up of more changes than ``VECTOR_REBUILD_AFTER`` and half the graph) also
+runs in the thread that needs it, holding the writer lock and ``lock``: searches on other threads wait for it.
+"""
 
 from .keyword import KeywordIndex, keyword_index_available
 from .vector import VectorIndex, vector_index_available
