@@ -39,9 +39,10 @@ class IndexFolder:
         if self.path is None:
             return dict(self._state)
         try:
-            return json.loads((self.path / "state.json").read_text())
+            state = json.loads((self.path / "state.json").read_text())
         except (OSError, ValueError):
             return {}  # missing or damaged: the index is rebuilt
+        return state if isinstance(state, dict) else {}
 
     def next_generation(self) -> str:
         """The name of the next generation of files ("g1", "g2", ...) after the one the state file names (the caller

@@ -31,7 +31,7 @@ from .once import CatchesUpOnce
 try:
     import tantivy
 except ImportError:  # a platform without wheels: Audrey searches through SQLite's FTS5 instead
-    tantivy = None
+    tantivy = None  # type: ignore[assignment]
 
 log = logging.getLogger(__name__)
 FORMAT = 2  # bump when the schema or the analyzer changes: older index folders are rebuilt

@@ -49,7 +49,7 @@ from .vector_snapshot import Partition, read_snapshot
 try:
     from usearch.index import Index as HNSW
 except ImportError:  # a platform without wheels: sqlite-vec scans instead
-    HNSW = None
+    HNSW = None  # type: ignore[assignment,misc]
 
 log = logging.getLogger(__name__)
 

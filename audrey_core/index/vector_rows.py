@@ -16,7 +16,8 @@ import numpy as np
 def cosine_distances(vectors: np.ndarray, norms: np.ndarray, query: np.ndarray) -> np.ndarray:
     """1 - cosine similarity of each row with ``query`` (1 for a zero row: no direction, so unrelated)."""
     scale = norms * float(np.linalg.norm(query))
-    return (1.0 - (vectors @ query) / np.where(scale > 0, scale, 1.0)).astype(np.float32)
+    distances: np.ndarray = (1.0 - (vectors @ query) / np.where(scale > 0, scale, 1.0)).astype(np.float32)
+    return distances
 
 
 class RowVectors:

@@ -58,7 +58,7 @@ def read_snapshot(
         return None
     files = [generation.with_suffix(".usearch"), generation.with_suffix(".f32.npy")]  # the graph, its rows
     applied = int(state["applied"])
-    return Snapshot(graph, rows, row_codes.astype(np.int32), partitions, applied, waiting.astype(np.int64), files)  # type: ignore[arg-type]
+    return Snapshot(graph, rows, row_codes.astype(np.int32), partitions, applied, waiting.astype(np.int64), files)
 
 
 def new_generation(folder: IndexFolder) -> Path:
