@@ -219,6 +219,9 @@ EXPANSION_SEARCH = 128  # at 100k rows; smaller graphs narrow it, larger ones wi
 EXPANSION_MIN = 64
 SAVE_AFTER = 10_000  # changes applied in memory before a new snapshot is written
 VECTOR_REBUILD_AFTER = 20_000  # more changes than this (and than half the graph) to catch up: rebuild instead
+# A rebuild of more rows than this runs on a background thread while searches go to the database (exact, slower);
+# of fewer, in the thread that needs it (20,000 rows: ~3 s for the graph, ~1 s for the keyword index on two cores).
+BUILD_INLINE_UPTO = 20_000
 EXACT_BELOW = 5_000  # row ids below this: scanned exhaustively (as fast as walking the graph, and exact)
 PENDING_MAX = 512  # rows caught up but not yet in the graph, searched exactly, before a background insert begins
 PENDING_BUSY = 4_096  # waiting rows a validation run of graph searches inserts itself (~0.4 ms to scan them all)

@@ -56,6 +56,12 @@ class ClosedError(AudreyError):
     """The Audrey instance was used after ``close()``."""
 
 
+class IndexNotReady(Exception):
+    """Internal, never reaches a caller: a derived search index is being built in the background, so the search goes
+    to the database meanwhile (exact, slower). Here so the storage layer can catch it without importing the index
+    package (which loads tantivy and usearch)."""
+
+
 __all__ = [
     "AudreyError",
     "ClosedError",

@@ -10,12 +10,13 @@ Locks, and what each guards:
    file, tantivy segments), across threads (a ``threading.Lock``) and processes (``flock`` on ``writer.lock``, which
    the kernel releases when its holder dies). Waits at most ``WRITER_WAIT_S`` and no longer than its ``stop()``,
    then raises ``IndexLockTimeout`` (an ``OSError``: a search that meets it goes to the database).
-2. ``VectorIndex.lock`` (vector.py): what the vector index knows: which graph, the float32 rows, each row's
-   partition code, the partitions and their counts, the waiting rows, the change applied and saved, mapped / stale,
-   the copy under way. ``KeywordIndex._lock`` (keyword.py) likewise: the open tantivy index, its generation and the
-   change applied (a keyword search takes no lock: a searcher is a consistent view of one commit).
-3. ``VectorIndex.graph_lock`` (vector_inserts.py): the usearch graph's contents (search, add, remove, save) and the
-   slices inserted but not yet taken out of the waiting rows (``_landed``).
+2. ``VectorIndex.lock`` (vector.py): what the vector index knows, every piece of it declared once in
+   ``VectorIndex.__init__``: which graph, the float32 rows, the partition table, the waiting rows, the change
+   applied and saved, mapped / stale, and the insert and save components' thread handles. ``KeywordIndex._lock``
+   (keyword.py) likewise: the open tantivy index, its generation and the change applied (a keyword search takes no
+   lock: a searcher is a consistent view of one commit).
+3. ``VectorIndex.graph_lock``: the usearch graph's contents (search, add, remove, save) and the slices inserted but
+   not yet taken out of the waiting rows (``landed``; ``graph_held()`` takes the lock and lands them).
 4. The store's locks (storage/sqlite/store.py): ``_lock`` (the main connection, every write transaction) and
    ``_side_lock`` (the side connection the indexes read the log and rows through).
 5. Leaves, held for a few instructions around no other lock: ``CatchesUpOnce._batches_lock`` (once.py), the worker
@@ -33,6 +34,11 @@ storage layer sends its searches to the database (``SQLiteIndexedSearch._from_in
 sees the transaction's own rows. So no index lock is ever waited for under the store's lock, and an index's log reads
 (the side connection, committed data) and prunes (short write transactions of their own) run outside any caller's.
 
+Who owns what: ``VectorIndex`` and ``KeywordIndex`` own all their state. ``GraphInserts`` (vector_inserts.py) and
+``SnapshotSaves`` (vector_saves.py) are parts of a ``VectorIndex``, given it at construction: they own their
+threads and act on its state under its locks; ``CatchUpOnce`` (once.py) and ``PartitionTable``
+(vector_partitions.py) hold only their own.
+
 Threads: every one is started by ``audrey_core.threads.start`` (never a daemon: a daemon thread inside usearch or
 tantivy at interpreter exit aborts the process), is joined by its owner's ``close()`` with a timeout that names what
 it waited for, and checks ``closed or threads.stopping()`` between slices of work:
@@ -43,6 +49,9 @@ it waited for, and checks ``closed or threads.stopping()`` between slices of wor
   the writer lock once closing; a write under way finishes (seconds at 1M rows).
 - ``audrey-graph-copy`` (``VectorIndex._copy``): copies a mapped snapshot into memory before the first insert (one
   usearch call, under a second at 1M rows).
+- ``audrey-graph-build`` (``VectorIndex._builder``) and ``audrey-keyword-build`` (``KeywordIndex._builder``): a
+  rebuild of more than ``BUILD_INLINE_UPTO`` rows; holds the writer lock throughout, the index's lock only to
+  install what it built; stops between batches once closing.
 - ``audrey-prefetch`` (``VectorIndex._prefetcher``, ``SQLiteStorage._prefetcher``): reads a large store's files
   into the OS cache; stops between 16 MB reads.
 
@@ -50,16 +59,23 @@ Outside this package, the same registry starts ``audrey-validation`` (stages/wor
 (stages/scheduler.py); recall's search pool is a ``concurrent.futures`` pool, which the interpreter joins itself.
 
 Shutdown: ``Audrey.close()`` stops the schedule (a run under way finishes), validates what is queued, then closes the
-store, which closes the vector index (no new slice, save or copy starts; each thread above is joined) and then the
-connections. At interpreter exit without ``close()``, ``threads._at_exit`` (run before the interpreter joins
+store, which closes both indexes (no new slice, save, copy or build batch starts; each thread above is joined) and
+then the connections. At interpreter exit without ``close()``, ``threads._at_exit`` (run before the interpreter joins
 threads) tells every owner to stop: validation ends after its batch and releases its claims (the next open of the
 store validates the rest: storage/sql/validation_queue.py), the index threads end at their next slice, and committed
 writes are in the database already. A search never waits on a thread to end.
 
-Where upkeep runs: a catch-up (reading the rows the log names, searched exactly beside the graph until inserted)
-runs in the thread that searches, inside ``ensure_fresh``; inside a validation batch once per batch (once.py). A
-rebuild (no usable snapshot, or a catch-up of more changes than ``VECTOR_REBUILD_AFTER`` and half the graph) also
-runs in the thread that needs it, holding the writer lock and ``lock``: searches on other threads wait for it.
+Where upkeep runs: a catch-up (up to ``VECTOR_REBUILD_AFTER`` / ``KEYWORD_REBUILD_AFTER`` changes: the vector
+index reads the rows and searches them exactly until the insert thread takes them; the keyword index writes them)
+runs in the thread that searches, inside ``ensure_fresh``, once per validation batch (once.py). A rebuild (no usable
+snapshot, a log pruned past the index, or a bulk load larger than a catch-up) runs in that thread only for a store
+of at most ``BUILD_INLINE_UPTO`` rows (seconds); above, on a build thread, and until it is installed
+``ensure_fresh`` raises ``IndexNotReady`` and the storage layer sends the search to the database (exact, slower):
+never minutes inside a recall. ``audrey reindex`` (``rebuild()``) builds in the caller's thread, on purpose.
+
+What recall writes: the principles the consumer took are reinforced in one short write transaction per recall,
+after the results are handed over (stages/recall_results.py); nothing else on the recall path writes, and no index
+write happens inside it.
 """
 
 from .keyword import KeywordIndex, keyword_index_available

@@ -18,15 +18,19 @@ import logging
 import math
 import shutil
 import threading
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
-from ..config import KEYWORD_PRUNE_AFTER, KEYWORD_REBUILD_AFTER, MEMORY_TYPES, WRITER_HEAP
+from .. import threads
+from ..config import BUILD_INLINE_UPTO, KEYWORD_PRUNE_AFTER, KEYWORD_REBUILD_AFTER, MEMORY_TYPES, WRITER_HEAP
+from ..errors import IndexNotReady
 from ..rules.keywords import informative_terms
 from .folder import IndexFolder
-from .once import CatchesUpOnce
+from .once import CatchUpOnce
+from .threads import background, exiting
 
 try:
     import tantivy
@@ -48,6 +52,7 @@ class TextSource(Protocol):
 
     def search_log_head(self) -> int: ...
     def search_log_since(self, seq: int) -> tuple[int, list[int]] | None: ...
+    def text_row_count(self) -> int: ...
     def text_documents(self, rowids: Sequence[int] | None) -> Iterable[tuple[int, str, str, str, str]]: ...
     def prune_search_log(self, upto: int) -> None: ...
 
@@ -89,7 +94,7 @@ def _idf_boost(matching: int, total: int) -> float:
     return max(1e-6, math.log(odds)) / math.log1p(odds)
 
 
-class KeywordIndex(CatchesUpOnce):
+class KeywordIndex:
     """One store's keyword index, in ``folder`` (None: in memory). Thread-safe; any number of processes may share a
     folder: one writes at a time, the others reload what it committed."""
 
@@ -104,13 +109,30 @@ class KeywordIndex(CatchesUpOnce):
         self._index: Any = None
         self._generation: str | None = None
         self.applied = -1
-        CatchesUpOnce.__init__(self)
+        self.closed = False  # no background build starts once set
+        self.freshness = CatchUpOnce(self._ensure_fresh)
+        self._builder: threading.Thread | None = None  # audrey-keyword-build
+        self._build_error: Exception | None = None  # why the last background build failed (raised once)
+        threads.register(self)
+
+    def ensure_fresh(self) -> None:
+        """Apply every logged change not in the index yet (once per batch inside :meth:`caught_up_once`)."""
+        self.freshness.ensure_fresh()
+
+    def caught_up_once(self) -> AbstractContextManager[None]:
+        return self.freshness.caught_up_once()
 
     # -- freshness ----------------------------------------------------------------------------------------------
 
     def _ensure_fresh(self) -> None:
-        """Apply every logged change not in the index yet (rebuilding it when the log no longer reaches back or its
-        files cannot be read or written)."""
+        """Apply every logged change not in the index yet (rebuilding it when the log no longer reaches back, a bulk
+        load makes replaying slower than building, or its files cannot be read or written). A rebuild of more rows
+        than BUILD_INLINE_UPTO runs in the background: :class:`IndexNotReady` until it is done."""
+        if self.building():
+            raise IndexNotReady("the keyword index is being rebuilt in the background")
+        if self._build_error is not None:
+            error, self._build_error = self._build_error, None
+            raise RuntimeError(f"the keyword index could not be rebuilt: {error}")  # the caller backs off a while
         with self._lock:
             head = self.source.search_log_head()
             if self._index is not None and self.applied >= head:
@@ -123,14 +145,57 @@ class KeywordIndex(CatchesUpOnce):
                 return  # caught up by another thread meanwhile
             state = self.folder.read_state()  # another process may have caught up meanwhile
             self._follow(state)
-            if self._index is None or state.get("generation") != self._generation:
-                self._rebuild()  # none yet, or ours is gone (the folder deleted under us) and none other usable
-            elif self.applied < head:
-                try:
-                    self._catch_up()
-                except (OSError, ValueError) as exc:  # its files deleted or damaged under us
-                    log.warning("keyword index cannot be caught up (%s); rebuilding it", exc)
-                    self._rebuild()
+            current = self._index is not None and state.get("generation") == self._generation
+            try:
+                if current and (self.applied >= head or self._catch_up()):
+                    return
+            except (OSError, ValueError) as exc:  # its files deleted or damaged under us
+                log.warning("keyword index cannot be caught up (%s); rebuilding it", exc)
+            if self.source.text_row_count() > BUILD_INLINE_UPTO:
+                self._start_build()
+                raise IndexNotReady("the keyword index is being rebuilt in the background")
+            self._rebuild()  # none yet, ours is gone (the folder deleted under us), or a bulk load
+
+    def building(self) -> bool:
+        """Whether a rebuild runs in the background (searches go to the database meanwhile)."""
+        return self._builder is not None and self._builder.is_alive()
+
+    def _start_build(self) -> None:
+        if not self.building() and not self.closed:
+            self._builder = background(self._build_in_background, "audrey-keyword-build")
+
+    def _build_in_background(self) -> None:
+        """Build a new generation holding only the writer lock (searches go to the database meanwhile), then switch
+        to it and catch up what was committed during the build. Stops between rows once the index closes."""
+        stop = lambda: self.closed or exiting()  # noqa: E731
+        try:
+            with self.folder.writer_lock(stop=stop):
+                with self._lock:
+                    state = self.folder.read_state()
+                    self._follow(state)
+                    current = self._index is not None and state.get("generation") == self._generation
+                    if current and (self.applied >= self.source.search_log_head() or self._catch_up()):
+                        return  # another process rebuilt it meanwhile
+                head = self.source.search_log_head()  # read first: changes after it are caught up below
+                built = self._build(stop)
+                if built is None:
+                    return
+                with self._lock:
+                    self._install(*built, head)
+                    if self.applied < self.source.search_log_head():
+                        self._catch_up()  # what was committed during the build (or, if too much, the next search)
+        except Exception as exc:  # a cache: searches go to the database; the next search reports it, then retries
+            log.warning("keyword index not rebuilt (%s)", exc)
+            self._build_error = exc
+
+    def close(self) -> None:
+        """Stop a background rebuild and wait for it. The index holds nothing else to release."""
+        self.closed = True
+        threads.unregister(self)
+        threads.join(self._builder, "rebuilding the keyword index")
+
+    def stop_for_exit(self) -> None:
+        self.closed = True
 
     def _follow(self, state: dict[str, Any]) -> None:
         """Open (or reload) the generation the state names, if it is usable."""
@@ -164,7 +229,15 @@ class KeywordIndex(CatchesUpOnce):
         return index
 
     def _rebuild(self) -> None:
+        """Build a new generation here and switch to it (the caller holds the writer lock and ``_lock``)."""
         head = self.source.search_log_head()  # read first: changes after it are caught up later
+        built = self._build()
+        assert built is not None  # never stopped
+        self._install(*built, head)
+
+    def _build(self, stop: Callable[[], bool] = lambda: False) -> tuple[Any, str] | None:
+        """A new generation holding every text row (the caller holds the writer lock); None if ``stop()`` became
+        true first. No one searches it until :meth:`_install`."""
         generation = self.folder.next_generation()
         path = None
         if self.folder.path is not None:
@@ -177,27 +250,37 @@ class KeywordIndex(CatchesUpOnce):
         for row in self.source.text_documents(None):
             writer.add_document(self._document(*row))
             count += 1
+            if count % 4096 == 0 and stop():
+                writer.rollback()
+                if path is not None:
+                    shutil.rmtree(path, ignore_errors=True)
+                return None
         writer.commit()
         writer.wait_merging_threads()
         index.reload()
+        log.info("keyword index built: %d rows", count)
+        return index, generation
+
+    def _install(self, index: Any, generation: str, head: int) -> None:
+        """Search ``index`` from now on, as of change ``head`` (the caller holds the writer lock and ``_lock``)."""
         self.folder.write_state(self._state(generation, head))
         self._index, self._generation, self.applied = index, generation, head
-        log.info("keyword index rebuilt: %d rows", count)
         if self.folder.path is not None:
             for old in self.folder.path.glob("g*"):
                 if old.is_dir() and old.name != generation:
                     shutil.rmtree(old, ignore_errors=True)
 
-    def _catch_up(self) -> None:
+    def _catch_up(self) -> bool:
+        """Replay the log since the change applied (the caller holds the writer lock and ``_lock``); False, with
+        nothing changed, when only a rebuild can: the log was pruned past the index, or a bulk load makes replaying
+        it slower than building afresh."""
         found = self.source.search_log_since(self.applied)
-        if found is None:  # the log was pruned past this index: it cannot be caught up, only rebuilt
-            self._rebuild()
-            return
+        if found is None:
+            return False
         upto, rowids = found
         changed = sorted(set(rowids))
         if len(changed) > max(KEYWORD_REBUILD_AFTER, self._index.searcher().num_docs // 2):
-            self._rebuild()  # a bulk load: building afresh is quicker than replaying it
-            return
+            return False
         before = self.applied
         writer = self._index.writer(WRITER_HEAP, 1)
         # one delete for all (by query: a delete by term does not match a u64 field from Python)
@@ -211,6 +294,7 @@ class KeywordIndex(CatchesUpOnce):
         self.applied = upto
         if upto // KEYWORD_PRUNE_AFTER > before // KEYWORD_PRUNE_AFTER:  # now and then, not on every catch-up
             self.source.prune_search_log(upto)
+        return True
 
     def _state(self, generation: str | None, applied: int) -> dict[str, Any]:
         return {"format": FORMAT, "store": self.source.store_id, "generation": generation, "applied": applied}

@@ -3,21 +3,21 @@
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
 
-class CatchesUpOnce:
-    """Mixed into an index whose ``_ensure_fresh`` catches it up from the change log (its ``__init__`` calls
-    ``CatchesUpOnce.__init__``). Inside :meth:`caught_up_once`, ``ensure_fresh`` reads the log on this thread's
-    first call only. Why: reading the log's head costs a query (~30 us, and the GIL) per search; validation makes two
-    or three searches per episode, for batches of hundreds, and need not see rows committed while it runs (an episode
-    encoded meanwhile is validated later, against these)."""
+class CatchUpOnce:
+    """Owned by an index, whose ``catch_up`` applies its change log. Inside :meth:`caught_up_once`,
+    :meth:`ensure_fresh` reads the log on this thread's first call only. Why: reading the log's head costs a query
+    (~30 us, and the GIL) per search; validation makes two or three searches per episode, for batches of hundreds,
+    and need not see rows committed while it runs (an episode encoded meanwhile is validated later, against these)."""
 
-    def __init__(self) -> None:
+    def __init__(self, catch_up: Callable[[], None]) -> None:
+        self._catch_up = catch_up
         self._scopes = threading.local()  # per thread: depth (scopes entered), done (caught up in the outermost one)
         self._batches = 0  # outermost scopes under way, on every thread
-        self._batches_lock = threading.Lock()
+        self._batches_lock = threading.Lock()  # a leaf: guards the count only
 
     def ensure_fresh(self) -> None:
         """Apply every logged change not in the index yet; inside :meth:`caught_up_once`, on this thread's first
@@ -25,7 +25,7 @@ class CatchesUpOnce:
         inside = self.in_a_batch()
         if inside and self._scopes.done:
             return
-        self._ensure_fresh()  # type: ignore[attr-defined]
+        self._catch_up()
         if inside:
             self._scopes.done = True
 

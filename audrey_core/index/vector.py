@@ -16,7 +16,12 @@ rows wait beside the graph, searched exactly, until a background thread inserts 
 copy of a mapped graph, made in the background too). Agent, memory type and scope of each row are kept beside the
 graph (as a partition code per row) so the caller can size the search to its filter and drop rows of other
 partitions without asking the database. A missing, damaged or foreign snapshot (another store, model or vector
-table, or ahead of the log: a database restored from an older copy) is rebuilt from the database.
+table, or ahead of the log: a database restored from an older copy) is rebuilt from the database: in the thread that
+needs it when the store is small, else on a background thread while searches go to the database.
+
+Threads and locks: see the package's contract (``audrey_core/index/__init__.py``). :class:`VectorIndex` owns every
+piece of state; :class:`~.vector_inserts.GraphInserts` and :class:`~.vector_saves.SnapshotSaves` own their threads
+and act on the index they are given.
 """
 
 from __future__ import annotations
@@ -24,27 +29,25 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 from typing import Any, Protocol
 
 import numpy as np
 
 from .. import threads
-from ..config import (
-    EXACT_BELOW,
-    PREFETCH_FROM,
-    RESCORE_EXTRA,
-    VECTOR_REBUILD_AFTER,
-)
+from ..config import BUILD_INLINE_UPTO, EXACT_BELOW, PREFETCH_FROM, RESCORE_EXTRA, VECTOR_REBUILD_AFTER
+from ..errors import IndexNotReady
 from .folder import IndexFolder
-from .once import CatchesUpOnce
-from .threads import prefetch
-from .vector_graph import expansion_for, graph_options
+from .once import CatchUpOnce
+from .threads import background, exiting, prefetch
+from .vector_graph import BuiltGraph, build, expansion_for, graph_options
 from .vector_inserts import GraphInserts
+from .vector_partitions import Partition, PartitionTable
 from .vector_rows import RowVectors, WaitingRows
 from .vector_saves import SnapshotSaves
-from .vector_snapshot import Partition, read_snapshot
+from .vector_snapshot import read_snapshot
 
 try:
     from usearch.index import Index as HNSW
@@ -64,13 +67,14 @@ class VectorSource(Protocol):
     def vector_identity(self) -> dict[str, Any]: ...
     def vector_log_head(self) -> int: ...
     def vector_log_since(self, seq: int) -> tuple[int, list[int]] | None: ...
+    def vector_row_count(self) -> int: ...
     def vector_documents(
         self, rowids: Sequence[int] | None
     ) -> Iterable[tuple[np.ndarray, list[Partition], np.ndarray]]: ...
     def prune_vector_log(self, upto: int) -> None: ...
 
 
-class VectorIndex(CatchesUpOnce, GraphInserts, SnapshotSaves):
+class VectorIndex:
     """One store's vector index, snapshots in ``folder`` (None: in memory only). Thread-safe; any number of
     processes may share a folder: each holds its own graph, one writes a snapshot at a time."""
 
@@ -80,51 +84,63 @@ class VectorIndex(CatchesUpOnce, GraphInserts, SnapshotSaves):
         self.folder = IndexFolder(folder)
         self.source = source
         self.dimensions = int(dimensions)
-        self.lock = threading.RLock()  # what the index knows; graph_lock: the graph (see vector_inserts)
-        self.graph_lock = threading.RLock()
-        self._landed: list[tuple[np.ndarray, np.ndarray]] = []
-        CatchesUpOnce.__init__(self)
+        self.lock = threading.RLock()  # guards everything below but the graph's contents and `landed`
+        self.graph_lock = threading.RLock()  # guards the graph's contents and `landed` (see vector_inserts)
         self.graph: Any = None
-        self.identity: dict[str, Any] = {}
-        self.applied = -1
+        self.identity: dict[str, Any] = {}  # what the graph was built from (store, model, vector table)
+        self.applied = -1  # the last logged change the index holds
         self.saved = -1  # the change the last snapshot (ours or another process's) holds
-        self.partitions: list[Partition] = []
-        self._codes: dict[Partition, int] = {}
-        self.row_codes = np.full(0, -1, dtype=np.int32)  # vector row id -> partition code, -1 when absent
-        self.counts = np.zeros(0, dtype=np.int64)  # rows per partition code
+        self.table = PartitionTable()  # each row's partition
         self.rows = RowVectors(self.dimensions)  # the float32 vector of every row held (graph or waiting)
+        self.waiting = WaitingRows(self.dimensions)  # caught up, not in the graph yet: inserted in the background
+        self.landed: list[tuple[np.ndarray, np.ndarray]] = []  # (keys, serials) inserted, still listed as waiting
         # A loaded snapshot is mapped from its file, read-only (opening takes milliseconds whatever the size, and the
         # processes on one store share its pages); rows removed meanwhile are left out of its answers (stale) until
-        # the first insert copies it into memory (_writable), a copy begun in the background (_settle).
-        self._mapped = False
-        self._copy: tuple[Any, threading.Thread, list[Any]] | None = None  # (mapped graph, copier, [its copy])
-        self._inserter: threading.Thread | None = None
-        self._saver: threading.Thread | None = None
-        self._walked = 0.0  # when the last graph search ended: background inserts give way to a stream of searches
-        self._bulk = 0
-        self._prefetcher: threading.Thread | None = None
-        self._closed = False
+        # the first insert copies it into memory (GraphInserts.writable, a copy begun in the background).
+        self.mapped = False
+        self.stale = np.zeros(0, dtype=np.int64)
+        self.closed = False  # no background work starts once set (a flag: read without the lock)
+        self.freshness = CatchUpOnce(self._ensure_fresh)
+        self.inserts = GraphInserts(self)
+        self.saves = SnapshotSaves(self)
+        self._builder: threading.Thread | None = None  # audrey-graph-build
+        self._build_error: Exception | None = None  # why the last background build failed (raised once)
+        self._prefetcher: threading.Thread | None = None  # audrey-prefetch
         threads.register(self)
-        self._stale = np.zeros(0, dtype=np.int64)
-        self.waiting = WaitingRows(self.dimensions)  # caught up, not in the graph yet: they join it in _settle
 
     # -- freshness ----------------------------------------------------------------------------------------------
 
+    def ensure_fresh(self) -> None:
+        """Apply every logged change not in the index yet (once per batch inside :meth:`caught_up_once`). Raises
+        :class:`IndexNotReady` while a rebuild runs in the background."""
+        self.freshness.ensure_fresh()
+
+    def caught_up_once(self) -> AbstractContextManager[None]:
+        return self.freshness.caught_up_once()
+
     def _ensure_fresh(self) -> None:
+        if self.building():
+            raise IndexNotReady("the vector index is being rebuilt in the background")
+        if self._build_error is not None:
+            error, self._build_error = self._build_error, None
+            raise RuntimeError(f"the vector index could not be rebuilt: {error}")  # the caller backs off a while
         identity = self.source.vector_identity()
         head = self.source.vector_log_head()
         if self.graph is not None and self.identity == identity and self.applied >= head:
             # Current: no need to wait for a background insert to finish its slice (searches still take the lock).
             if self.lock.acquire(blocking=False):
                 try:
-                    self._settle()
+                    self.inserts.settle()
                 finally:
                     self.lock.release()
             return
         with self.lock:
             if self._caught_up(identity, head):
                 return
-        # A rebuild, or a catch-up that needs one: the writer lock first, then ``lock`` (the package's lock order).
+        if self.source.vector_row_count() > BUILD_INLINE_UPTO:
+            self._start_build()
+            raise IndexNotReady("the vector index is being rebuilt in the background")
+        # A small rebuild, here: the writer lock first, then ``lock`` (the package's lock order).
         with self.folder.writer_lock(), self.lock:
             if (self.graph is None or self.identity != identity) and not self._load(identity):
                 self._rebuild(identity)  # no snapshot of ours (another process may have saved one meanwhile)
@@ -133,15 +149,48 @@ class VectorIndex(CatchesUpOnce, GraphInserts, SnapshotSaves):
 
     def _caught_up(self, identity: dict[str, Any], head: int) -> bool:
         """Load our snapshot if the graph is not ours yet, and catch up (the caller holds ``lock``); False when
-        that needs the writer lock (a rebuild)."""
+        that needs a rebuild."""
         if self.graph is not None and self.identity == identity and self.applied >= head:
             return True  # caught up by another thread meanwhile
         if (self.graph is None or self.identity != identity) and not self._load(identity):
             return False
         return self.applied >= head or self._catch_up(identity, may_rebuild=False)
 
+    def building(self) -> bool:
+        """Whether a rebuild runs in the background (searches go to the database meanwhile)."""
+        return self._builder is not None and self._builder.is_alive()
+
+    def _start_build(self) -> None:
+        with self.lock:
+            if not self.building() and not self.closed:
+                self._builder = background(self._build_in_background, "audrey-graph-build")
+
+    def _build_in_background(self) -> None:
+        """Build the graph without holding ``lock`` (searches go to the database meanwhile), install it, catch up
+        what was committed during the build and save it. Stops between batches once the index closes."""
+        stop = lambda: self.closed or exiting()  # noqa: E731
+        try:
+            with self.folder.writer_lock(stop=stop):
+                identity, head = self.source.vector_identity(), self.source.vector_log_head()
+                with self.lock:
+                    if self._caught_up(identity, head):
+                        return  # another process saved a snapshot meanwhile: loaded
+                began = time.monotonic()
+                built = build(self.source.vector_documents(None), self._new_graph(), self.dimensions, stop)
+                if built is None:
+                    return
+                with self.lock:
+                    self._install(built, identity, head)
+                    self._catch_up(identity, may_rebuild=False)  # what was committed meanwhile
+                    self.saves.save_now()
+                log.info("vector index rebuilt in the background: %d rows in %.1f s", len(built.graph),
+                         time.monotonic() - began)  # fmt: skip
+        except Exception as exc:  # a cache: searches go to the database; the next search reports it, then retries
+            log.warning("vector index not rebuilt (%s)", exc)
+            self._build_error = exc
+
     def _load(self, identity: dict[str, Any]) -> bool:
-        """Map the snapshot the state file names, if it is ours to use."""
+        """Map the snapshot the state file names, if it is ours to use (the caller holds ``lock``)."""
         snapshot = read_snapshot(self.folder, identity, self.dimensions, HNSW.restore)
         if snapshot is None:
             return False
@@ -150,41 +199,36 @@ class VectorIndex(CatchesUpOnce, GraphInserts, SnapshotSaves):
             return False
         if len(snapshot.graph) >= PREFETCH_FROM:
             graph_file, rows_file = snapshot.files  # the graph first: every search walks it, at random
-            self._prefetcher = prefetch([graph_file, rows_file], lambda: self._closed, touch={graph_file})
-        with self._graph_held():
+            self._prefetcher = prefetch([graph_file, rows_file], lambda: self.closed, touch={graph_file})
+        with self.graph_held():
             self.graph, self.identity, self.rows = snapshot.graph, identity, snapshot.rows
-        self._mapped, self._stale = True, np.zeros(0, dtype=np.int64)
+        self.mapped, self.stale = True, np.zeros(0, dtype=np.int64)
         self.waiting.clear()
         if len(snapshot.waiting):  # saved while waiting for an insert: they wait again, searched exactly
             self.waiting.add(snapshot.waiting, snapshot.rows.get(snapshot.waiting)[0])
         self.applied = self.saved = snapshot.applied
-        self.partitions = snapshot.partitions
-        self._codes = {p: i for i, p in enumerate(self.partitions)}
-        self.row_codes = snapshot.row_codes
-        present = self.row_codes[self.row_codes >= 0]
-        self.counts = np.bincount(present, minlength=len(self.partitions)).astype(np.int64)
+        self.table = PartitionTable(snapshot.partitions, snapshot.row_codes)
         return True
 
     def _new_graph(self) -> Any:
         return HNSW(**graph_options(self.dimensions))
 
-    def _rebuild(self, identity: dict[str, Any]) -> None:
-        head = self.source.vector_log_head()  # read first: rows changed after it are replayed by the catch-up
-        with self._graph_held():
-            self.graph, self.identity = self._new_graph(), identity
-        self._mapped, self._stale = False, np.zeros(0, dtype=np.int64)
+    def _install(self, built: BuiltGraph, identity: dict[str, Any], applied: int) -> None:
+        """Search ``built`` from now on (the caller holds ``lock``)."""
+        with self.graph_held():
+            self.graph, self.identity = built.graph, identity
+        self.table, self.rows = built.table, built.rows
+        self.mapped, self.stale = False, np.zeros(0, dtype=np.int64)
         self.waiting.clear()
-        self.partitions, self._codes = [], {}
-        self.row_codes = np.full(0, -1, dtype=np.int32)
-        self.counts = np.zeros(0, dtype=np.int64)
-        self.rows = RowVectors(self.dimensions)
-        added = 0
-        for rowids, partitions, vectors in self.source.vector_documents(None):
-            self._add(rowids, partitions, vectors)
-            added += len(rowids)
-            log.info("vector index: %d rows built", added)
-        self.applied = head
-        self._save()
+        self.applied = applied
+
+    def _rebuild(self, identity: dict[str, Any]) -> None:
+        """Build the graph again here (the caller holds the writer lock and ``lock``) and save it."""
+        head = self.source.vector_log_head()  # read first: rows changed after it are replayed by the catch-up
+        built = build(self.source.vector_documents(None), self._new_graph(), self.dimensions)
+        assert built is not None  # never stopped
+        self._install(built, identity, head)
+        self.saves.save_now()
 
     def _catch_up(self, identity: dict[str, Any], may_rebuild: bool) -> bool:
         """Replay the log since the change applied (the caller holds ``lock``; with ``may_rebuild``, the writer
@@ -209,72 +253,62 @@ class VectorIndex(CatchesUpOnce, GraphInserts, SnapshotSaves):
         if batches:  # what the rows hold now: replaying twice changes nothing
             keys = np.concatenate([b[0] for b in batches]).astype(np.int64)
             added = np.vstack([b[2] for b in batches])
-            self._place(keys, [p for b in batches for p in b[1]], added)
+            self.rows.put(keys, added)
+            self.table.place(keys, [p for b in batches for p in b[1]])
             self.waiting.add(keys, added)
-        self._settle()
+        self.inserts.settle()
         self.applied = max(self.applied, upto)
-        self._save_soon()
+        self.saves.save_soon()
         return True
 
     def _remove(self, rowids: np.ndarray) -> None:
-        inside = rowids[rowids < len(self.row_codes)]
-        codes = self.row_codes[inside.astype(np.int64)]
-        present = inside[codes >= 0]
+        present = self.table.remove(rowids)
         if len(present):
-            if self._mapped:
-                self._stale = np.union1d(self._stale, present.astype(np.int64))
+            if self.mapped:
+                self.stale = np.union1d(self.stale, present)
             else:
-                with self._graph_held():
-                    self.graph.remove(present)  # a key only waiting is not in the graph: nothing happens
-            np.subtract.at(self.counts, codes[codes >= 0], 1)
-            self.row_codes[present.astype(np.int64)] = -1
+                with self.graph_held():
+                    self.graph.remove(present.astype(np.uint64))  # a key only waiting is not in the graph: no-op
             self.waiting.drop(present)
 
-    def _add(self, rowids: np.ndarray, partitions: list[Partition], vectors: np.ndarray) -> None:
-        if len(rowids):
-            with self._graph_held():
-                self._insert(rowids, vectors)
-            self._place(rowids.astype(np.int64), partitions, vectors)
+    @contextmanager
+    def graph_held(self) -> Iterator[None]:
+        """Hold the graph (the caller holds ``lock``), with every landed slice out of the waiting rows."""
+        with self.graph_lock:
+            self.land()
+            yield
 
-    def _place(self, rowids: np.ndarray, partitions: list[Partition], vectors: np.ndarray) -> None:
-        """Record the partition and the float32 vector of each row (graph or waiting)."""
-        self.rows.put(rowids, vectors)
-        codes = np.array([self._code(p) for p in partitions], dtype=np.int32)
-        top = int(rowids.max()) + 1
-        if top > len(self.row_codes):
-            grown = np.full(max(top, 2 * len(self.row_codes)), -1, dtype=np.int32)
-            grown[: len(self.row_codes)] = self.row_codes
-            self.row_codes = grown
-        self.row_codes[rowids] = codes
-        np.add.at(self.counts, codes, 1)
+    def land(self) -> None:
+        """Take the slices inserted since out of the waiting rows (the caller holds both locks)."""
+        for keys, serials in self.landed:
+            still = self.waiting.drop_serials(serials)
+            if not still.all():  # removed (and perhaps added anew) while being inserted
+                self.graph.remove(keys[~still].astype(np.uint64))
+        self.landed.clear()
 
-    def _code(self, partition: Partition) -> int:
-        code = self._codes.get(partition)
-        if code is None:
-            code = self._codes[partition] = len(self.partitions)
-            self.partitions.append(partition)
-            self.counts = np.append(self.counts, 0)
-        return code
+    def inserting(self) -> bool:
+        """Whether a background insert is under way."""
+        return self.inserts.inserting()
+
+    # -- lifecycle ----------------------------------------------------------------------------------------------
 
     def stop_for_exit(self) -> None:
-        self._closed = True  # read by each background thread between its slices (no lock: a flag)
+        self.closed = True  # read by each background thread between its slices
 
     def close(self) -> None:
-        """Stop inserting, saving and reading ahead in the background (the slice, copy or save under way finishes)
-        and wait for each thread."""
-        self._closed = True
+        """Stop the background work (no new slice, save, copy or build batch starts) and wait for each thread."""
+        self.closed = True
         threads.unregister(self)
-        copier = self._copy[1] if self._copy is not None else None
-        for thread, what in (
-            (self._inserter, "inserting waiting rows into the vector graph"),
-            (self._saver, "saving a vector index snapshot"),
-            (copier, "copying the mapped vector graph"),
+        for thread, what in [
+            (self._builder, "rebuilding the vector index"),
+            *self.inserts.threads(),
+            *self.saves.threads(),
             (self._prefetcher, "reading the vector index's files ahead"),
-        ):
+        ]:
             threads.join(thread, what)
 
     def rebuild(self) -> None:
-        """Build the graph again from the database (``audrey reindex``)."""
+        """Build the graph again from the database, here (``audrey reindex``)."""
         with self.folder.writer_lock(), self.lock:
             self._rebuild(self.source.vector_identity())
 
@@ -282,20 +316,13 @@ class VectorIndex(CatchesUpOnce, GraphInserts, SnapshotSaves):
 
     def codes_for(self, agent: str | None, memory_types: Sequence[str] | None, scope: Any) -> np.ndarray:
         """Partition codes whose agent, type and encoded scope pass; ``scope(encoded) -> bool`` tests the scope."""
-        return np.array(
-            [
-                code
-                for code, (a, t, s) in enumerate(self.partitions)
-                if (agent is None or a == agent) and (memory_types is None or t in memory_types) and scope(s)
-            ],
-            dtype=np.int32,
-        )
+        return self.table.codes_for(agent, memory_types, scope)
 
     def rows_in(self, codes: np.ndarray) -> int:
-        return int(self.counts[codes].sum()) if len(codes) else 0
+        return self.table.rows_in(codes)
 
     def size(self) -> int:
-        return int(self.counts.sum())  # the graph's rows and the waiting ones, less those removed (no lock: a count)
+        return self.table.size()  # the graph's rows and the waiting ones, less those removed (no lock: a count)
 
     def search(self, vector: np.ndarray, count: int, codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Row ids and cosine distances of the rows of partitions ``codes`` among the ``count`` nearest rows (all
@@ -307,7 +334,7 @@ class VectorIndex(CatchesUpOnce, GraphInserts, SnapshotSaves):
         with self.lock:
             if self.rows.length <= EXACT_BELOW:  # small: every row held, exactly
                 distances = self.rows.scan(query)
-                keys = np.flatnonzero(self.row_codes[: len(distances)] >= 0)
+                keys = np.flatnonzero(self.table.row_codes[: len(distances)] >= 0)
                 distances = distances[keys]
             else:
                 keys, distances = self._walk(query, count)
@@ -316,21 +343,21 @@ class VectorIndex(CatchesUpOnce, GraphInserts, SnapshotSaves):
                 keys, distances = keys[nearest], distances[nearest]
             order = np.argsort(distances, kind="stable")
             keys, distances = keys[order], distances[order]
-            mine = np.isin(self.row_codes[keys], codes)
+            mine = self.table.in_codes(keys, codes)
             return keys[mine], distances[mine]
 
     def _walk(self, query: np.ndarray, count: int) -> tuple[np.ndarray, np.ndarray]:
         """The graph's ``count`` nearest re-scored exactly, and the nearest of the rows waiting beside it."""
-        self._searching()
+        self.inserts.searching()
         keys = np.zeros(0, dtype=np.int64)
-        with self._graph_held():
+        with self.graph_held():
             if len(self.graph):
                 self.graph.expansion_search = expansion_for(len(self.graph))
                 asked = min(count + RESCORE_EXTRA, len(self.graph))
                 keys = np.asarray(self.graph.search(query, asked).keys, dtype=np.int64)
-        self._walked = time.monotonic()  # the run goes on from here (see _giving_way)
-        if len(self._stale):  # removed since the mapped snapshot (the key may be waiting again, anew)
-            keys = keys[~np.isin(keys, self._stale)]
+        self.inserts.walked = time.monotonic()  # the run goes on from here (see GraphInserts._in_a_run)
+        if len(self.stale):  # removed since the mapped snapshot (the key may be waiting again, anew)
+            keys = keys[~np.isin(keys, self.stale)]
         distances = self.rows.distances(keys, query)
         if len(self.waiting):  # the rows not in the graph yet, exactly: only their `count` nearest can count
             waiting, apart = self.waiting.nearest(query, count)
@@ -340,14 +367,13 @@ class VectorIndex(CatchesUpOnce, GraphInserts, SnapshotSaves):
     def memory_types(self, rowids: np.ndarray) -> list[str]:
         """The memory type of each of ``rowids`` (rows the index holds, as :meth:`search` returns them)."""
         with self.lock:
-            return [self.partitions[code][1] for code in self.row_codes[np.asarray(rowids, dtype=np.int64)].tolist()]
+            return self.table.memory_types(np.asarray(rowids, dtype=np.int64))
 
     def vectors(self, rowids: Sequence[int]) -> dict[int, np.ndarray]:
         """The float32 copies the index holds of ``rowids`` (those it holds)."""
         with self.lock:
             keys = np.asarray(rowids, dtype=np.int64)
-            keys = keys[(keys < len(self.row_codes)) & (keys >= 0)]
-            keys = keys[self.row_codes[keys] >= 0]
+            keys = keys[self.table.held(keys)]
             found, _ = self.rows.get(keys)
             return {int(key): vector for key, vector in zip(keys.tolist(), found)}
 
@@ -361,5 +387,6 @@ class VectorIndex(CatchesUpOnce, GraphInserts, SnapshotSaves):
                 "bytes": self.folder.size_on_disk(),
                 "folder": str(self.folder.path) if self.folder.path is not None else ":memory:",
                 "model": self.identity.get("model"),
-                "mapped": self._mapped,
+                "mapped": self.mapped,
+                "building": self.building(),
             }

@@ -13,63 +13,57 @@ from __future__ import annotations
 
 import logging
 import threading
-from typing import Any
-
-import numpy as np
+from typing import TYPE_CHECKING
 
 from ..config import SAVE_AFTER
-from .folder import IndexFolder
 from .threads import background, exiting, lower_priority
-from .vector_rows import RowVectors, WaitingRows
-from .vector_snapshot import Partition, Snapshot, finish_snapshot, new_generation
+from .vector_snapshot import Snapshot, finish_snapshot, new_generation
+
+if TYPE_CHECKING:
+    from .vector import VectorIndex
 
 log = logging.getLogger(__name__)
 
 
 class SnapshotSaves:
-    """Mixed into :class:`~.vector.VectorIndex`."""
+    """The vector index's snapshots and its save thread."""
 
-    lock: threading.RLock
-    graph_lock: threading.RLock
-    folder: IndexFolder
-    source: Any
-    graph: Any
-    identity: dict[str, Any]
-    rows: RowVectors
-    row_codes: np.ndarray
-    partitions: list[Partition]
-    waiting: WaitingRows
-    applied: int
-    saved: int
-    _stale: np.ndarray
-    _closed: bool
-    _saver: threading.Thread | None
+    def __init__(self, index: VectorIndex) -> None:
+        self.index = index
+        self.thread: threading.Thread | None = None  # audrey-graph-save
 
-    def _save(self) -> None:
+    def threads(self) -> list[tuple[threading.Thread | None, str]]:
+        return [(self.thread, "saving a vector index snapshot")]
+
+    def save_now(self) -> None:
         """Write a snapshot now (the caller holds the writer lock and ``lock``, or the folder is in memory); older
         snapshots and the log they cover are then deleted. Rows waiting for an insert are saved as waiting."""
-        if self.folder.path is None:
-            self.saved = self.applied
+        index = self.index
+        if index.folder.path is None:
+            index.saved = index.applied
             return
         self._write_snapshot(let_go_of_lock=False)
 
-    def _save_soon(self) -> None:
-        """Save once more than SAVE_AFTER changes are applied since the last snapshot, on a background thread."""
-        if self.applied - self.saved < SAVE_AFTER or self._closed:
+    def save_soon(self) -> None:
+        """Save once more than SAVE_AFTER changes are applied since the last snapshot, on a background thread (the
+        caller holds ``lock``)."""
+        index = self.index
+        if index.applied - index.saved < SAVE_AFTER or index.closed:
             return
-        if self.folder.path is None:
-            self.saved = self.applied  # nothing to write: an in-memory index is rebuilt with its store
-        elif self._saver is None or not self._saver.is_alive():
-            self._saver = background(self._save_in_background, "audrey-graph-save")
+        if index.folder.path is None:
+            index.saved = index.applied  # nothing to write: an in-memory index is rebuilt with its store
+        elif self.thread is None or not self.thread.is_alive():
+            self.thread = background(self._save_in_background, "audrey-graph-save")
 
     def _save_in_background(self) -> None:
+        index = self.index
         lower_priority()  # upkeep: the foreground's CPU first
         try:
-            with self.folder.writer_lock(stop=lambda: self._closed or exiting()), self.lock:  # the lock order
-                if self._closed or exiting() or self.graph is None or self.applied - self.saved < SAVE_AFTER:
+            with index.folder.writer_lock(stop=lambda: index.closed or exiting()), index.lock:  # the lock order
+                if index.closed or exiting() or index.graph is None or index.applied - index.saved < SAVE_AFTER:
                     return  # closing, or a rebuild or a reload saved meanwhile
-                if int(self.folder.read_state().get("applied", -1)) >= self.applied:
-                    self.saved = self.applied  # another process saved as much
+                if int(index.folder.read_state().get("applied", -1)) >= index.applied:
+                    index.saved = index.applied  # another process saved as much
                     return
                 self._write_snapshot(let_go_of_lock=True)
         except Exception as exc:  # a snapshot is a cache: the next save, or the log, covers what this one missed
@@ -82,26 +76,34 @@ class SnapshotSaves:
         so graph and waiting rows agree), the rest holding neither. With ``let_go_of_lock`` (a background save),
         ``lock`` is let go once the copy is taken, so catch-ups and reads go on, and taken again last, after
         ``graph_lock`` is let go (the order: ``lock`` is never waited for holding ``graph_lock``)."""
-        if len(self._stale):
-            self._writable()  # type: ignore[attr-defined]  # the mapped graph still holds removed rows
+        index = self.index
+        if len(index.stale):
+            index.inserts.writable()  # the mapped graph still holds removed rows
         released = False
         try:
-            self.graph_lock.acquire()
+            index.graph_lock.acquire()
             try:
-                self._land()  # type: ignore[attr-defined]
-                rows, codes, waiting = self.rows.view(), self.row_codes.copy(), self.waiting.keys.copy()
-                snapshot = Snapshot(self.graph, rows, codes, list(self.partitions), self.applied, waiting)
-                identity = dict(self.identity)
+                index.land()
+                table = index.table
+                snapshot = Snapshot(
+                    index.graph,
+                    index.rows.view(),
+                    table.row_codes.copy(),
+                    list(table.partitions),
+                    index.applied,
+                    index.waiting.keys.copy(),
+                )
+                identity = dict(index.identity)
                 if let_go_of_lock:
-                    self.lock.release()
+                    index.lock.release()
                     released = True
-                generation = new_generation(self.folder)
+                generation = new_generation(index.folder)
                 snapshot.graph.save(str(generation.with_suffix(".usearch")))
             finally:
-                self.graph_lock.release()
-            finish_snapshot(self.folder, identity, generation, snapshot)
-            self.source.prune_vector_log(snapshot.applied)  # a new process loads this snapshot and replays the rest
+                index.graph_lock.release()
+            finish_snapshot(index.folder, identity, generation, snapshot)
+            index.source.prune_vector_log(snapshot.applied)  # a new process loads this snapshot and replays the rest
         finally:
             if released:
-                self.lock.acquire()
-        self.saved = max(self.saved, snapshot.applied)
+                index.lock.acquire()
+        index.saved = max(index.saved, snapshot.applied)

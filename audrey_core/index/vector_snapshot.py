@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from .folder import IndexFolder
+from .vector_partitions import Partition
 from .vector_rows import RowVectors
 
 log = logging.getLogger(__name__)
@@ -22,7 +23,6 @@ FORMAT = 3  # bump when the snapshot layout or the graph's parameters change: ol
 # 3 may hold rows waiting for an insert: code that reads only 2 would take them for rows in the graph and never find
 # them, so it rebuilds instead; a 2 is read as holding none.
 READABLE = (2, 3)
-Partition = tuple[str, str, str]  # (agent, memory type, encoded scope)
 
 
 @dataclass

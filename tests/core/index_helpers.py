@@ -86,5 +86,5 @@ def saved(brain: Audrey) -> None:
     """Wait for the snapshot a catch-up began saving in the background."""
     index = brain.storage.vector_index
     index.ensure_fresh()
-    if index._saver is not None:
-        index._saver.join()
+    if index.saves.thread is not None:
+        index.saves.thread.join()

@@ -186,7 +186,7 @@ def test_close_returns_while_another_process_holds_the_index_writer_lock(tmp_pat
         monkeypatch.setattr(saves, "SAVE_AFTER", 10)  # the next catch-up starts a save, which waits for the lock
         brain.encode_batch([f"new note {i}" for i in range(200)])
         brain.recall("new note 5", limit=1)
-        saver = brain.storage.vector_index._saver
+        saver = brain.storage.vector_index.saves.thread
         assert saver is not None and saver.is_alive()  # waiting for the other process
         closes_within(brain, 30)
         assert not saver.is_alive()

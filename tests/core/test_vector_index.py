@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 
 from audrey_core import Audrey
+from audrey_core.index.vector_graph import insert
 from audrey_core.rules.filters import parse_filter
 from audrey_core.storage import VectorFilter
 
@@ -138,12 +139,12 @@ def test_a_new_process_loads_the_snapshot_and_replays_the_rest(tmp_path, graph_a
         saved(brain)
         if layout == 2:  # the code before inserted every waiting row, then saved
             index = brain.storage.vector_index
-            with index.lock, index.folder.writer_lock():
-                index._writable()
-                with index._graph_held():
-                    index._insert(index.waiting.keys, index.waiting.vectors)
+            with index.folder.writer_lock(), index.lock:
+                index.inserts.writable()
+                with index.graph_held():
+                    insert(index.graph, index.waiting.keys, index.waiting.vectors)
                     index.waiting.clear()
-                index._save()
+                index.saves.save_now()
         brain.encode("late clay note", id="late")
         before = nearest(brain, "late clay note")
     folder = tmp_path / "a.db-indexes" / "vector"
@@ -416,7 +417,7 @@ def test_a_validation_run_of_searches_inserts_many_waiting_rows_at_once_and_noth
     recalls back to back (outside a batch) and a batch's search after a pause leave them to the background."""
     import audrey_core.index.vector_inserts as vector_inserts
 
-    monkeypatch.setattr(vector_inserts.GraphInserts, "_settle", lambda self: None)  # no background insert
+    monkeypatch.setattr(vector_inserts.GraphInserts, "settle", lambda self: None)  # no background insert
     with graph_beside_another_writer(tmp_path, monkeypatch, PENDING_BUSY=20) as (index, search, other):
         other.encode_batch(LATE_NOTES)
         index.ensure_fresh()

@@ -11,6 +11,8 @@ import time
 import numpy as np
 import pytest
 
+from audrey_core.index.vector_graph import insert
+
 from .index_helpers import open_brain
 
 pytest.importorskip("usearch")
@@ -75,8 +77,8 @@ def test_a_row_removed_while_its_slice_is_inserted_leaves_the_graph_when_the_sli
         brain.forget([ids[3]])  # removed from the waiting rows by the next catch-up, before the slice is in
         index.ensure_fresh()
         with index.graph_lock:  # the insert itself, holding only the graph
-            index._insert(keys, vectors)
-            index._landed.append((keys, serials))
+            insert(index.graph, keys, vectors)
+            index.landed.append((keys, serials))
         assert ids[3] not in nearest_ids(brain, "oven glaze note 3", 10)  # searching lands the slice first
         assert len(index.waiting) == 0
         present = [bool(index.graph.contains(int(key))) for key in keys]
@@ -94,7 +96,7 @@ def test_a_snapshot_saved_while_rows_wait_keeps_them_waiting(tmp_path, no_backgr
         late = brain.encode_batch(notes(12, "oven"))
         index = brain.storage.vector_index
         index.ensure_fresh()  # caught up, and a save begun in the background
-        index._saver.join()
+        index.saves.thread.join()
         assert len(index.waiting) == 12 and len(index.graph) == 40  # saved as waiting: no insert held anyone
         before = nearest_ids(brain, "oven glaze note 7")
     with open_brain(tmp_path / "a.db") as brain:
@@ -130,12 +132,12 @@ def test_a_burst_is_inserted_in_the_background_and_answers_the_same(tmp_path, mo
         index = brain.storage.vector_index
         with brain.storage.searches_caught_up_once() if in_a_batch else contextlib.nullcontext():
             index.ensure_fresh()  # the other handle's 60 rows: an insert begins
-        begun = index._inserter
+        begun = index.inserts.thread
         assert begun is not None and (begun in lowered) == in_a_batch  # (the other handle's inserts are its own)
         deadline = time.monotonic() + 20
         while len(index.waiting) and time.monotonic() < deadline:
             time.sleep(0.02)
             index.ensure_fresh()
-        assert len(index.waiting) == 0 and len(index.graph) == 100 and index._landed == []
+        assert len(index.waiting) == 0 and len(index.graph) == 100 and index.landed == []
         for i in (0, 17, 59):
             assert nearest_ids(brain, f"oven glaze note {i}", 1) == [ids[i]]

@@ -13,7 +13,7 @@ from typing import Any, TypeVar
 import numpy as np
 
 from ...config import GRAPH_MAX_SHARE, GRAPH_US_BASE, GRAPH_US_PER_CANDIDATE, SCAN_US_PER_ROW
-from ...errors import AudreyError
+from ...errors import AudreyError, IndexNotReady
 from ...rules.ownership import Tenant
 from ..base import KeywordHit, VectorFilter, VectorHit
 from ..sql.filters import scope_match, scope_test
@@ -65,6 +65,8 @@ class SQLiteIndexedSearch:
             return None
         try:
             return search()
+        except IndexNotReady:  # being built in the background: the database answers until it is ready
+            return None
         except AudreyError:
             raise
         except INDEX_ERRORS as exc:

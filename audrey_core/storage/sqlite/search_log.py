@@ -69,6 +69,11 @@ class SQLiteSearchLog:
 
     # -- the rows ---------------------------------------------------------------------------------------------------
 
+    def text_row_count(self) -> int:
+        """How many text rows the store holds (what a rebuild of the keyword index would add)."""
+        with self._side_read() as db:
+            return int(db.execute("SELECT COUNT(*) FROM memory_text_rows").fetchone()[0])
+
     def text_documents(self, rowids: Sequence[int] | None) -> Iterator[tuple[int, str, str, str, str]]:
         """(text row id, agent, memory type, scope words, content) for ``rowids`` (None: every row)."""
         batches: list[Sequence[int] | None] = (
@@ -98,6 +103,11 @@ class SQLiteSearchLog:
             "dimensions": self.dimensions,
             "table": self.vector_table,
         }
+
+    def vector_row_count(self) -> int:
+        """How many vector rows the store holds (what a rebuild of the vector index would insert)."""
+        with self._side_read() as db:
+            return int(db.execute("SELECT COUNT(*) FROM memory_vector_rows").fetchone()[0])
 
     def vector_documents(
         self, rowids: Sequence[int] | None

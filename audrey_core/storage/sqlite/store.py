@@ -19,6 +19,7 @@ vec0 shadow tables are ordinary SQLite tables, so a memory row and its vector co
 
 from __future__ import annotations
 
+import contextlib
 import os
 import threading
 import uuid
@@ -32,7 +33,7 @@ import numpy as np
 
 from ... import threads
 from ...config import WARM_FROM_BYTES
-from ...errors import ClosedError, InvalidInputError, StorageError
+from ...errors import ClosedError, IndexNotReady, InvalidInputError, StorageError
 from ...rules.keywords import TermCounts
 
 try:
@@ -165,7 +166,8 @@ class SQLiteStorage(
         folder = None if self._in_memory() else Path(f"{self.path}-indexes") / "keyword"
         try:
             index = KeywordIndex(folder, self)
-            index.ensure_fresh()
+            with contextlib.suppress(IndexNotReady):  # a large rebuild runs in the background meanwhile
+                index.ensure_fresh()
         except OSError as exc:
             self.close()
             raise StorageError(f"cannot open the keyword index beside {self.path}: {exc}") from exc
@@ -192,7 +194,8 @@ class SQLiteStorage(
         folder = None if self._in_memory() else Path(f"{self.path}-indexes") / "vector"
         try:
             index = VectorIndex(folder, self, self.dimensions)
-            index.ensure_fresh()
+            with contextlib.suppress(IndexNotReady):  # a large rebuild runs in the background meanwhile
+                index.ensure_fresh()
         except OSError as exc:
             self.close()
             raise StorageError(f"cannot open the vector index beside {self.path}: {exc}") from exc
@@ -320,8 +323,9 @@ class SQLiteStorage(
 
     def close(self) -> None:
         self._closing = True  # the read-ahead stops at its next slice
-        if self.vector_index is not None:
-            self.vector_index.close()
+        for index in (self.keyword_index, self.vector_index):
+            if index is not None:
+                index.close()
         threads.join(self._prefetcher, "reading the store's files ahead")
         with self._lock:
             if not self._closed:
