@@ -11,8 +11,8 @@ Locks, and what each guards:
    the kernel releases when its holder dies). Waits at most ``WRITER_WAIT_S`` and no longer than its ``stop()``,
    then raises ``IndexLockTimeout`` (an ``OSError``: a search that meets it goes to the database).
 2. ``VectorIndex.lock`` (vector.py): what the vector index knows, every piece of it declared once in
-   ``VectorIndex.__init__``: which graph, the float32 rows, the partition table, the waiting rows, the change
-   applied and saved, mapped / stale, and the insert and save components' thread handles. ``KeywordIndex._lock``
+   ``VectorState.__init__`` (vector_state.py): which graph, the float32 rows, the partition table, the waiting
+   rows, the change applied and saved, mapped / stale; and its parts' thread handles. ``KeywordIndex._lock``
    (keyword.py) likewise: the open tantivy index, its generation and the change applied (a keyword search takes no
    lock: a searcher is a consistent view of one commit).
 3. ``VectorIndex.graph_lock``: the usearch graph's contents (search, add, remove, save) and the slices inserted but
@@ -34,9 +34,10 @@ storage layer sends its searches to the database (``SQLiteIndexedSearch._from_in
 sees the transaction's own rows. So no index lock is ever waited for under the store's lock, and an index's log reads
 (the side connection, committed data) and prunes (short write transactions of their own) run outside any caller's.
 
-Who owns what: ``VectorIndex`` and ``KeywordIndex`` own all their state. ``GraphInserts`` (vector_inserts.py) and
-``SnapshotSaves`` (vector_saves.py) are parts of a ``VectorIndex``, given it at construction: they own their
-threads and act on its state under its locks; ``CatchUpOnce`` (once.py) and ``PartitionTable``
+Who owns what: ``VectorIndex`` and ``KeywordIndex`` own all their state (``VectorIndex`` is a ``VectorState``: the
+state, declared once, apart from the behaviour). ``GraphInserts`` (vector_inserts.py) and ``SnapshotSaves``
+(vector_saves.py) are parts of a ``VectorIndex``, given its state at construction: they own their threads and act
+on that state under its locks; ``CatchUpOnce`` (once.py) and ``PartitionTable``
 (vector_partitions.py) hold only their own.
 
 Threads: every one is started by ``audrey_core.threads.start`` (never a daemon: a daemon thread inside usearch or

@@ -19,9 +19,9 @@ partitions without asking the database. A missing, damaged or foreign snapshot (
 table, or ahead of the log: a database restored from an older copy) is rebuilt from the database: in the thread that
 needs it when the store is small, else on a background thread while searches go to the database.
 
-Threads and locks: see the package's contract (``audrey_core/index/__init__.py``). :class:`VectorIndex` owns every
-piece of state; :class:`~.vector_inserts.GraphInserts` and :class:`~.vector_saves.SnapshotSaves` own their threads
-and act on the index they are given.
+Threads and locks: see the package's contract (``audrey_core/index/__init__.py``). :class:`VectorIndex` is a
+:class:`~.vector_state.VectorState` (every piece of state, declared once); :class:`~.vector_inserts.GraphInserts`
+and :class:`~.vector_saves.SnapshotSaves` own their threads and act on the state they are given.
 """
 
 from __future__ import annotations
@@ -29,25 +29,23 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import Iterable, Iterator, Sequence
-from contextlib import AbstractContextManager, contextmanager
+from collections.abc import Sequence
+from contextlib import AbstractContextManager
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
 import numpy as np
 
 from .. import threads
 from ..config import BUILD_INLINE_UPTO, EXACT_BELOW, PREFETCH_FROM, RESCORE_EXTRA, VECTOR_REBUILD_AFTER
 from ..errors import IndexNotReady
-from .folder import IndexFolder
-from .once import CatchUpOnce
 from .threads import background, exiting, prefetch
 from .vector_graph import BuiltGraph, build, expansion_for, graph_options
 from .vector_inserts import GraphInserts
-from .vector_partitions import Partition, PartitionTable
-from .vector_rows import RowVectors, WaitingRows
+from .vector_partitions import PartitionTable
 from .vector_saves import SnapshotSaves
 from .vector_snapshot import read_snapshot
+from .vector_state import VectorSource, VectorState
 
 try:
     from usearch.index import Index as HNSW
@@ -61,48 +59,16 @@ def vector_index_available() -> bool:
     return HNSW is not None
 
 
-class VectorSource(Protocol):
-    """What the index reads from the database (committed data only)."""
-
-    def vector_identity(self) -> dict[str, Any]: ...
-    def vector_log_head(self) -> int: ...
-    def vector_log_since(self, seq: int) -> tuple[int, list[int]] | None: ...
-    def vector_row_count(self) -> int: ...
-    def vector_documents(
-        self, rowids: Sequence[int] | None
-    ) -> Iterable[tuple[np.ndarray, list[Partition], np.ndarray]]: ...
-    def prune_vector_log(self, upto: int) -> None: ...
-
-
-class VectorIndex:
+class VectorIndex(VectorState):
     """One store's vector index, snapshots in ``folder`` (None: in memory only). Thread-safe; any number of
     processes may share a folder: each holds its own graph, one writes a snapshot at a time."""
 
     def __init__(self, folder: Path | None, source: VectorSource, dimensions: int) -> None:
         if HNSW is None:
             raise RuntimeError("the usearch package is not installed")
-        self.folder = IndexFolder(folder)
-        self.source = source
-        self.dimensions = int(dimensions)
-        self.lock = threading.RLock()  # guards everything below but the graph's contents and `landed`
-        self.graph_lock = threading.RLock()  # guards the graph's contents and `landed` (see vector_inserts)
-        self.graph: Any = None
-        self.identity: dict[str, Any] = {}  # what the graph was built from (store, model, vector table)
-        self.applied = -1  # the last logged change the index holds
-        self.saved = -1  # the change the last snapshot (ours or another process's) holds
-        self.table = PartitionTable()  # each row's partition
-        self.rows = RowVectors(self.dimensions)  # the float32 vector of every row held (graph or waiting)
-        self.waiting = WaitingRows(self.dimensions)  # caught up, not in the graph yet: inserted in the background
-        self.landed: list[tuple[np.ndarray, np.ndarray]] = []  # (keys, serials) inserted, still listed as waiting
-        # A loaded snapshot is mapped from its file, read-only (opening takes milliseconds whatever the size, and the
-        # processes on one store share its pages); rows removed meanwhile are left out of its answers (stale) until
-        # the first insert copies it into memory (GraphInserts.writable, a copy begun in the background).
-        self.mapped = False
-        self.stale = np.zeros(0, dtype=np.int64)
-        self.closed = False  # no background work starts once set (a flag: read without the lock)
-        self.freshness = CatchUpOnce(self._ensure_fresh)
+        super().__init__(folder, source, dimensions, self._ensure_fresh)
         self.inserts = GraphInserts(self)
-        self.saves = SnapshotSaves(self)
+        self.saves = SnapshotSaves(self, self.inserts)
         self._builder: threading.Thread | None = None  # audrey-graph-build
         self._build_error: Exception | None = None  # why the last background build failed (raised once)
         self._prefetcher: threading.Thread | None = None  # audrey-prefetch
@@ -270,21 +236,6 @@ class VectorIndex:
                 with self.graph_held():
                     self.graph.remove(present.astype(np.uint64))  # a key only waiting is not in the graph: no-op
             self.waiting.drop(present)
-
-    @contextmanager
-    def graph_held(self) -> Iterator[None]:
-        """Hold the graph (the caller holds ``lock``), with every landed slice out of the waiting rows."""
-        with self.graph_lock:
-            self.land()
-            yield
-
-    def land(self) -> None:
-        """Take the slices inserted since out of the waiting rows (the caller holds both locks)."""
-        for keys, serials in self.landed:
-            still = self.waiting.drop_serials(serials)
-            if not still.all():  # removed (and perhaps added anew) while being inserted
-                self.graph.remove(keys[~still].astype(np.uint64))
-        self.landed.clear()
 
     def inserting(self) -> bool:
         """Whether a background insert is under way."""

@@ -15,23 +15,21 @@ from __future__ import annotations
 
 import threading
 import time
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
 from ..config import COPY_SHARE, INSERT_SLICE, PENDING_BUSY, PENDING_MAX, QUIET, SAVE_AFTER
 from .threads import background, exiting, lower_priority
 from .vector_graph import insert
-
-if TYPE_CHECKING:
-    from .vector import VectorIndex
+from .vector_state import VectorState
 
 
 class GraphInserts:
     """The vector index's inserts: its insert thread and the copy of a mapped graph. Every method but the threads'
     own is called holding the index's ``lock``."""
 
-    def __init__(self, index: VectorIndex) -> None:
+    def __init__(self, index: VectorState) -> None:
         self.index = index
         self.thread: threading.Thread | None = None  # audrey-graph-insert
         self.copy: tuple[Any, threading.Thread, list[Any]] | None = None  # (mapped graph, copier, [its copy])

@@ -13,14 +13,12 @@ from __future__ import annotations
 
 import logging
 import threading
-from typing import TYPE_CHECKING
 
 from ..config import SAVE_AFTER
 from .threads import background, exiting, lower_priority
+from .vector_inserts import GraphInserts
 from .vector_snapshot import Snapshot, finish_snapshot, new_generation
-
-if TYPE_CHECKING:
-    from .vector import VectorIndex
+from .vector_state import VectorState
 
 log = logging.getLogger(__name__)
 
@@ -28,8 +26,9 @@ log = logging.getLogger(__name__)
 class SnapshotSaves:
     """The vector index's snapshots and its save thread."""
 
-    def __init__(self, index: VectorIndex) -> None:
+    def __init__(self, index: VectorState, inserts: GraphInserts) -> None:
         self.index = index
+        self.inserts = inserts  # to copy a mapped graph into memory before saving it without removed rows
         self.thread: threading.Thread | None = None  # audrey-graph-save
 
     def threads(self) -> list[tuple[threading.Thread | None, str]]:
@@ -78,7 +77,7 @@ class SnapshotSaves:
         ``graph_lock`` is let go (the order: ``lock`` is never waited for holding ``graph_lock``)."""
         index = self.index
         if len(index.stale):
-            index.inserts.writable()  # the mapped graph still holds removed rows
+            self.inserts.writable()  # the mapped graph still holds removed rows
         released = False
         try:
             index.graph_lock.acquire()

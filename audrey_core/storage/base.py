@@ -14,7 +14,7 @@ import numpy as np
 
 from ..models import CausalLink, ConsolidationRun, Contradiction, Episode, Memory
 from ..rules.ownership import Tenant
-from ..rules.recall_options import VectorFilter
+from ..rules.recall_options import VectorFilter as VectorFilter  # re-exported: the storage-facing filter
 
 # Fields of a stored memory that the pipeline may change (content, source and ids never change: episodes are immutable).
 MUTABLE_MEMORY_FIELDS = frozenset(
@@ -75,7 +75,7 @@ _PROCESS_LOCKS: dict[tuple[str, str], threading.Lock] = {}
 _PROCESS_LOCKS_GUARD = threading.Lock()
 
 
-def _process_lock(store: str, agent: str) -> threading.Lock:
+def _process_lock(store: str, agent: str) -> AbstractContextManager[Any]:
     with _PROCESS_LOCKS_GUARD:
         return _PROCESS_LOCKS.setdefault((store, agent), threading.Lock())
 
@@ -280,7 +280,7 @@ class Storage(ABC):
         server or on a scan that lets go of the GIL; not when both are quick in-process index lookups."""
         return True
 
-    def consolidation_lock(self, agent: str) -> AbstractContextManager[None]:
+    def consolidation_lock(self, agent: str) -> AbstractContextManager[Any]:
         """Held for a whole consolidation run of ``agent`` so two workers never consolidate the same episodes.
         Here: within this process (SQLite's writers share one machine; its transactions keep each step whole).
         A server backend holds a lock in the database, shared by every process."""

@@ -15,6 +15,7 @@ from typing import Any
 
 from ..errors import StorageError
 from .base import Storage
+from .maintenance import Maintenance
 from .postgres.connection import driver_error, is_postgres_url, redact, require_psycopg
 from .sql.rows import TABLES
 from .sqlite.store import read_store_info
@@ -92,7 +93,7 @@ def opened(db: str | Path, info: dict[str, str]) -> Iterator[Storage]:
         storage.close()
 
 
-def count_records(storage: Storage) -> int:
+def count_records(storage: Maintenance) -> int:
     """How many records :meth:`Storage.export_records` yields (a full read; for a progress bar's length)."""
     return sum(1 for _ in storage.export_records())
 
@@ -109,7 +110,7 @@ class CopyTally:
 MEMORY_TABLES = frozenset(TABLES.values())
 
 
-def copy_store(source: Storage, target: Storage, progress: Callable[[int], None] | None = None) -> CopyTally:
+def copy_store(source: Maintenance, target: Maintenance, progress: Callable[[int], None] | None = None) -> CopyTally:
     """Stream every record of ``source`` into the empty ``target`` (one transaction there: all or nothing)."""
     tally = CopyTally()
 

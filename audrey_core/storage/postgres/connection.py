@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from functools import lru_cache
 from typing import Any
 
-from ...config import DEFAULT_EF_SEARCH
+from ...config import DEFAULT_EF_SEARCH as DEFAULT_EF_SEARCH  # re-exported for the store
 from ...errors import StorageError, install_hint
 
 POSTGRES_SCHEMES = ("postgresql://", "postgres://")

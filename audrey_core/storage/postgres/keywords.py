@@ -9,12 +9,16 @@ candidates, the next rarer-first terms join, until every term is in: then the an
 
 from __future__ import annotations
 
+from abc import abstractmethod
 from collections.abc import Sequence
+from contextlib import AbstractContextManager
+from typing import Any
 
 from ...config import KEYWORD_CANDIDATES
 from ...rules.keywords import TermCounts, informative_terms
 from ..base import KeywordHit, VectorFilter
 from ..sql.migrations import FTS_TABLE
+from ..sql.reads import SQLReads
 from .schema import TEXT_SEARCH_CONFIG
 
 
@@ -24,10 +28,14 @@ def tsquery_any(terms: Sequence[str]) -> str:
     return " | ".join("'" + term.replace("\\", "\\\\").replace("'", "''") + "'" for term in terms)
 
 
-class PostgresKeywords:
-    """Mixed into :class:`PostgresStorage`."""
+class PostgresKeywords(SQLReads):
+    """A part of :class:`PostgresStorage`."""
 
     _term_counts: TermCounts
+
+    @abstractmethod
+    def _side_read(self) -> AbstractContextManager[Any]:
+        """A connection for a read beside the main one (committed data only)."""
 
     def _term_rows(self, terms: Sequence[str]) -> tuple[dict[str, int], int]:
         """Rows matching each term (cached: :class:`~audrey_core.rules.keywords.TermCounts`), and all rows."""
@@ -65,7 +73,8 @@ class PostgresKeywords:
         )
         budget = KEYWORD_CANDIDATES
         while True:
-            leading, rows_in = [], 0
+            leading: list[str] = []
+            rows_in = 0
             for term in ordered:  # the rarest terms first, until the budget is spent
                 if leading and rows_in + counts[term] > budget:
                     break

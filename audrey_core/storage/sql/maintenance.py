@@ -18,8 +18,9 @@ from ...errors import InvalidInputError, StorageError
 from ...models import Memory
 from ...rules.inputs import check_json_value
 from ..sqlite.connection import placeholders
-from .dialect import SQLDialect
+from .reads import SQLReads
 from .rows import COLUMNS, TABLES, row_to_memory
+from .writes import SQLWrites
 
 # Tables a snapshot carries, in the order they must be restored.
 EXPORTED_TABLES = (
@@ -59,7 +60,7 @@ def decode_vector(text: Any, dimensions: int | None = None) -> np.ndarray:
     return vector
 
 
-class SQLMaintenance(SQLDialect):
+class SQLMaintenance(SQLReads, SQLWrites):
     """Mixed into an SQL storage backend."""
 
     # -- coverage and backfill ----------------------------------------------------------------------------------
@@ -67,7 +68,7 @@ class SQLMaintenance(SQLDialect):
     def vector_coverage(self, agent: str | None = None) -> tuple[int, int]:
         """(memories with a vector, memories without one)."""
         scope, params = (" WHERE m.agent = ?", [agent]) if agent is not None else ("", [])
-        with self._read() as db:  # type: ignore[attr-defined]
+        with self._read() as db:
             total = with_vector = 0
             for table in TABLES.values():
                 total += db.execute(f"SELECT COUNT(*) FROM {table} m{scope}", params).fetchone()[0]
@@ -81,7 +82,7 @@ class SQLMaintenance(SQLDialect):
     def missing_vectors(self, limit: int) -> list[Memory]:
         """Memories that have no vector yet (oldest first)."""
         found: list[Memory] = []
-        with self._read() as db:  # type: ignore[attr-defined]
+        with self._read() as db:
             for memory_type, table in TABLES.items():
                 rows = db.execute(
                     f"SELECT {', '.join(COLUMNS[memory_type])} FROM {table} m WHERE NOT EXISTS "
@@ -97,25 +98,25 @@ class SQLMaintenance(SQLDialect):
         self, memories: Sequence[Memory], vectors: np.ndarray, chunks: Sequence[Sequence[tuple[int, int]]] | None = None
     ) -> None:
         """Give vector-less memories their vectors (backfill), in one transaction."""
-        self._require_vectors()  # type: ignore[attr-defined]
-        with self._write() as db:  # type: ignore[attr-defined]
-            self._write_vectors(db, memories, vectors, chunks)  # type: ignore[attr-defined]
+        self._require_vectors()
+        with self._write() as db:
+            self._write_vectors(db, memories, vectors, chunks)
 
     # -- export / import ----------------------------------------------------------------------------------------
 
     def export_records(self) -> Iterator[tuple[str, dict[str, Any]]]:
         """Every row of every memory table, plus ("vector", {memory_id, chunk_index, vector}) records."""
-        with self._read() as db:  # type: ignore[attr-defined]
+        with self._read() as db:
             for table in EXPORTED_TABLES:
                 cursor = db.execute(f"SELECT * FROM {table} ORDER BY 1")
                 names = [d[0] for d in cursor.description]
                 for row in cursor:
                     yield table, dict(zip(names, row))
-            if self.vector_error is not None:  # type: ignore[attr-defined]
+            if self.vector_error is not None:
                 return  # no vectors can be read; the snapshot holds the memories and a backfill restores vectors
             cursor = db.execute(
                 f"SELECT r.memory_id, r.chunk_index, v.embedding, r.chunk_start, r.chunk_end FROM memory_vector_rows r "
-                f"JOIN {self.vector_table} v ON v.rowid = r.rowid ORDER BY r.rowid"  # type: ignore[attr-defined]
+                f"JOIN {self.vector_table} v ON v.rowid = r.rowid ORDER BY r.rowid"
             )
             for memory_id, chunk, blob, start, end in cursor:
                 vector = self._to_array(blob)
@@ -132,7 +133,7 @@ class SQLMaintenance(SQLDialect):
 
     def is_empty(self) -> bool:
         """True when no table holds a row."""
-        with self._read() as db:  # type: ignore[attr-defined]
+        with self._read() as db:
             return not any(db.execute(f"SELECT 1 FROM {t} LIMIT 1").fetchone() for t in EXPORTED_TABLES)
 
     def import_records(self, records: Iterable[tuple[str, dict[str, Any]]], progress: Progress | None = None) -> int:
@@ -142,14 +143,14 @@ class SQLMaintenance(SQLDialect):
         count = 0
         vectors: list[tuple[str, int, np.ndarray, int | None, int | None]] = []
         links: list[tuple[Any, Any, str]] = []  # (supersedes, superseded_by, id): set once every episode is in
-        with self._write() as db:  # type: ignore[attr-defined]
+        with self._write() as db:
             known = {t: self._table_columns(db, t) for t in EXPORTED_TABLES}
             for table, row in records:
                 count += 1
                 if not isinstance(row, dict) or not all(isinstance(k, str) for k in row):
                     raise InvalidInputError(f"snapshot record {count} ({table!r}) is not an object of columns")
                 if table == "vector":
-                    vectors.append(_vector_record(row, count, self.dimensions))  # type: ignore[attr-defined]
+                    vectors.append(_vector_record(row, count, self.dimensions))
                 elif table in known:
                     unknown = set(row) - known[table]
                     if unknown:
@@ -167,24 +168,22 @@ class SQLMaintenance(SQLDialect):
                 if progress is not None:
                     progress(1)
             db.executemany("UPDATE episodes SET supersedes = ?, superseded_by = ? WHERE id = ?", links)
-            imported = self.get_memories(  # type: ignore[attr-defined]
-                [r[0] for t in TABLES.values() for r in db.execute(f"SELECT id FROM {t}")]
-            )
-            self._write_text(db, list(imported.values()))  # type: ignore[attr-defined]
+            imported = self.get_memories([r[0] for t in TABLES.values() for r in db.execute(f"SELECT id FROM {t}")])
+            self._write_text(db, list(imported.values()))
             self._restore_vectors(db, vectors)
         return count
 
     def _restore_vectors(self, db: Any, vectors: list[tuple[str, int, np.ndarray, int | None, int | None]]) -> None:
         if not vectors:
             return
-        self._require_vectors()  # type: ignore[attr-defined]
-        memories = self.get_memories([v[0] for v in vectors])  # type: ignore[attr-defined]
+        self._require_vectors()
+        memories = self.get_memories([v[0] for v in vectors])
         missing = sorted({v[0] for v in vectors} - set(memories))
         if missing:
             raise StorageError(f"snapshot has vectors for memories it does not hold: {missing[:5]}")
         dims = {len(v[2]) for v in vectors}
-        if dims != {self.dimensions}:  # type: ignore[attr-defined]
-            raise StorageError(f"snapshot vectors have {sorted(dims)} dimensions; this store has {self.dimensions}")  # type: ignore[attr-defined]
+        if dims != {self.dimensions}:
+            raise StorageError(f"snapshot vectors have {sorted(dims)} dimensions; this store has {self.dimensions}")
         rowids = self._next_rowids(db, "memory_vector_rows", len(vectors))
         rows = [(rowid, memories[memory_id]) for rowid, (memory_id, *_) in zip(rowids, vectors)]
         db.executemany(
@@ -195,13 +194,13 @@ class SQLMaintenance(SQLDialect):
                 for i, (rowid, m) in enumerate(rows)
             ],
         )
-        self._insert_vector_rows(db, self.vector_table, rows, np.vstack([v[2] for v in vectors]))  # type: ignore[attr-defined]
+        self._insert_vector_rows(db, self.vector_table, rows, np.vstack([v[2] for v in vectors]))
 
     # -- re-embedding -------------------------------------------------------------------------------------------
 
     def reembed_target(self) -> tuple[str, int, str] | None:
         """(model, dimensions, table) of a re-embed in progress, if any."""
-        config = self.config()  # type: ignore[attr-defined]
+        config = self.config()
         if "reembed_table" not in config:
             return None
         return config["reembed_model"], int(config["reembed_dimensions"]), config["reembed_table"]
@@ -216,10 +215,10 @@ class SQLMaintenance(SQLDialect):
                 f"a re-embed to {current[0]!r} ({current[1]} dimensions) is in progress; finish it with that model "
                 "or cancel it first"
             )
-        self._require_vectors()  # type: ignore[attr-defined]
-        if (model_name, int(dimensions)) == (self.model_name, self.dimensions):  # type: ignore[attr-defined]
+        self._require_vectors()
+        if (model_name, int(dimensions)) == (self.model_name, self.dimensions):
             raise StorageError(f"the store already uses {model_name!r} ({dimensions} dimensions)")
-        with self._write() as db:  # type: ignore[attr-defined]
+        with self._write() as db:
             table = next_vector_table(self._vector_table_names(db))
             self._create_vector_table(db, table, dimensions)
             db.executemany(
@@ -233,7 +232,7 @@ class SQLMaintenance(SQLDialect):
         target = self.reembed_target()
         if target is None:
             return
-        with self._write() as db:  # type: ignore[attr-defined]
+        with self._write() as db:
             db.execute(f"DROP TABLE {target[2]}")
             db.execute(
                 "DELETE FROM audrey_config WHERE key IN ('reembed_model', 'reembed_dimensions', 'reembed_table')"
@@ -244,19 +243,19 @@ class SQLMaintenance(SQLDialect):
         target = self.reembed_target()
         if target is None:
             raise StorageError("no re-embed in progress")
-        with self._read() as db:  # type: ignore[attr-defined]
+        with self._read() as db:
             rows = db.execute(
                 f"SELECT r.rowid, r.memory_id FROM memory_vector_rows r WHERE r.rowid NOT IN "
                 f"(SELECT rowid FROM {target[2]}) ORDER BY r.rowid LIMIT ?",
                 (limit,),
             ).fetchall()
-        memories = self.get_memories([r[1] for r in rows])  # type: ignore[attr-defined]
+        memories = self.get_memories([r[1] for r in rows])
         return [(rowid, memories[memory_id]) for rowid, memory_id in rows if memory_id in memories]
 
     def reembed_progress(self) -> tuple[int, int]:
         """(vectors rewritten, vectors in all)."""
         target = self.reembed_target()
-        with self._read() as db:  # type: ignore[attr-defined]
+        with self._read() as db:
             total = db.execute("SELECT COUNT(*) FROM memory_vector_rows").fetchone()[0]
             done = db.execute(f"SELECT COUNT(*) FROM {target[2]}").fetchone()[0] if target else 0
         return done, total
@@ -266,8 +265,8 @@ class SQLMaintenance(SQLDialect):
         target = self.reembed_target()
         if target is None:
             raise StorageError("no re-embed in progress")
-        with self._write() as db:  # type: ignore[attr-defined]
-            self._insert_vector_rows(db, target[2], rows, vectors)  # type: ignore[attr-defined]
+        with self._write() as db:
+            self._insert_vector_rows(db, target[2], rows, vectors)
 
     def finish_reembed(self) -> None:
         """Switch to the new vectors and model in one transaction, once every vector is rewritten."""
@@ -278,8 +277,8 @@ class SQLMaintenance(SQLDialect):
         if done != total:
             raise StorageError(f"re-embed incomplete: {done} of {total} vectors rewritten; run it again to finish")
         model, dimensions, table = target
-        with self._write() as db:  # type: ignore[attr-defined]
-            db.execute(f"DROP TABLE {self.vector_table}")  # type: ignore[has-type]
+        with self._write() as db:
+            db.execute(f"DROP TABLE {self.vector_table}")
             db.executemany(
                 SET_CONFIG,
                 [("embedding_model", model), ("embedding_dimensions", str(dimensions)), ("vector_table", table)],

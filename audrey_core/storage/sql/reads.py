@@ -128,7 +128,8 @@ class SQLReads(SQLDialect):
     ) -> tuple[list[str], list[Any]]:
         """SQL conditions on a memory table for ``where``. ``vector_side``: only those vec0 cannot apply itself.
         ``memory_type`` names the table, for the episode-only consolidated flag."""
-        conditions, params = ["1 = 1"], []
+        conditions: list[str] = ["1 = 1"]
+        params: list[Any] = []
         if not vector_side and where.consolidated is not None and memory_type == "episodic":
             conditions.append(f"{alias}.consolidated = ?")
             params.append(int(where.consolidated))
@@ -156,9 +157,9 @@ class SQLReads(SQLDialect):
             conditions.append(f"{alias}.scope >= ? AND {alias}.scope < ?")
             params.extend([low, scope_upper_bound(low)])
         if where.metadata is not None:
-            sql, values = self._metadata_sql(where.metadata, f"{alias}.metadata")
+            sql, metadata_params = self._metadata_sql(where.metadata, f"{alias}.metadata")
             conditions.append(sql)
-            params.extend(values)
+            params.extend(metadata_params)
         if where.as_of is not None:  # stored by then, begun by then, not yet ended then
             moment = to_iso(where.as_of)
             conditions.append(f"{alias}.created_at <= ? AND COALESCE({alias}.event_time, {alias}.created_at) <= ?")

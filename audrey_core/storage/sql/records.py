@@ -27,7 +27,7 @@ class SQLRecords(SQLDialect):
     def insert_records(self, records: Sequence[Any]) -> None:
         if not records:
             return
-        with self._write() as db:  # type: ignore[attr-defined]
+        with self._write() as db:
             for record in records:
                 table, columns = self._table(type(record))
                 db.execute(
@@ -43,13 +43,14 @@ class SQLRecords(SQLDialect):
             raise StorageError(f"cannot update {sorted(unknown) or 'no'} fields of {kind.__name__}")
         assignments = ", ".join(f"{name} = ?" for name in fields)
         values = [encode_value(name, v) for name, v in fields.items()]
-        with self._write() as db:  # type: ignore[attr-defined]
+        with self._write() as db:
             if db.execute(f"UPDATE {table} SET {assignments} WHERE id = ?", (*values, record_id)).rowcount != 1:
                 raise StorageError(f"no {kind.__name__} with id {record_id}")
 
     def find_records(self, kind: type, **equal: Any) -> list[Any]:
         table, columns = self._table(kind)
-        clauses, params = [], []
+        clauses: list[str] = []
+        params: list[Any] = []
         for name, value in equal.items():
             if name not in columns:
                 raise StorageError(f"{kind.__name__} has no column {name!r}")
@@ -66,7 +67,7 @@ class SQLRecords(SQLDialect):
                 params.append(encode_value(name, value))
         where = f"WHERE {' AND '.join(clauses)}" if clauses else ""
         order = "started_at" if table == "consolidation_runs" else "created_at"
-        with self._read() as db:  # type: ignore[attr-defined]
+        with self._read() as db:
             rows = db.execute(
                 f"SELECT {', '.join(columns)} FROM {table} {where} ORDER BY {order}, id", params
             ).fetchall()
@@ -74,7 +75,7 @@ class SQLRecords(SQLDialect):
 
     def run_undo_log(self, run_id: str) -> list[dict[str, Any]]:
         """The prior values a consolidation run overwrote, for rollback."""
-        with self._read() as db:  # type: ignore[attr-defined]
+        with self._read() as db:
             row = db.execute("SELECT undo_log FROM consolidation_runs WHERE id = ?", (run_id,)).fetchone()
         return json.loads(row[0]) if row else []
 
@@ -82,7 +83,7 @@ class SQLRecords(SQLDialect):
         """Add what a run is about to overwrite to its undo log (joins the caller's transaction)."""
         if not entries:
             return
-        with self._write() as db:  # type: ignore[attr-defined]
+        with self._write() as db:
             row = db.execute("SELECT undo_log FROM consolidation_runs WHERE id = ?", (run_id,)).fetchone()
             if row is None:
                 raise StorageError(f"no consolidation run with id {run_id}")
@@ -90,7 +91,7 @@ class SQLRecords(SQLDialect):
             db.execute("UPDATE consolidation_runs SET undo_log = ? WHERE id = ?", (json.dumps(log), run_id))
 
     def add_claim_support(self, memory_id: str, episode_id: str, at: datetime) -> None:
-        with self._write() as db:  # type: ignore[attr-defined]
+        with self._write() as db:
             db.execute(
                 "INSERT INTO claim_support (memory_id, episode_id, created_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING",
                 (memory_id, episode_id, to_iso(at)),
@@ -102,7 +103,7 @@ class SQLRecords(SQLDialect):
             # One short transaction a pair: it locks one support key, then one episode row, so two processes
             # restating each other's episodes (each records both directions) can wait for one another but not
             # deadlock, as they did in one transaction for all pairs (PostgreSQL aborted one of them).
-            with self._write() as db:  # type: ignore[attr-defined]
+            with self._write() as db:
                 recorded = db.execute(  # new against another process recording the same pair: it waits, then skips
                     "INSERT INTO claim_support (memory_id, episode_id, created_at) VALUES (?, ?, ?) "
                     "ON CONFLICT DO NOTHING",
@@ -122,14 +123,14 @@ class SQLRecords(SQLDialect):
         return added
 
     def claim_support(self, memory_id: str) -> list[str]:
-        with self._read() as db:  # type: ignore[attr-defined]
+        with self._read() as db:
             rows = db.execute(
                 "SELECT episode_id FROM claim_support WHERE memory_id = ? ORDER BY created_at, episode_id", (memory_id,)
             ).fetchall()
         return [r[0] for r in rows]
 
     def audit(self, agent: str, action: str, subject_id: str | None, details: Mapping[str, Any], at: datetime) -> None:
-        with self._write() as db:  # type: ignore[attr-defined]
+        with self._write() as db:
             db.execute(
                 "INSERT INTO audit_log (id, agent, action, subject_id, details, created_at) VALUES (?, ?, ?, ?, ?, ?)",
                 (new_ulid(at), agent, action, subject_id, json.dumps(dict(details)), to_iso(at)),
@@ -137,7 +138,7 @@ class SQLRecords(SQLDialect):
 
     def audit_entries(self, agent: str | None = None) -> list[dict[str, Any]]:
         scope, params = ("WHERE agent = ?", [agent]) if agent is not None else ("", [])
-        with self._read() as db:  # type: ignore[attr-defined]
+        with self._read() as db:
             rows = db.execute(
                 f"SELECT id, agent, action, subject_id, details, created_at FROM audit_log {scope} ORDER BY id", params
             ).fetchall()

@@ -192,7 +192,8 @@ def memory_to_row(memory: Memory) -> tuple[Any, ...]:
 
 def row_to_memory(memory_type: str, row: Mapping[str, Any] | Sequence[Any]) -> Memory:
     """The memory record for one row selected with ``COLUMNS[memory_type]``."""
-    return from_row(MEMORY_CLASSES[memory_type], COLUMNS[memory_type], row)
+    memory: Memory = from_row(MEMORY_CLASSES[memory_type], COLUMNS[memory_type], row)
+    return memory
 
 
 RECORDS: dict[type, tuple[str, tuple[str, ...]]] = {

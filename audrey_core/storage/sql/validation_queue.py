@@ -12,7 +12,6 @@ one episode.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
 from ...rules.ownership import Tenant
 from ..sqlite.connection import placeholders
@@ -22,12 +21,6 @@ from .filters import encode_scope, scope_upper_bound
 
 class SQLValidationQueue(SQLDialect):
     """Mixed into both stores (see :class:`~audrey_core.storage.base.Storage` for each method's contract)."""
-
-    def _queue_validation(self, db: Any, ids: Sequence[str], by: str, now: str) -> None:
-        db.executemany(
-            "INSERT INTO validation_queue (memory_id, claimed_by, claimed_at) VALUES (?, ?, ?)",
-            [(memory_id, by, now) for memory_id in ids],
-        )
 
     def claim_validation(self, ids: Sequence[str], by: str, now: str, stale_before: str) -> list[str]:
         if not ids:

@@ -98,7 +98,14 @@ class SQLWrites(SQLDialect):
                     self._mark_superseded(db, memory.supersedes, memory.id, memory.valid_from)
             if queued_by is not None:
                 episodes = [m.id for m in memories if isinstance(m, Episode)]
-                self._queue_validation(db, episodes, queued_by, to_iso(system_clock()))  # type: ignore[attr-defined]
+                self._queue_validation(db, episodes, queued_by, to_iso(system_clock()))
+
+    def _queue_validation(self, db: Any, ids: Sequence[str], by: str, now: str) -> None:
+        """The episodes wait for validation, claimed by ``by`` (see validation_queue.py)."""
+        db.executemany(
+            "INSERT INTO validation_queue (memory_id, claimed_by, claimed_at) VALUES (?, ?, ?)",
+            [(memory_id, by, now) for memory_id in ids],
+        )
 
     def _write_vectors(
         self,

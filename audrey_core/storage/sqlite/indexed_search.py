@@ -8,7 +8,7 @@ import logging
 import math
 import time
 from collections.abc import Callable, Iterable, Sequence
-from typing import Any, TypeVar
+from typing import TypeVar
 
 import numpy as np
 
@@ -18,6 +18,7 @@ from ...rules.ownership import Tenant
 from ..base import KeywordHit, VectorFilter, VectorHit
 from ..sql.filters import scope_match, scope_test
 from ..sql.rows import TABLES
+from .parts import SQLiteParts
 
 log = logging.getLogger(__name__)
 
@@ -43,12 +44,8 @@ def with_margin(k: int) -> int:
 # at 5k memories).
 
 
-class SQLiteIndexedSearch:
-    """Mixed into :class:`SQLiteStorage`."""
-
-    keyword_index: Any
-    vector_index: Any
-    _index_failed_at: dict[str, float]  # kind ("keyword", "vector") -> when its index last failed (monotonic)
+class SQLiteIndexedSearch(SQLiteParts):
+    """A part of :class:`SQLiteStorage`."""
 
     def _from_index(self, kind: str, search: Callable[[], T]) -> T | None:
         """``search()`` through ``kind``'s index; None when that index failed less than RETRY_INDEX_AFTER_S ago or
@@ -58,7 +55,7 @@ class SQLiteIndexedSearch:
         its lock) never touches an index; it asks the database, which also sees its own uncommitted rows. An index
         catching up reads the log and prunes it through the store, so taking index locks while holding the store's
         would invert the lock order (see :mod:`audrey_core.index`)."""
-        if self.held_by_this_thread():  # type: ignore[attr-defined]
+        if self.held_by_this_thread():
             return None
         failed = self._index_failed_at.get(kind)
         if failed is not None and time.monotonic() - failed < RETRY_INDEX_AFTER_S:
@@ -114,17 +111,18 @@ class SQLiteIndexedSearch:
         if not selects:
             return []
         with self._side_read() as db:
-            return db.execute(" UNION ALL ".join(selects), params).fetchall()
+            rows: list[tuple[int, str, str]] = db.execute(" UNION ALL ".join(selects), params).fetchall()
+        return rows
 
     def get_vectors(self, ids: Sequence[str], owner: Tenant | None = None) -> dict[str, np.ndarray]:
         """From the vector index's float32 copies when it is current (a point read from vec0 costs ~0.2 ms); inside a
         write transaction, or for rows the graph lacks, from the database."""
-        if self.vector_index is None or not ids or self.held_by_this_thread():  # type: ignore[attr-defined]
-            return super().get_vectors(ids, owner)  # type: ignore[misc]
+        if self.vector_index is None or not ids or self.held_by_this_thread():
+            return super().get_vectors(ids, owner)
         if owner is not None:
             ids = list(self.get_memories(ids, owner=owner))
         found = self._from_index("vector", lambda: self._indexed_vectors(ids))
-        return found if found is not None else super().get_vectors(ids)  # type: ignore[misc]
+        return found if found is not None else super().get_vectors(ids)
 
     def _indexed_vectors(self, ids: Sequence[str]) -> dict[str, np.ndarray]:
         index = self.vector_index
@@ -139,7 +137,7 @@ class SQLiteIndexedSearch:
         found = {memory_id: held[rowid] for memory_id, rowid in rows if rowid in held}
         missing = [memory_id for memory_id, rowid in rows if rowid not in held]
         if missing:
-            found.update(super().get_vectors(missing))  # type: ignore[misc]
+            found.update(super().get_vectors(missing))
         return found
 
     def _indexed_knn(self, vector: np.ndarray, k: int, where: VectorFilter) -> list[VectorHit] | None:

@@ -30,7 +30,7 @@ class SQLiteMaintenance(SQLMaintenance):
     def upgrade_vector_layout(self) -> None:
         """Rebuild vector tables made before scopes became vec0 partitions (one transaction per table; rowids and
         every column kept), so a scoped recall scans only its scope in old stores too."""
-        with self._write() as db:  # type: ignore[attr-defined]
+        with self._write() as db:
             for key in ("vector_table", "reembed_table"):
                 row = db.execute("SELECT value FROM audrey_config WHERE key = ?", (key,)).fetchone()
                 if row is None:

@@ -8,24 +8,19 @@ from typing import Any
 import numpy as np
 
 from ...rules.filters import Filter
-from ...rules.keywords import COMMON_TERM_MIN_ROWS, TermCounts, informative_terms
+from ...rules.keywords import COMMON_TERM_MIN_ROWS, informative_terms
 from ..base import KeywordHit, VectorFilter, VectorHit
 from ..sql.filters import compile_filter, scope_match
 from ..sql.migrations import FTS_TABLE
-from ..sql.reads import SQLReads
+from .indexed_search import SQLiteIndexedSearch
 
 
 def _quoted(term: str) -> str:
     return '"' + term.replace('"', '""') + '"'
 
 
-class SQLiteReads(SQLReads):
-    """Mixed into :class:`SQLiteStorage`; uses its ``_read`` context."""
-
-    keyword_index: Any  # the tantivy index (audrey_core.index), or None: FTS5 ranks
-    vector_index: Any  # the usearch graph (audrey_core.index), or None: sqlite-vec scans
-    _term_counts: TermCounts
-    _from_index: Any  # from SQLiteIndexedSearch
+class SQLiteReads(SQLiteIndexedSearch):
+    """A part of :class:`SQLiteStorage`: searches, through the indexes when it can."""
 
     def _metadata_sql(self, flt: Filter, column: str) -> tuple[str, list[Any]]:
         return compile_filter(flt, column)

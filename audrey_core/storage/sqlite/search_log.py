@@ -11,16 +11,13 @@ import numpy as np
 
 from ..sql.filters import decode_scope, scope_tokens
 from ..sql.rows import TABLES
+from .parts import SQLiteParts
 
 BATCH = 10_000
 
 
-class SQLiteSearchLog:
-    """Mixed into :class:`SQLiteStorage`."""
-
-    keyword_index: Any
-    vector_index: Any
-    store_id: str
+class SQLiteSearchLog(SQLiteParts):
+    """A part of :class:`SQLiteStorage`."""
 
     # -- the change logs ------------------------------------------------------------------------------------------
 

@@ -50,7 +50,6 @@ from ..sql.records import SQLRecords
 from ..sql.validation_queue import SQLValidationQueue
 from ..sql.writes import SQLWrites
 from .connection import connect, load_sqlite_vec, sqlite_module
-from .indexed_search import SQLiteIndexedSearch
 from .maintenance import SQLiteMaintenance
 from .reads import SQLiteReads
 from .schema import LATEST_VERSION, migrate, vector_table_sql
@@ -62,7 +61,6 @@ _warned_without_graph = False
 
 class SQLiteStorage(
     SQLiteSearchLog,
-    SQLiteIndexedSearch,
     SQLiteMaintenance,
     SQLiteReads,
     SQLWrites,
@@ -212,7 +210,7 @@ class SQLiteStorage(
             return found
         with self._write() as db:  # another process opening it now may make one first: the first one stays
             db.execute("INSERT OR IGNORE INTO audrey_config (key, value) VALUES ('store_id', ?)", [uuid.uuid4().hex])
-            return db.execute("SELECT value FROM audrey_config WHERE key = 'store_id'").fetchone()[0]
+            return str(db.execute("SELECT value FROM audrey_config WHERE key = 'store_id'").fetchone()[0])
 
     def _in_memory(self) -> bool:
         """A ``:memory:`` or ``file:`` URI store: no folder beside it for locks and indexes."""

@@ -1,0 +1,27 @@
+"""What the SQLite store's parts (search_log, indexed_search, reads) share, declared once: each part subclasses
+:class:`SQLiteParts`, and :class:`~.store.SQLiteStorage` supplies it."""
+
+from __future__ import annotations
+
+from abc import abstractmethod
+from contextlib import AbstractContextManager
+from typing import Any
+
+from ...rules.keywords import TermCounts
+from ..sql.reads import SQLReads
+
+
+class SQLiteParts(SQLReads):
+    keyword_index: Any  # audrey_core.index.KeywordIndex, or None: FTS5 ranks (typed loosely: index/ loads lazily)
+    vector_index: Any  # audrey_core.index.VectorIndex, or None: sqlite-vec scans
+    store_id: str  # the database's identity, recorded with its indexes
+    _term_counts: TermCounts  # for FTS5 ranking without the keyword index
+    _index_failed_at: dict[str, float]  # kind ("keyword", "vector") -> when its index last failed (monotonic)
+
+    @abstractmethod
+    def _side_read(self) -> AbstractContextManager[Any]:
+        """The side connection (committed data only), or the main one for a store in memory."""
+
+    @abstractmethod
+    def held_by_this_thread(self) -> bool:
+        """Whether the calling thread is inside a read or write of this store."""
