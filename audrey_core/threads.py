@@ -41,14 +41,15 @@ def start(work: Callable[[], object], name: str) -> threading.Thread:
     return thread
 
 
-def join(thread: threading.Thread | None, what: str, timeout: float = JOIN_TIMEOUT_S) -> bool:
+def join(thread: threading.Thread | None, what: str, timeout: float = JOIN_TIMEOUT_S, quiet: bool = False) -> bool:
     """Wait up to ``timeout`` seconds for ``thread`` (None, or the calling thread itself: nothing to wait for);
-    False, logged with ``what`` it was doing, if it is still running."""
+    False if it is still running, logged with ``what`` it was doing unless ``quiet`` (the caller says it)."""
     if thread is None or thread is threading.current_thread():
         return True
     thread.join(timeout)
     if thread.is_alive():
-        log.warning("%s (thread %s) did not finish within %.0f s; left running", what, thread.name, timeout)
+        if not quiet:
+            log.warning("%s (thread %s) did not finish within %.0f s; left running", what, thread.name, timeout)
         return False
     return True
 

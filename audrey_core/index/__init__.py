@@ -22,6 +22,11 @@ Locks, and what each guards:
 5. Leaves, held for a few instructions around no other lock: ``CatchesUpOnce._batches_lock`` (once.py), the worker
    and scheduler conditions (stages/), the thread registry's (audrey_core/threads.py).
 
+Waits: the in-process locks above are held for bounded work and taken in one order, so they are waited for without
+a limit; every other wait has one and names what it waited for: the writer lock (another process), joining a
+thread (``threads.join``), a scheduled consolidation at close. Only an idle worker waits for work unbounded, and
+``close()`` or exit wakes it; draining validation's queue at ``close()`` logs what is left every minute.
+
 The one order, on every path: writer lock -> the index's ``lock`` -> ``graph_lock`` -> the store's locks. A thread
 never waits for a lock while holding one later in the order. Where a path needs an earlier lock it lets go first:
 a catch-up that finds it must rebuild releases ``lock`` and takes the writer lock, then ``lock`` again, and checks

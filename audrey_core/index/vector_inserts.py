@@ -19,6 +19,7 @@ from typing import Any
 
 import numpy as np
 
+from .. import threads
 from ..config import COPY_SHARE, INSERT_SLICE, PENDING_BUSY, PENDING_MAX, QUIET, SAVE_AFTER
 from .threads import background, exiting, lower_priority
 from .vector_graph import insert
@@ -128,9 +129,9 @@ class GraphInserts:
             return
         copier = self.start_copy()  # of this graph, unless one is under way
         copied = self.copy[2] if self.copy is not None else []
-        copier.join()  # the copier takes no lock: waiting for it while holding ours is safe (one usearch call)
+        threads.join(copier, "copying the mapped vector graph")  # takes no lock: safe to wait for holding ours
         self.copy = None
-        graph = copied[0] if copied else index.graph.copy()  # the copier failed: copy here
+        graph = copied[0] if copied else index.graph.copy()  # the copier failed (or is stuck): copy here
         if len(index.stale):
             graph.remove(index.stale.astype(np.uint64))
         with index.graph_held():

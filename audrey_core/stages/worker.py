@@ -79,10 +79,11 @@ class BatchWorker(Generic[T]):
         threads.unregister(self)
         if threading.current_thread() is self._thread:
             return True
-        if timeout is None:
-            self._thread.join()
-            return True
-        return threads.join(self._thread, f"processing the queue of {self._pending} items", timeout)
+        if timeout is not None:
+            return threads.join(self._thread, f"processing the queue of {self._pending} items", timeout)
+        while not threads.join(self._thread, f"processing the queue ({self._pending} items left)", quiet=True):
+            log.info("%s: %d items left to process before closing", self._thread.name, self._pending)
+        return True
 
     def stop_for_exit(self) -> None:
         with self._condition:
