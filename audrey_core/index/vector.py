@@ -201,11 +201,13 @@ class VectorIndex(VectorState):
         lock too). False, with nothing changed, when only a rebuild can catch up and ``may_rebuild`` is false."""
         found = self.source.vector_log_since(self.applied)
         if found is None:  # the log was pruned past our graph: take the newer snapshot (or rebuild) and replay
-            if not may_rebuild:
-                return False
-            if not self._load(identity) or self.source.vector_log_since(self.applied) is None:
+            if self._load(identity):
+                found = self.source.vector_log_since(self.applied)
+            if found is None:
+                if not may_rebuild:
+                    return False
                 self._rebuild(identity)
-            found = self.source.vector_log_since(self.applied)
+                found = self.source.vector_log_since(self.applied)
             if found is None:
                 return True  # pruned again meanwhile: the next call catches up
         upto, rowids = found

@@ -14,6 +14,7 @@ from ..sql.rows import TABLES
 from .parts import SQLiteParts
 
 BATCH = 10_000
+PAGE_CHUNKS = 16  # vec0 chunks read per query by a rebuild (~1,000 vectors), the side connection let go between
 
 
 class SQLiteSearchLog(SQLiteParts):
@@ -72,25 +73,31 @@ class SQLiteSearchLog(SQLiteParts):
             return int(db.execute("SELECT COUNT(*) FROM memory_text_rows").fetchone()[0])
 
     def text_documents(self, rowids: Sequence[int] | None) -> Iterator[tuple[int, str, str, str, str]]:
-        """(text row id, agent, memory type, scope words, content) for ``rowids`` (None: every row)."""
-        batches: list[Sequence[int] | None] = (
-            [None] if rowids is None else [rowids[i : i + BATCH] for i in range(0, len(rowids), BATCH)]
-        )
-        for batch in batches:
-            selects, params = [], []
-            for memory_type, table in TABLES.items():
-                sql = (
-                    f"SELECT t.rowid, m.agent, '{memory_type}', m.scope, m.content FROM memory_text_rows t "
-                    f"JOIN {table} m ON m.id = t.memory_id"
-                )
-                if batch is not None:
-                    sql += " WHERE t.rowid IN (SELECT value FROM json_each(?))"
-                    params.append(json.dumps(list(batch)))
-                selects.append(sql)
+        """(text row id, agent, memory type, scope words, content) for ``rowids`` (None: every row, a window of
+        BATCH row ids per query, the side connection let go between windows)."""
+        if rowids is None:
             with self._side_read() as db:
-                rows = db.execute(" UNION ALL ".join(selects), params).fetchall()
-            for rowid, agent, memory_type, scope, content in rows:
-                yield int(rowid), agent, memory_type, scope_tokens(decode_scope(scope)), content
+                top = int(db.execute("SELECT COALESCE(MAX(rowid), 0) FROM memory_text_rows").fetchone()[0])
+            windows = [(low, low + BATCH) for low in range(0, top, BATCH)]
+            for low, high in windows:
+                yield from self._text_rows("t.rowid > ? AND t.rowid <= ?", [low, high])
+            return
+        for start in range(0, len(rowids), BATCH):
+            batch = json.dumps(list(rowids[start : start + BATCH]))
+            yield from self._text_rows("t.rowid IN (SELECT value FROM json_each(?))", [batch])
+
+    def _text_rows(self, condition: str, values: list[Any]) -> Iterator[tuple[int, str, str, str, str]]:
+        selects, params = [], []
+        for memory_type, table in TABLES.items():
+            selects.append(
+                f"SELECT t.rowid, m.agent, '{memory_type}', m.scope, m.content FROM memory_text_rows t "
+                f"JOIN {table} m ON m.id = t.memory_id WHERE {condition}"
+            )
+            params += values
+        with self._side_read() as db:
+            rows = db.execute(" UNION ALL ".join(selects), params).fetchall()
+        for rowid, agent, memory_type, scope, content in rows:
+            yield int(rowid), agent, memory_type, scope_tokens(decode_scope(scope)), content
 
     def vector_identity(self) -> dict[str, Any]:
         """What a vector index must have been built from to be used here."""
@@ -118,22 +125,26 @@ class SQLiteSearchLog(SQLiteParts):
         # numeric affinity, which keeps SQLite from its index and scanned the whole table per chunk (33 ms for
         # 1,000 rows at 1M memories); the unary + leaves the comparison without affinity, so the index is used
         chunks += f"FROM {table}_chunks c JOIN {table}_vector_chunks00 v ON v.rowid = +c.chunk_id"
-        params: list[Any] = []
+        conditions, params = ["c.chunk_id > ?"], []
         wanted = None
         if rowids is not None:
             if not rowids:
                 return
             wanted = np.asarray(sorted(set(rowids)), dtype=np.int64)
-            chunks += f" WHERE c.chunk_id IN (SELECT DISTINCT chunk_id FROM {table}_rowids WHERE rowid IN "
-            chunks += "(SELECT value FROM json_each(?)))"
+            conditions.append(
+                f"c.chunk_id IN (SELECT DISTINCT chunk_id FROM {table}_rowids WHERE rowid IN "
+                "(SELECT value FROM json_each(?)))"
+            )
             params.append(json.dumps(wanted.tolist()))
-        with self._side_read() as db:
-            cursor = db.execute(chunks + " ORDER BY c.chunk_id", params)
-            while True:
-                row = cursor.fetchone()
-                if row is None:
-                    break
-                _, agent, scope, memory_type, validity, ids, vectors = row
+        chunks += f" WHERE {' AND '.join(conditions)} ORDER BY c.chunk_id LIMIT {PAGE_CHUNKS}"
+        last = -1
+        while True:  # a page at a time, the side connection let go between pages: a rebuild reads every chunk
+            with self._side_read() as db:
+                rows = db.execute(chunks, [last, *params]).fetchall()
+            if not rows:
+                return
+            last = rows[-1][0]
+            for _, agent, scope, memory_type, validity, ids, vectors in rows:
                 ids = np.frombuffer(ids, dtype=np.int64)
                 valid = np.unpackbits(np.frombuffer(validity, dtype=np.uint8), bitorder="little")[: len(ids)] == 1
                 if wanted is not None:
