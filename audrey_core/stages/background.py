@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import time
 from collections.abc import Callable, Sequence
 from datetime import timedelta
 
@@ -28,7 +29,7 @@ class Background:
         self.closed = False
         self._consolidate = consolidate
         validation, schedule = ctx.config.validation, ctx.config.consolidation
-        self.validator: BatchWorker[str] | None = None
+        self.validator: BatchWorker[tuple[str, float]] | None = None  # (episode id, when claimed: monotonic)
         if validation.background:
             self.validator = BatchWorker(
                 "audrey-validation", self._validate, batch_size=validation.batch_size, on_exit=self._release
@@ -54,13 +55,20 @@ class Background:
             if len(ids) < RESUME_BATCH:
                 return
 
-    def _validate(self, ids: Sequence[str]) -> None:
-        """Validate the episodes this instance still holds the claim of, then let them go."""
-        now = system_clock()
-        stale = to_iso(now - timedelta(seconds=CLAIM_EXPIRES_S))
-        mine = self.ctx.storage.claim_validation(ids, self.ctx.instance, to_iso(now), stale)
-        validate_episodes(self.ctx, mine)
-        self.ctx.storage.finish_validation(mine)
+    def _validate(self, items: Sequence[tuple[str, float]]) -> None:
+        """Validate the episodes this instance still holds the claim of, then let them go. A claim taken less than
+        half the expiry ago is still ours (others take only expired ones); older ones are claimed again first (a
+        write, which a batch of fresh encodes does without)."""
+        fresh_from = time.monotonic() - CLAIM_EXPIRES_S / 2
+        mine = {memory_id for memory_id, claimed in items if claimed >= fresh_from}
+        older = [memory_id for memory_id, claimed in items if claimed < fresh_from]
+        if older:
+            now = system_clock()
+            stale = to_iso(now - timedelta(seconds=CLAIM_EXPIRES_S))
+            mine.update(self.ctx.storage.claim_validation(older, self.ctx.instance, to_iso(now), stale))
+        ids = [memory_id for memory_id, _ in items if memory_id in mine]
+        validate_episodes(self.ctx, ids)
+        self.ctx.storage.finish_validation(ids)
 
     def _release(self) -> None:
         """At interpreter exit, with episodes still queued: the next open validates them."""
@@ -68,10 +76,13 @@ class Background:
             self.ctx.storage.release_validation(self.ctx.instance)
 
     def _submit(self, ids: Sequence[str]) -> None:
+        """Episodes this instance has just claimed (by encoding them, or at open): validate them."""
+        claimed = time.monotonic()
+        items = [(memory_id, claimed) for memory_id in ids]
         if self.validator is not None:
-            self.validator.submit(ids)
+            self.validator.submit(items)
         else:
-            self._validate(ids)
+            self._validate(items)
 
     def encoded(self, ids: Sequence[str]) -> None:
         """New episodes: validate them (queued, or now) and count them towards the next scheduled consolidation."""

@@ -41,6 +41,14 @@ class SQLValidationQueue(SQLDialect):
             low = encode_scope(owner.scope)
             conditions.append("e.scope >= ? AND e.scope < ?")
             params += [low, scope_upper_bound(low)]
+        with self._read() as db:  # most opens find none: no write transaction for them
+            if (
+                db.execute(
+                    "SELECT 1 FROM validation_queue WHERE claimed_by IS NULL OR claimed_at < ? LIMIT 1", [stale_before]
+                ).fetchone()
+                is None
+            ):
+                return []
         with self._write() as db:
             db.execute(
                 "UPDATE validation_queue SET claimed_by = ?, claimed_at = ? WHERE memory_id IN ("
