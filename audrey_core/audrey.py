@@ -53,7 +53,8 @@ class Audrey:
     reads and changes only memories at or below that scope, and another tenant's memory behaves like a missing one.
     ``clock`` returns the current aware datetime; inject one to simulate time. Each new episode
     is validated on a background thread (``wait_for_idle()`` waits for it). Use as a context manager or call
-    :meth:`close`.
+    :meth:`close`; a process that ends without it stops the background work cleanly, and the next open of the store
+    validates the episodes it did not reach.
     """
 
     def __init__(
