@@ -151,6 +151,10 @@ def check(path: str, encoded: dict, forgotten: set[str], in_flight: set[str], sa
     started = time.perf_counter()
     brain = _open(path)
     opened = time.perf_counter() - started
+    indexes = [i for i in (brain.storage.keyword_index, brain.storage.vector_index) if i is not None]
+    while any(index.building() for index in indexes):  # a large rebuild runs in the background: the lookups below
+        time.sleep(0.1)  # are of the indexes (the database answers meanwhile, exactly but slower)
+    ready = time.perf_counter() - started
     kept = [i for i in encoded if i not in forgotten and i not in in_flight]
     stored = _stored(brain, kept)
     chosen = random.Random(0).sample(sorted(encoded), min(sample, len(encoded)))
@@ -168,6 +172,7 @@ def check(path: str, encoded: dict, forgotten: set[str], in_flight: set[str], sa
     brain.close()
     return {
         "open_s": round(opened, 2),
+        "ready_s": round(ready, 2),
         "lost": len(kept) - len(stored),
         "forgotten_still_stored": still_there,
         "sample": len(chosen),
@@ -273,7 +278,8 @@ def main(argv: list[str] | None = None) -> dict | None:
     )
     for label, found in (("after the soak", after), ("after deleting the indexes", rebuilt)):
         print(
-            f"{label}: opened in {found['open_s']} s; lost {found['lost']}, forgotten still stored "
+            f"{label}: opened in {found['open_s']} s, indexes ready in {found['ready_s']} s; lost {found['lost']}, "
+            f"forgotten still stored "
             f"{found['forgotten_still_stored']}; of {found['sample']} looked up: keyword misses "
             f"{found['keyword_misses']}, vector misses {found['vector_misses']}, "
             f"forgotten found {found['forgotten_found']}"
