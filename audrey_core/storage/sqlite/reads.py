@@ -40,7 +40,9 @@ class SQLiteReads(SQLiteIndexedSearch):
         sql += "WHERE embedding MATCH ? AND k = ?"
         sql += "".join(f" AND {c}" for c in conditions[0])
         params = [query, int(k), *conditions[1]]
-        with self._read() as db:
+        # Inside a transaction the main connection, which sees its rows; otherwise the side one, so a scan (100 ms
+        # and more while an index is rebuilt) does not hold up this process's writes.
+        with self._read() if self.held_by_this_thread() else self._side_read() as db:
             rows = db.execute(sql, params).fetchall()
         # several partitions each return their own k nearest; a memory counts once, by its best chunk
         return self._best_chunk_per_memory(rows, k)
