@@ -77,7 +77,9 @@ runs in the thread that searches, inside ``ensure_fresh``, once per validation b
 snapshot, a log pruned past the index, or a bulk load larger than a catch-up) runs in that thread only for a store
 of at most ``BUILD_INLINE_UPTO`` rows (seconds); above, on a build thread, and until it is installed
 ``ensure_fresh`` raises ``IndexNotReady`` and the storage layer sends the search to the database (exact, slower):
-never minutes inside a recall. ``audrey reindex`` (``rebuild()``) builds in the caller's thread, on purpose.
+never minutes inside a recall. Validation's worker, which can wait, waits for such a build between its batches
+(``storage.wait_for_indexes``) rather than scan the database for every search. ``audrey reindex`` (``rebuild()``)
+builds in the caller's thread, on purpose.
 
 What recall writes: the principles the consumer took are reinforced in one short write transaction per recall,
 after the results are handed over (stages/recall_results.py); nothing else on the recall path writes, and no index

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import threading
 from abc import ABC, abstractmethod
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
 from datetime import datetime
@@ -266,6 +266,12 @@ class Storage(ABC):
         rather than before each: for a batch of searches (validation's) that need not see what is committed while
         it runs. Without derived indexes, nothing changes."""
         return nullcontext()
+
+    def wait_for_indexes(self, stop: Callable[[], bool], timeout: float) -> bool:
+        """Block while a derived index is rebuilt in the background, until it is ready, ``stop()`` is true or
+        ``timeout`` seconds pass; whether none is building now. For background work that may wait rather than
+        search the database meanwhile (a scan per search). Without derived indexes: True at once."""
+        return True
 
     def vector_search_error(self) -> str | None:
         """Why vector search is unavailable (sqlite-vec could not be loaded), or None when it works."""

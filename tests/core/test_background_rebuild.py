@@ -96,3 +96,39 @@ def test_close_during_a_background_rebuild_returns(tmp_path, held_builds):
     assert not closer.is_alive()
     with open_brain(path) as again:  # nothing lost: the next open builds it (in the background too)
         assert again.recall("kiln glaze note 7", limit=1, mode="vector")[0].content == "kiln glaze note 7"
+
+
+def test_background_validation_waits_for_a_rebuild_rather_than_scan(tmp_path, held_builds):
+    """The worker leaves the cores to the build (every search would be a scan meanwhile); close() does not wait."""
+    from audrey_core import Audrey
+    from audrey_core.testing import DeterministicEmbedder
+
+    path = tmp_path / "a.db"
+    with open_brain(path) as brain:
+        brain.encode_batch([{"content": f"kiln glaze note {i}", "id": f"k{i}"} for i in range(120)])
+    shutil.rmtree(tmp_path / "a.db-indexes")
+
+    brain = Audrey(path, agent="a", embedder=DeterministicEmbedder())  # validation on its worker
+    try:
+        assert brain.storage.vector_index.building()
+        brain.encode("kiln glaze note 7")  # the same claim again: validation counts it as evidence for k7
+        assert not brain.wait_for_idle(1.0)  # waiting for the build
+        assert brain.get("k7").evidence_count == 1
+        held_builds.set()
+        assert brain.wait_for_idle(WAIT)
+        assert brain.get("k7").evidence_count == 2
+        assert not brain.storage.vector_index.building()
+    finally:
+        brain.close()
+
+    held_builds.clear()
+    brain = Audrey(path, agent="a", embedder=DeterministicEmbedder())
+    shutil.rmtree(tmp_path / "a.db-indexes", ignore_errors=True)
+    brain.encode("kiln glaze note 9")
+    started = time.monotonic()
+    closer = threading.Thread(target=brain.close)
+    closer.start()
+    time.sleep(0.5)
+    held_builds.set()
+    closer.join(WAIT)
+    assert not closer.is_alive() and time.monotonic() - started < WAIT / 2

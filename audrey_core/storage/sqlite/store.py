@@ -22,9 +22,10 @@ from __future__ import annotations
 import contextlib
 import os
 import threading
+import time
 import uuid
 import warnings
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from typing import Any
@@ -235,6 +236,15 @@ class SQLiteStorage(
                 if index is not None:
                     scopes.enter_context(index.caught_up_once())
             yield
+
+    def wait_for_indexes(self, stop: Callable[[], bool], timeout: float) -> bool:
+        until = time.monotonic() + timeout
+        indexes = [index for index in (self.keyword_index, self.vector_index) if index is not None]
+        while any(index.building() for index in indexes):
+            if stop() or time.monotonic() >= until:
+                return False
+            time.sleep(0.1)
+        return True
 
     def overlap_searches(self) -> bool:
         # Through both indexes the two searches take ~0.5 ms each, mostly holding the GIL: a second thread only
