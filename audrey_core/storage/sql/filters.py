@@ -30,6 +30,13 @@ def scope_upper_bound(encoded_prefix: str) -> str:
     return encoded_prefix[:-1] + chr(ord(SCOPE_SEPARATOR) + 1)
 
 
+def scope_range(column: str, scope_prefix: Sequence[str]) -> tuple[str, list[str]]:
+    """The condition (and its two parameters) keeping rows whose ``column`` lies under a non-empty scope prefix: an
+    indexable range over the encoded scopes, exact by construction, never a pattern."""
+    low = encode_scope(scope_prefix)
+    return f"{column} >= ? AND {column} < ?", [low, scope_upper_bound(low)]
+
+
 def _scope_token(kind: str, encoded: str) -> str:
     return kind + hashlib.blake2b(encoded.encode("utf-8"), digest_size=10).hexdigest()
 

@@ -14,7 +14,7 @@ from ...timeutil import from_iso, to_iso
 from ..base import StoreCounts, VectorFilter, VectorHit
 from ..sqlite.connection import placeholders
 from .dialect import SQLDialect
-from .filters import decode_scope, encode_scope, scope_upper_bound
+from .filters import decode_scope, encode_scope, scope_range
 from .rows import COLUMNS, TABLES, row_to_memory
 
 MAX_IDS_PER_QUERY = 10_000  # PostgreSQL takes at most 65,535 parameters in a statement, SQLite 32,766 by default
@@ -91,10 +91,10 @@ class SQLReads(SQLDialect):
             params.append(encode_scope(where.scope))
         if where.scoped:
             sql.append("scope != ''")
-        if where.scope_prefix:
-            low = encode_scope(where.scope_prefix)  # a range over the scope column: only that subtree is scanned
-            sql.append("scope >= ? AND scope < ?")
-            params.extend([low, scope_upper_bound(low)])
+        if where.scope_prefix:  # a range over the scope column: only that subtree is scanned
+            condition, bounds = scope_range("scope", where.scope_prefix)
+            sql.append(condition)
+            params.extend(bounds)
         if where.tags is not None and not where.tags:
             return None
         # sqlite-vec takes one "rowid IN (...)" constraint per query, so tags, metadata and time share one subquery.
@@ -153,9 +153,9 @@ class SQLReads(SQLDialect):
             )
             params.extend(where.tags)
         if where.scope_prefix and not vector_side:
-            low = encode_scope(where.scope_prefix)  # an indexable range, exact by construction; never a pattern
-            conditions.append(f"{alias}.scope >= ? AND {alias}.scope < ?")
-            params.extend([low, scope_upper_bound(low)])
+            condition, bounds = scope_range(f"{alias}.scope", where.scope_prefix)
+            conditions.append(condition)
+            params.extend(bounds)
         if where.metadata is not None:
             sql, metadata_params = self._metadata_sql(where.metadata, f"{alias}.metadata")
             conditions.append(sql)
@@ -291,9 +291,8 @@ class SQLReads(SQLDialect):
         scope, params = ("WHERE agent = ?", [agent]) if agent is not None else ("", [])
         subtree, subtree_params = scope, params
         if scope_prefix:
-            low = encode_scope(scope_prefix)
-            subtree = f"{scope or 'WHERE 1 = 1'} AND scope >= ? AND scope < ?"
-            subtree_params = [*params, low, scope_upper_bound(low)]
+            condition, bounds = scope_range("scope", scope_prefix)
+            subtree, subtree_params = f"{scope or 'WHERE 1 = 1'} AND {condition}", [*params, *bounds]
         with self._read() as db:
             states = {
                 memory_type: dict(

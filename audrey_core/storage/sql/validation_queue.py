@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from ...rules.ownership import Tenant
 from ..sqlite.connection import placeholders
 from .dialect import SQLDialect
-from .filters import encode_scope, scope_upper_bound
+from .filters import scope_range
 
 
 class SQLValidationQueue(SQLDialect):
@@ -38,9 +38,9 @@ class SQLValidationQueue(SQLDialect):
     def claim_unvalidated(self, owner: Tenant, by: str, now: str, stale_before: str, limit: int) -> list[str]:
         conditions, params = ["e.agent = ?"], [owner.agent]
         if owner.scope:
-            low = encode_scope(owner.scope)
-            conditions.append("e.scope >= ? AND e.scope < ?")
-            params += [low, scope_upper_bound(low)]
+            condition, bounds = scope_range("e.scope", owner.scope)
+            conditions.append(condition)
+            params += bounds
         with self._read() as db:  # most opens find none: no write transaction for them
             if (
                 db.execute(
