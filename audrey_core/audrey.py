@@ -12,23 +12,19 @@ import numpy as np
 
 from .aio import collected, stream_twin, twin
 from .config import STATES, AudreyConfig
-from .errors import ClosedError, InvalidInputError
+from .errors import InvalidInputError
 from .events import EventBus, Handler
 from .models import (
-    CausalLink,
     ConsolidationRun,
-    Contradiction,
     DecayReport,
-    Introspection,
-    Memory,
     RecallResult,
 )
 from .providers.embedding import QueryCache, check_embedder
 from .providers.llm import as_llm
 from .providers.local import SentenceTransformerEmbedder
+from .reading import MemoryReading
 from .rules.arguments import EncodeRequest, check_instance, check_request, check_scope, requests_from_items
-from .rules.confidence import ConfidenceBreakdown, memory_confidence
-from .rules.inputs import check_ids_text, check_text
+from .rules.inputs import check_text
 from .rules.ownership import Tenant
 from .stages import consolidate as consolidate_stage
 from .stages import decay as decay_stage
@@ -43,7 +39,7 @@ from .storage import Storage, open_storage
 from .timeutil import Clock, system_clock
 
 
-class Audrey:
+class Audrey(MemoryReading):
     """A memory for one agent: encode observations, recall them by meaning, ranked by confidence.
 
     ``path`` is a SQLite file (created with its parent folder if missing) or ``":memory:"``. ``embedder`` defaults
@@ -113,10 +109,6 @@ class Audrey:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
-
-    def _check_open(self) -> None:
-        if self._closed:
-            raise ClosedError("this Audrey instance is closed; create a new one to keep using the memory")
 
     def on(self, event: str, handler: Handler) -> Handler:
         """Call ``handler(payload)`` when ``event`` happens (see :data:`audrey_core.events.EVENTS`)."""
@@ -265,89 +257,12 @@ class Audrey:
         with self._consolidation_lock:
             return rollback_stage.rollback(self._context, run_id)
 
-    def consolidation_history(self) -> list[ConsolidationRun]:
-        """This agent's consolidation runs, oldest first, with their status."""
-        self._check_open()
-        return records.consolidation_history(self._context)
-
-    def contradictions(self, states: Sequence[str] | None = None) -> list[Contradiction]:
-        """This agent's recorded contradictions (optionally only those in ``states``), oldest first."""
-        self._check_open()
-        return records.contradictions(self._context, states)
-
-    def causal_links(self, memory_id: str | None = None) -> list[CausalLink]:
-        """This agent's active causal links (those explaining ``memory_id`` when given)."""
-        self._check_open()
-        return records.causal_links(self._context, memory_id)
-
-    # -- reading ----------------------------------------------------------------------------------------------
-
-    def get(self, memory_id: str) -> Memory | None:
-        """This instance's memory with this id (any type), or ``None``: also when it belongs to another agent or
-        lies outside this instance's scope."""
-        self._check_open()
-        return records.get_many(self._context, [memory_id], "get")[0]
-
-    def get_many(self, ids: Sequence[str]) -> list[Memory | None]:
-        """This instance's memories with these ids, in the same order (``None`` where there is none of its own)."""
-        self._check_open()
-        return records.get_many(self._context, ids)
-
-    def update_chain(self, memory_id: str) -> list[Memory]:
-        """A memory's history of updates, oldest first: what it replaced (directly or through earlier updates), the
-        memory itself, and what replaced it since. Empty when this instance has no such memory."""
-        self._check_open()
-        return records.update_chain(self._context, memory_id)
-
-    def embed_query(self, text: str) -> np.ndarray:
-        """The embedding recall would use for ``text`` (cached)."""
-        self._check_open()
-        if not isinstance(text, str) or not text.strip():
-            raise InvalidInputError("query must be a non-empty string")
-        return self._queries.vector(check_text("query", text))
-
-    def confidence(self, memory: Memory) -> ConfidenceBreakdown:
-        """``memory``'s confidence now, with its parts."""
-        return memory_confidence(memory, self.clock(), self.config.confidence)
-
-    def vectors(self, ids: Sequence[str]) -> dict[str, np.ndarray]:
-        """The stored embedding of each of this instance's memories among ``ids``."""
-        self._check_open()
-        return self.storage.get_vectors(check_ids_text("vectors", ids), owner=self.tenant)
-
-    def list_memories(
-        self,
-        limit: int = 10,
-        offset: int = 0,
-        types: Sequence[str] | None = None,
-        include_dormant: bool = False,
-        **filters: Any,
-    ) -> list[Memory]:
-        """This agent's memories without a query, newest first, with paging; same filters as :meth:`recall`."""
-        self._check_open()
-        arguments = {"types": types, "include_dormant": include_dormant, **filters}
-        return recall_stage.list_memories(self._context, limit, offset, arguments)
-
-    def iter_memories(
-        self, types: Sequence[str] | None = None, include_dormant: bool = False, **filters: Any
-    ) -> Iterator[Memory]:
-        """Every memory of this instance matching :meth:`recall`'s filters, oldest first, read a page at a time."""
-        self._check_open()
-        return recall_stage.iter_memories(
-            self._context, {"types": types, "include_dormant": include_dormant, **filters}
-        )
-
     def forget_all(self, **filters: Any) -> list[str]:
         """Forget every memory of this instance matching :meth:`recall`'s filters, in every state unless ``states``
         says otherwise (e.g. ``forget_all(scope=("user", "alice"))``); return their ids."""
         filters.setdefault("states", list(STATES))
         ids = [memory.id for memory in self.iter_memories(**filters)]
         return [forgotten for start in range(0, len(ids), 1000) for forgotten in self.forget(ids[start : start + 1000])]
-
-    def scopes(self) -> list[tuple[str, ...]]:
-        """Every scope at or below this instance's that holds at least one of its agent's memories, sorted."""
-        self._check_open()
-        return records.scopes(self._context)
 
     def forget(self, ids: Sequence[str]) -> list[str]:
         """Delete memories for good (explicit forgetting, unlike decay); return the ids that existed.
@@ -356,13 +271,6 @@ class Audrey:
         treated as missing. An audit entry records what was forgotten."""
         self._check_open()
         return records.forget(self._context, ids)
-
-    def introspect(self, all_agents: bool = False) -> Introspection:
-        """Counts by type and state, contradictions, causal links, last consolidation, sources, embedding model: of
-        this instance's memories (its agent, at or below its scope). ``all_agents=True`` counts the whole store, an
-        explicit crossing of tenants for operators."""
-        self._check_open()
-        return records.introspect(self._context, all_agents)
 
     # -- async twins: each runs its method in a worker thread, with the method's signature ----------------------
 
@@ -374,17 +282,8 @@ class Audrey:
     aconsolidate = twin(consolidate)
     adecay = twin(decay)
     arollback = twin(rollback)
-    aconsolidation_history = twin(consolidation_history)
-    acontradictions = twin(contradictions)
-    acausal_links = twin(causal_links)
     aforget = twin(forget)
     aforget_all = twin(forget_all)
-    aget = twin(get)
-    aget_many = twin(get_many)
-    aupdate_chain = twin(update_chain)
-    alist_memories = twin(list_memories)
-    ascopes = twin(scopes)
-    aintrospect = twin(introspect)
     await_for_idle = twin(wait_for_idle)
     aclose = twin(close)
 

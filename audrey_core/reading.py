@@ -1,0 +1,132 @@
+"""What an Audrey instance reads without changing its memory: its records (consolidation runs, contradictions,
+causal links, memories by id, update chains), listings, vectors and counts, always within its tenant. The read-only
+half of :class:`~audrey_core.audrey.Audrey`, which adds the lifecycle and every stage that writes."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+import numpy as np
+
+from .aio import twin
+from .config import AudreyConfig
+from .errors import ClosedError, InvalidInputError
+from .models import CausalLink, ConsolidationRun, Contradiction, Introspection, Memory
+from .providers.embedding import QueryCache
+from .rules.confidence import ConfidenceBreakdown, memory_confidence
+from .rules.inputs import check_ids_text, check_text
+from .rules.ownership import Tenant
+from .stages import recall as recall_stage
+from .stages import records
+from .stages.context import StageContext
+from .storage import Storage
+from .timeutil import Clock
+
+
+class MemoryReading:
+    """Reading an agent's memory within one tenant (set up by :class:`~audrey_core.audrey.Audrey`)."""
+
+    storage: Storage
+    tenant: Tenant
+    config: AudreyConfig
+    clock: Clock
+    _context: StageContext
+    _queries: QueryCache
+    _closed: bool = False
+
+    def _check_open(self) -> None:
+        if self._closed:
+            raise ClosedError("this Audrey instance is closed; create a new one to keep using the memory")
+
+    def consolidation_history(self) -> list[ConsolidationRun]:
+        """This agent's consolidation runs, oldest first, with their status."""
+        self._check_open()
+        return records.consolidation_history(self._context)
+
+    def contradictions(self, states: Sequence[str] | None = None) -> list[Contradiction]:
+        """This agent's recorded contradictions (optionally only those in ``states``), oldest first."""
+        self._check_open()
+        return records.contradictions(self._context, states)
+
+    def causal_links(self, memory_id: str | None = None) -> list[CausalLink]:
+        """This agent's active causal links (those explaining ``memory_id`` when given)."""
+        self._check_open()
+        return records.causal_links(self._context, memory_id)
+
+    def get(self, memory_id: str) -> Memory | None:
+        """This instance's memory with this id (any type), or ``None``: also when it belongs to another agent or
+        lies outside this instance's scope."""
+        self._check_open()
+        return records.get_many(self._context, [memory_id], "get")[0]
+
+    def get_many(self, ids: Sequence[str]) -> list[Memory | None]:
+        """This instance's memories with these ids, in the same order (``None`` where there is none of its own)."""
+        self._check_open()
+        return records.get_many(self._context, ids)
+
+    def update_chain(self, memory_id: str) -> list[Memory]:
+        """A memory's history of updates, oldest first: what it replaced (directly or through earlier updates), the
+        memory itself, and what replaced it since. Empty when this instance has no such memory."""
+        self._check_open()
+        return records.update_chain(self._context, memory_id)
+
+    def embed_query(self, text: str) -> np.ndarray:
+        """The embedding recall would use for ``text`` (cached)."""
+        self._check_open()
+        if not isinstance(text, str) or not text.strip():
+            raise InvalidInputError("query must be a non-empty string")
+        return self._queries.vector(check_text("query", text))
+
+    def confidence(self, memory: Memory) -> ConfidenceBreakdown:
+        """``memory``'s confidence now, with its parts."""
+        return memory_confidence(memory, self.clock(), self.config.confidence)
+
+    def vectors(self, ids: Sequence[str]) -> dict[str, np.ndarray]:
+        """The stored embedding of each of this instance's memories among ``ids``."""
+        self._check_open()
+        return self.storage.get_vectors(check_ids_text("vectors", ids), owner=self.tenant)
+
+    def list_memories(
+        self,
+        limit: int = 10,
+        offset: int = 0,
+        types: Sequence[str] | None = None,
+        include_dormant: bool = False,
+        **filters: Any,
+    ) -> list[Memory]:
+        """This agent's memories without a query, newest first, with paging; same filters as :meth:`recall`."""
+        self._check_open()
+        arguments = {"types": types, "include_dormant": include_dormant, **filters}
+        return recall_stage.list_memories(self._context, limit, offset, arguments)
+
+    def iter_memories(
+        self, types: Sequence[str] | None = None, include_dormant: bool = False, **filters: Any
+    ) -> Iterator[Memory]:
+        """Every memory of this instance matching :meth:`recall`'s filters, oldest first, read a page at a time."""
+        self._check_open()
+        return recall_stage.iter_memories(
+            self._context, {"types": types, "include_dormant": include_dormant, **filters}
+        )
+
+    def scopes(self) -> list[tuple[str, ...]]:
+        """Every scope at or below this instance's that holds at least one of its agent's memories, sorted."""
+        self._check_open()
+        return records.scopes(self._context)
+
+    def introspect(self, all_agents: bool = False) -> Introspection:
+        """Counts by type and state, contradictions, causal links, last consolidation, sources, embedding model: of
+        this instance's memories (its agent, at or below its scope). ``all_agents=True`` counts the whole store, an
+        explicit crossing of tenants for operators."""
+        self._check_open()
+        return records.introspect(self._context, all_agents)
+
+    aconsolidation_history = twin(consolidation_history)
+    acontradictions = twin(contradictions)
+    acausal_links = twin(causal_links)
+    aget = twin(get)
+    aget_many = twin(get_many)
+    aupdate_chain = twin(update_chain)
+    alist_memories = twin(list_memories)
+    ascopes = twin(scopes)
+    aintrospect = twin(introspect)
