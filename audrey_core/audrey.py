@@ -135,6 +135,8 @@ class Audrey(MemoryReading):
         scope: Sequence[str] | None = None,
         key: str | None = None,
         event_time: datetime | None = None,
+        session: str | None = None,
+        speaker: str | None = None,
     ) -> str:
         """Store one observation as an immutable episode and return its id (a ULID unless ``id`` is given).
 
@@ -143,6 +145,10 @@ class Audrey(MemoryReading):
         so that it can never count as independent evidence for them. ``scope`` places it on a path inside the
         agent's memory (e.g. ``("user", "alice")``); ``key`` is the caller's name for it there. ``event_time`` is when
         it happened, if not now (recall's ``time_range`` filters on it).
+
+        A turn of a conversation names its ``session`` (any string naming the conversation) and its ``speaker``:
+        turns of one session are numbered in the order they are stored, and recall reads each with its neighbours
+        (the reply "Yes, it was great!" is found by the question it answers) and favours the speaker a question names.
         """
         request = check_request(
             content,
@@ -157,6 +163,8 @@ class Audrey(MemoryReading):
             self.scope if scope is None else scope,
             key,
             event_time,
+            session,
+            speaker,
         )
         return self._encode([request])[0]
 

@@ -106,6 +106,21 @@ class RecallConfig:
     similarity_floors: Mapping[str, float] = field(
         default_factory=lambda: _frozen({"episodic": -1.0, "semantic": -1.0, "procedural": -1.0})  # no floor
     )
+    # Conversation turns (see rules/turns.py): a turn's vector relevance is that of its own vector plus those of the
+    # turns this many places before and after it in its session, its own weighing this many times one neighbour's.
+    turn_context_before: int = 2
+    turn_context_after: int = 1
+    turn_self_weight: float = 2.0
+    # When a question names exactly one speaker of the candidates ("What did Alice paint?"), that speaker's turns
+    # gain this share of relevance.
+    speaker_boost: float = 0.1
+    # Time in a question (see stages/recall_time.py): memories inside a vague span it names ("last week", "in June")
+    # gain this share of relevance; "the first time" / "most recently" favour the earliest / latest by up to this.
+    time_boost: float = 0.25
+    order_boost: float = 0.15
+    # recall(spread=True) (or "auto", for a question asking for several things: "What books has she read?") spreads
+    # the top k over conversations: each further result from a session already in it counts this many times less.
+    session_spread: float = 0.8
 
     def __post_init__(self) -> None:
         if min(self.candidate_multiplier, self.filtered_candidate_multiplier, self.min_candidates) < 1:
@@ -120,6 +135,12 @@ class RecallConfig:
             raise ConfigurationError(f"fusion must be 'convex' or 'rrf', got {self.fusion!r}")
         if not 0.0 <= self.vector_weight <= 1.0:
             raise ConfigurationError("vector_weight must lie in [0, 1]")
+        if min(self.turn_context_before, self.turn_context_after) < 0 or not 0.0 < self.turn_self_weight <= 100.0:
+            raise ConfigurationError("turn context windows must be >= 0 and turn_self_weight in (0, 100]")
+        if not 0.0 < self.session_spread <= 1.0:
+            raise ConfigurationError("session_spread must lie in (0, 1]")
+        if not all(0.0 <= b <= 10.0 for b in (self.speaker_boost, self.time_boost, self.order_boost)):
+            raise ConfigurationError("speaker_boost, time_boost and order_boost must lie in [0, 10]")
         if self.rrf_k < 1 or self.widen_factor < 2:
             raise ConfigurationError("rrf_k must be >= 1 and widen_factor >= 2")
         for name, mapping, low, high in (
@@ -235,6 +256,13 @@ INSERT_SLICE = 128  # rows a background insert adds at once, holding the graph: 
 WRITER_HEAP = 50_000_000
 KEYWORD_PRUNE_AFTER = 10_000  # applied log entries kept before they are deleted
 KEYWORD_REBUILD_AFTER = 20_000  # more changes than this (and than half the index) to catch up: rebuild instead
+
+# Conversation turns in the full text (stored in the database, so one setting per store, not per instance): a turn's
+# text row also holds the words of the turns this many places before and after it in its session, searched beside
+# its own words at this weight (tantivy's field boost, FTS5's bm25 column weight, PostgreSQL's weight D). A reply
+# ("Yes, it was great!") is found by the question it answers. Measured with benchmarks.conversations (see README).
+KEYWORD_CONTEXT_TURNS = (1, 1)
+KEYWORD_CONTEXT_WEIGHT = 0.3
 
 # Cost model for choosing between the graph and sqlite-vec's exact scan of a filter's partitions, measured on two
 # cores at 384 dimensions: a scan costs about 1.5 us per row; a graph search about 0.5 ms plus 4 us per candidate.

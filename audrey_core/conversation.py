@@ -23,6 +23,15 @@ ROLE_SOURCES: Mapping[str, str] = {
     "assistant": "model-generated",
     "ai": "model-generated",
 }
+# The speaker a turn is stored with, by role, the same for every adapter (recall favours the speaker a question names).
+ROLE_SPEAKERS: Mapping[str, str] = {
+    "user": "user",
+    "human": "user",
+    "tool": "tool",
+    "function": "tool",
+    "assistant": "assistant",
+    "ai": "assistant",
+}
 MEMORY_HEADER = "Relevant memories (most relevant first; confidence, source and date observed in brackets):"
 AUDREY_FIELDS = ("confidence", "state", "memory_type", "source")
 
@@ -31,6 +40,7 @@ __all__ = [
     "CHARS_PER_TOKEN",
     "MEMORY_HEADER",
     "ROLE_SOURCES",
+    "ROLE_SPEAKERS",
     "audrey_fields",
     "count_tokens",
     "disputed",
@@ -40,6 +50,7 @@ __all__ = [
     "placed_fields",
     "render_memories",
     "source_for_role",
+    "speaker_for_role",
     "with_fields",
 ]
 
@@ -47,6 +58,11 @@ __all__ = [
 def source_for_role(role: str) -> str | None:
     """The source of a message by its speaker's role (``None``: not remembered, e.g. a system message)."""
     return ROLE_SOURCES.get(str(role).lower())
+
+
+def speaker_for_role(role: str) -> str:
+    """Who said a message, as its turn is stored: user, assistant or tool (another role as it is given)."""
+    return ROLE_SPEAKERS.get(str(role).lower(), str(role))
 
 
 def disputed(result: RecallResult) -> str:
@@ -74,12 +90,14 @@ def render_memories(
     show_ids: bool = False,
 ) -> str:
     """Recalled memories as a prompt block, best first: ``- [confidence, source, type, date observed] content``
-    (``N reports`` when restatements or evidence back it) and the other sides of any open contradiction or context
+    (``N reports`` when restatements or evidence back it, ``said by X`` for a named speaker's turn: a role's is
+    in its source) and the other sides of any open contradiction or context
     pair with their dates. ``""`` when there is nothing to show."""
     lines = []
     for r in results:
         labels = f"{r.confidence:.2f}, {r.source}" + (f", {r.memory_type}" if show_type else "")
         labels += f", {r.observed_at:%Y-%m-%d}" + (f", {r.evidence_count} reports" if r.evidence_count > 1 else "")
+        labels += f", said by {r.speaker}" if r.speaker and r.speaker not in ROLE_SPEAKERS.values() else ""
         lead = f"{r.id} " if show_ids else "- "
         lines.append(f"{lead}[{labels}] {r.content}{disputed(r)}")
     if not lines:

@@ -70,6 +70,11 @@ class Episode(Memory):
     derived_from: tuple[str, ...] = ()
     supersedes: str | None = None
     consolidated: bool = False
+    # A conversation turn: the conversation it was said in, who said it, and its place there (0, 1, ...; given by the
+    # store in the order turns arrive). Recall reads a turn with its neighbours (see rules/turns.py).
+    session: str | None = None
+    speaker: str | None = None
+    turn: int | None = None
 
 
 @dataclass(kw_only=True)
@@ -241,6 +246,9 @@ class RecallResult:
     counterclaims: tuple[Counterclaim, ...] = ()  # the other sides of its open contradictions and context pairs
     conditions: str | None = None  # the context it holds in, when a context-dependent pair recorded one
     evidence_count: int = 1  # reports behind it: an episode and its restatements, a principle's evidence episodes
+    session: str | None = None  # for a conversation turn: its conversation, its speaker and its place there
+    speaker: str | None = None
+    turn: int | None = None
 
     @property
     def observed_at(self) -> datetime:

@@ -11,7 +11,7 @@ from langchain_core.messages import AnyMessage, HumanMessage, SystemMessage
 from langchain_core.tools import BaseTool, StructuredTool
 
 from audrey_core import SOURCES, Audrey, RecallResult
-from audrey_core.conversation import message_id, render_memories, source_for_role
+from audrey_core.conversation import message_id, render_memories, source_for_role, speaker_for_role
 
 from .adapters import message_text
 
@@ -30,10 +30,13 @@ def latest_user_text(messages: Sequence[AnyMessage]) -> str | None:
     return None
 
 
-def turn_items(messages: Sequence[AnyMessage], agent: str, scope: tuple[str, ...] | None) -> list[dict[str, Any]]:
+def turn_items(
+    messages: Sequence[AnyMessage], agent: str, scope: tuple[str, ...] | None, session: str | None = None
+) -> list[dict[str, Any]]:
     """``encode_batch`` items for the last turn (from the last human message on): the user's words as told-by-user,
     tool output as tool-result, the model's own text as model-generated. Ids derive from message ids, so encoding a
-    turn twice stores it once."""
+    turn twice stores it once. With a ``session`` (the thread), each message is stored as a turn of it, with its
+    speaker: recall reads it with its neighbours."""
     start = max((i for i, m in enumerate(messages) if isinstance(m, HumanMessage)), default=None)
     if start is None:
         return []
@@ -46,12 +49,21 @@ def turn_items(messages: Sequence[AnyMessage], agent: str, scope: tuple[str, ...
         if not text:
             continue  # e.g. an AI message that only calls tools
         item: dict[str, Any] = {"content": text, "source": source, "metadata": {"message_type": message.type}}
+        if session is not None:
+            item |= {"session": session, "speaker": speaker_for_role(message.type)}
         if message.id:
             item["id"] = message_id("T", agent, message.id)
         if scope:
             item["scope"] = scope
         items.append(item)
     return items
+
+
+def thread_of(runtime: Any) -> str | None:
+    """The conversation thread an agent runs in (LangGraph's ``thread_id``; None without a checkpointer)."""
+    info = getattr(runtime, "execution_info", None)
+    thread = getattr(info, "thread_id", None)
+    return str(thread) if thread else None
 
 
 class AudreyMemoryMiddleware(AgentMiddleware):
@@ -117,13 +129,13 @@ class AudreyMemoryMiddleware(AgentMiddleware):
         return await handler(self._with_memories(request, results))
 
     def after_agent(self, state: Any, runtime: Any) -> dict[str, Any] | None:
-        items = turn_items(state["messages"], self.audrey.agent, self.scope)
+        items = turn_items(state["messages"], self.audrey.agent, self.scope, thread_of(runtime))
         if items:
             self.audrey.encode_batch(items, replace=True)
         return None
 
     async def aafter_agent(self, state: Any, runtime: Any) -> dict[str, Any] | None:
-        items = turn_items(state["messages"], self.audrey.agent, self.scope)
+        items = turn_items(state["messages"], self.audrey.agent, self.scope, thread_of(runtime))
         if items:
             await self.audrey.aencode_batch(items, replace=True)
         return None

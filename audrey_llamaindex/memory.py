@@ -14,7 +14,7 @@ from llama_index.core.memory.types import BaseMemory
 from pydantic import ConfigDict, Field, PrivateAttr
 
 from audrey_core import Audrey
-from audrey_core.conversation import CHARS_PER_TOKEN, count_tokens, message_id, new_session_id
+from audrey_core.conversation import CHARS_PER_TOKEN, count_tokens, message_id, new_session_id, speaker_for_role
 
 from .messages import latest_user_text, message_items, render
 
@@ -72,6 +72,8 @@ class AudreyMemory(BaseMemory):
             # The id ties a message to its place in this session, so set() can re-put history without duplicates.
             item["id"] = message_id("L", self.audrey.agent, self.session_id, str(start + offset), item["content"])
             item["metadata"]["session_id"] = self.session_id
+            item["session"] = self.session_id  # a turn of this conversation: recall reads it with its neighbours
+            item["speaker"] = speaker_for_role(item["metadata"]["role"])
         if items:
             self.audrey.encode_batch(items, replace=True)
 

@@ -85,10 +85,16 @@ def build_server(brain: Audrey, name: str = "audrey", host: str = "127.0.0.1", p
         scope: scope_path = None,  # type: ignore[valid-type]
         salience: Annotated[float, Field(description="How much it matters, 0 to 1.")] = 0.5,
         metadata: Annotated[dict[str, Any] | None, Field(description="JSON values stored with it.")] = None,
+        session: Annotated[
+            str | None,
+            Field(description="For a turn of a conversation: the conversation's id (turns are read together)."),
+        ] = None,
+        speaker: Annotated[str | None, Field(description="For a turn of a conversation: who said it.")] = None,
     ) -> dict[str, Any]:
         """Store an observation as a new memory. Audrey checks it against what it already holds in the background:
         a repeat reinforces, a newer value of the same fact updates, a disagreement is kept as a contradiction."""
-        encode = partial(brain.encode, content, source, salience, tags, None, None, metadata, scope=scope)
+        where = {"scope": scope, "session": session, "speaker": speaker}
+        encode = partial(brain.encode, content, source, salience, tags, None, None, metadata, **where)
         return {"id": await run(encode)}
 
     @server.tool(annotations=read_only)
@@ -101,11 +107,15 @@ def build_server(brain: Audrey, name: str = "audrey", host: str = "127.0.0.1", p
         scope: scope_path = None,  # type: ignore[valid-type]
         min_confidence: Annotated[float, Field(description="Leave out memories below this confidence.")] = 0.0,
         token_budget: Annotated[int | None, Field(description="Stop before the contents exceed this.")] = None,
+        order: Annotated[
+            Literal["relevance", "time"], Field(description="'time': the chosen memories oldest first.")
+        ] = "relevance",
     ) -> dict[str, Any]:
         """Memories relevant to the query, best first by relevance x confidence, answering what is true now (a
-        replaced fact is left out). Each result says why it was returned (relevance, confidence and its parts),
-        its state and source, and the other side of any open contradiction it is part of."""
-        filters: dict[str, Any] = {"token_budget": token_budget}
+        replaced fact is left out). Dates and times in the query ("in May 2023", "last week") narrow or favour what
+        was said then. Each result says why it was returned (relevance, confidence and its parts), its state and
+        source, and the other side of any open contradiction it is part of."""
+        filters: dict[str, Any] = {"token_budget": token_budget, "order": order}
         if scope is not None:
             filters["scope_prefix"] = scope
         found = partial(brain.recall, query, limit, min_confidence, types, tags, sources, **filters)
@@ -188,6 +198,8 @@ def _result(hit: Any) -> dict[str, Any]:
         "observed_at": hit.observed_at.isoformat(),
         "reports": hit.evidence_count,
         "conditions": hit.conditions,
+        "session": hit.session,
+        "speaker": hit.speaker,
         "counterclaims": [_counterclaim(c) for c in hit.counterclaims],
         "as_text": render_memories([hit], None, show_type=False),
     }

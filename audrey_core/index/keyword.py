@@ -25,7 +25,14 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from .. import threads
-from ..config import BUILD_INLINE_UPTO, KEYWORD_PRUNE_AFTER, KEYWORD_REBUILD_AFTER, MEMORY_TYPES, WRITER_HEAP
+from ..config import (
+    BUILD_INLINE_UPTO,
+    KEYWORD_CONTEXT_WEIGHT,
+    KEYWORD_PRUNE_AFTER,
+    KEYWORD_REBUILD_AFTER,
+    MEMORY_TYPES,
+    WRITER_HEAP,
+)
 from ..errors import IndexNotReady
 from ..rules.keywords import informative_terms
 from .folder import IndexFolder
@@ -38,7 +45,7 @@ except ImportError:  # a platform without wheels: Audrey searches through SQLite
     tantivy = None  # type: ignore[assignment]
 
 log = logging.getLogger(__name__)
-FORMAT = 2  # bump when the schema or the analyzer changes: older index folders are rebuilt
+FORMAT = 3  # bump when the schema or the analyzer changes: older index folders are rebuilt
 
 
 def keyword_index_available() -> bool:
@@ -53,7 +60,7 @@ class TextSource(Protocol):
     def search_log_head(self) -> int: ...
     def search_log_since(self, seq: int) -> tuple[int, list[int]] | None: ...
     def text_row_count(self) -> int: ...
-    def text_documents(self, rowids: Sequence[int] | None) -> Iterable[tuple[int, str, str, str, str]]: ...
+    def text_documents(self, rowids: Sequence[int] | None) -> Iterable[tuple[int, str, str, str, str, str]]: ...
     def prune_search_log(self, upto: int) -> None: ...
 
 
@@ -80,6 +87,7 @@ def _schema() -> Any:
     builder.add_unsigned_field("row", indexed=True, fast=True)
     builder.add_unsigned_field("kind", fast=True)  # the memory type's place in MEMORY_TYPES, read with each hit
     builder.add_text_field("content", tokenizer_name="audrey_en", index_option="freq")
+    builder.add_text_field("context", tokenizer_name="audrey_en", index_option="freq")  # a turn's neighbours' words
     builder.add_text_field("agent", tokenizer_name="raw", index_option="basic")
     builder.add_text_field("type", tokenizer_name="raw", index_option="basic")
     builder.add_text_field("scopes", tokenizer_name="whitespace", index_option="basic")
@@ -299,10 +307,11 @@ class KeywordIndex:
     def _state(self, generation: str | None, applied: int) -> dict[str, Any]:
         return {"format": FORMAT, "store": self.source.store_id, "generation": generation, "applied": applied}
 
-    def _document(self, rowid: int, agent: str, memory_type: str, scopes: str, content: str) -> Any:
+    def _document(self, rowid: int, agent: str, memory_type: str, scopes: str, content: str, context: str) -> Any:
         document = tantivy.Document()
         document.add_unsigned("row", rowid)
         document.add_text("content", content)
+        document.add_text("context", context)
         document.add_text("agent", agent)
         document.add_text("type", memory_type)
         document.add_unsigned("kind", MEMORY_TYPES.index(memory_type))
@@ -344,6 +353,17 @@ class KeywordIndex:
         Q, Occur = tantivy.Query, tantivy.Occur
         should = [
             (Occur.Should, Q.boost_query(Q.term_query(self.schema, "content", s), _idf_boost(counts[s], total)))
+            for s in stems
+        ]
+        # a turn's neighbours' words count too, less (FTS5 and PostgreSQL weigh them the same way)
+        should += [
+            (
+                Occur.Should,
+                Q.boost_query(
+                    Q.term_query(self.schema, "context", s),
+                    KEYWORD_CONTEXT_WEIGHT * _idf_boost(searcher.doc_freq("context", s), total),
+                ),
+            )
             for s in stems
         ]
         filters = [Q.term_query(self.schema, "scopes", word) for word in scope_words]

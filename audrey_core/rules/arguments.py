@@ -1,5 +1,6 @@
 """Checks of the arguments users pass: an encode request (content, source, salience, tags, causal context,
-metadata, ids, scope, event time), each failing with an :class:`InvalidInputError` that says what to pass instead."""
+metadata, ids, scope, event time, session and speaker), each failing with an :class:`InvalidInputError` that says
+what to pass instead."""
 
 from __future__ import annotations
 
@@ -29,6 +30,8 @@ ENCODE_FIELDS = frozenset(
         "scope",
         "key",
         "event_time",
+        "session",
+        "speaker",
     }
 )
 
@@ -53,6 +56,8 @@ class EncodeRequest:
     scope: tuple[str, ...] = ()
     key: str | None = None
     event_time: datetime | None = None
+    session: str | None = None
+    speaker: str | None = None
 
 
 def check_request(
@@ -68,6 +73,8 @@ def check_request(
     scope: Any = None,
     key: Any = None,
     event_time: Any = None,
+    session: Any = None,
+    speaker: Any = None,
 ) -> EncodeRequest:
     """Validate one encode's arguments; raise :class:`InvalidInputError` saying what is wrong."""
     if not isinstance(content, str):
@@ -95,6 +102,8 @@ def check_request(
         scope=check_scope(scope),
         key=_check_name("key", key),
         event_time=_check_event_time(event_time),
+        session=_check_name("session", session),
+        speaker=_check_speaker(speaker),
     )
 
 
@@ -152,6 +161,13 @@ def _check_event_time(value: Any) -> datetime | None:
     if not isinstance(value, datetime) or value.tzinfo is None:
         raise InvalidInputError(f"event_time must be a timezone-aware datetime, got {value!r}")
     return value
+
+
+def _check_speaker(speaker: Any) -> str | None:
+    speaker = _check_name("speaker", speaker)
+    if speaker is not None and not speaker.strip():
+        raise InvalidInputError("speaker must name someone (not only whitespace)")
+    return speaker
 
 
 def _check_name(name: str, value: Any) -> str | None:

@@ -4,7 +4,7 @@ search: ``VectorFilter``), mode, token budget, and the tenant rule that keeps ev
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
 
@@ -48,6 +48,7 @@ class VectorFilter:
 
 
 MODES = ("hybrid", "vector", "keyword")
+ORDERS = ("relevance", "time")
 
 
 @dataclass(frozen=True)
@@ -60,6 +61,9 @@ class RecallOptions:
     include_provenance: bool
     mode: str = "hybrid"
     token_budget: int | None = None  # stop before the returned contents would exceed this many tokens
+    order: str = "relevance"  # or "time": the chosen memories oldest first
+    parse_time: bool = True  # read the query's time ("in May 2023", "last week", "the first time")
+    spread: bool | str = False  # spread the results over conversations: True, or "auto" for list questions
 
 
 def check_options(
@@ -81,6 +85,9 @@ def check_options(
     time_range: Any = None,
     as_of: Any = None,
     include_superseded: Any = False,
+    order: Any = "relevance",
+    parse_time: Any = True,
+    spread: Any = False,
 ) -> RecallOptions:
     """Validate recall's arguments; raise :class:`InvalidInputError` saying what is wrong. ``as_of`` (an aware
     datetime) answers what was believed true then: memories stored by then whose validity covers it, superseded
@@ -116,7 +123,14 @@ def check_options(
     )
     if mode not in MODES:
         raise InvalidInputError(f"mode must be one of {', '.join(MODES)}, got {mode!r}")
-    return RecallOptions(int(limit), float(min_confidence), where, bool(include_provenance), mode)
+    if order not in ORDERS:
+        raise InvalidInputError(f"order must be one of {', '.join(ORDERS)}, got {order!r}")
+    if not isinstance(parse_time, bool):
+        raise InvalidInputError(f"parse_time must be True or False, got {parse_time!r}")
+    if spread not in (True, False, "auto") or (isinstance(spread, (int, float)) and not isinstance(spread, bool)):
+        raise InvalidInputError(f"spread must be True, False or 'auto', got {spread!r}")
+    options = RecallOptions(int(limit), float(min_confidence), where, bool(include_provenance), mode)
+    return replace(options, order=order, parse_time=parse_time, spread=spread)
 
 
 def _check_time_range(value: Any) -> tuple[datetime | None, datetime | None] | None:

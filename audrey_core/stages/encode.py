@@ -92,6 +92,8 @@ def encode_episodes(
             supersedes=r.supersedes,
             derived_from=r.derived_from,
             event_time=r.event_time,
+            session=r.session,
+            speaker=r.speaker,
             embedding_model=embedder.model_name,
         )
         for r in requests

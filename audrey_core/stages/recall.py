@@ -14,7 +14,7 @@ from collections.abc import Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 from datetime import datetime
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -24,15 +24,18 @@ from ..models import Memory, RecallResult
 from ..providers.embedding import count_tokens, to_matrix
 from ..rules.inputs import check_int, check_text
 from ..rules.keywords import query_terms
+from ..rules.lists import asks_for_many, spread
 from ..rules.ranking import Ranked, disputes_together, pool_size
 from ..rules.recall_options import RECALL_FILTERS, RecallOptions, check_budget, check_options, within_tenant
-from ..storage import Storage
+from ..storage import KeywordHit, Storage, VectorHit
 from .context import StageContext
 from .recall_candidates import fuse_hits, rank_by_vector, with_chunks
 from .recall_results import counterclaims, provenance, reinforce_retrieved, to_result
+from .recall_time import NO_TIME, TimePlan, in_time_order, plan_time, reorder, within
 
 RECALL_ARGUMENTS = (
     frozenset({"min_confidence", "types", "tags", "sources", "include_dormant", "include_provenance", "token_budget"})
+    | frozenset({"order", "parse_time", "spread"})
     | RECALL_FILTERS
 )
 LISTING_ARGUMENTS = RECALL_FILTERS | {"tags", "sources", "types", "include_dormant"}  # no query: no budget, no floor
@@ -66,7 +69,7 @@ def recall(ctx: StageContext, query: Any, options: RecallOptions, query_vector: 
         vector = to_matrix([query_vector], 1, ctx.embedder.dimensions, "query_vector")[0]
     else:
         vector = ctx.queries.vector(query)
-    return _stream(ctx, vector, options, query_terms(query))
+    return _stream(ctx, vector, options, query_terms(query), query)
 
 
 def recall_by_vector(ctx: StageContext, vector: Any, options: RecallOptions) -> Iterator[RecallResult]:
@@ -104,18 +107,17 @@ def iter_memories(ctx: StageContext, arguments: dict[str, Any], page: int = 1000
 
 
 def _stream(
-    ctx: StageContext, vector: np.ndarray | None, options: RecallOptions, terms: Sequence[str] = ()
+    ctx: StageContext, vector: np.ndarray | None, options: RecallOptions, terms: Sequence[str] = (), query: str = ""
 ) -> Iterator[RecallResult]:
     now = ctx.clock()
-    ranked = rank(
-        ctx.storage,
-        vector,
-        options,
-        now=now,
-        confidence_cfg=ctx.config.confidence,
-        recall_cfg=ctx.config.recall,
-        terms=terms,
-    )
+    timing = plan_time(ctx.storage, query, options, now) if options.parse_time and query else NO_TIME
+    parts = {"now": now, "confidence_cfg": ctx.config.confidence, "recall_cfg": ctx.config.recall, "terms": terms}
+    parts["many"] = options.spread is True or (options.spread == "auto" and asks_for_many(query))
+    ranked = rank(ctx.storage, vector, options, timing=timing, **parts)
+    if not ranked and timing.filter is not None:  # a date that leaves nothing is favoured instead
+        ranked = rank(ctx.storage, vector, options, timing=timing.without_filter(), **parts)
+    if options.order == "time":
+        ranked = in_time_order(ranked)
     return _results(ctx, ranked, options, now)
 
 
@@ -157,8 +159,12 @@ def rank(
     confidence_cfg: ConfidenceConfig,
     recall_cfg: RecallConfig,
     terms: Sequence[str] = (),
+    timing: TimePlan = NO_TIME,
+    many: bool = False,
 ) -> list[Ranked]:
-    """The best ``options.limit`` memories, best first: by vector, by keyword ``terms``, or both fused.
+    """The best ``options.limit`` memories, best first: by vector, by keyword ``terms``, or both fused; with the
+    ``timing`` a question's time asks for (:mod:`.recall_time`), and spread over conversations when it asks for
+    ``many`` things (:mod:`audrey_core.rules.lists`).
 
     Without vector search (sqlite-vec unavailable) hybrid recall is keyword recall and vector recall an error."""
     unavailable = storage.vector_search_error()
@@ -166,24 +172,20 @@ def rank(
         if options.mode == "vector":
             raise StorageError(f"vector recall is unavailable: {unavailable}; use mode='hybrid' or 'keyword'")
         vector = None
+    if timing.filter is not None:
+        options = within(options, timing.filter)
     if options.mode == "vector" or (options.mode == "hybrid" and not terms):
         if vector is None:
             raise InvalidInputError("vector recall needs a query vector")
-        return rank_by_vector(storage, vector, options, now, confidence_cfg, recall_cfg)
+        return rank_by_vector(storage, vector, options, now, confidence_cfg, recall_cfg, terms, timing, many)
     k = pool_size(options, recall_cfg)
     # inside a transaction the work stays on this thread
     parallel = storage.overlap_searches() and not storage.held_by_this_thread()
     while True:
-        if options.mode == "hybrid" and vector is not None and not parallel:
-            vector_hits = storage.knn(vector, k, options.where)
-            keyword_hits = storage.keyword_search(terms, k, options.where)
-        elif options.mode == "hybrid" and vector is not None:
-            # The two searches are independent reads: run the vector scan beside the keyword search.
-            pending = _POOL.submit(storage.knn, vector, k, options.where)
-            keyword_hits = storage.keyword_search(terms, k, options.where)
-            vector_hits = pending.result()
-        else:
-            vector_hits, keyword_hits = [], storage.keyword_search(terms, k, options.where)
+        vector_hits, keyword_hits = _search(storage, vector, terms, k, options, parallel)
+        if timing.favour is not None:  # the favoured span's own best are candidates too
+            inside = _search(storage, vector, terms, k, within(options, timing.favour), parallel)
+            vector_hits, keyword_hits = _merged(vector_hits, inside[0]), _merged(keyword_hits, inside[1])
         ranked = fuse_hits(
             storage,
             vector,
@@ -193,9 +195,39 @@ def rank(
             now,
             confidence_cfg,
             recall_cfg,
-            options.limit,
+            None if timing or many else options.limit,  # time or spread may lift any candidate: score them all
+            terms,
         )
+        ranked = reorder(ranked, timing, recall_cfg)
+        if many and recall_cfg.session_spread < 1.0:
+            ranked = spread(ranked, options.limit, recall_cfg.session_spread)
         exhausted = (len(vector_hits) < k and len(keyword_hits) < k) or k >= recall_cfg.max_candidates
         if len(ranked) >= options.limit or exhausted:
             return with_chunks(storage, ranked[: options.limit])
         k = min(recall_cfg.max_candidates, k * recall_cfg.widen_factor)
+
+
+def _search(
+    storage: Storage, vector: np.ndarray | None, terms: Sequence[str], k: int, options: RecallOptions, parallel: bool
+) -> tuple[list[VectorHit], list[KeywordHit]]:
+    """The vector and keyword candidates (only keyword ones without a vector or in keyword mode)."""
+    if options.mode != "hybrid" or vector is None:
+        return [], storage.keyword_search(terms, k, options.where)
+    if not parallel:
+        return storage.knn(vector, k, options.where), storage.keyword_search(terms, k, options.where)
+    # The two searches are independent reads: run the vector scan beside the keyword search.
+    pending = _POOL.submit(storage.knn, vector, k, options.where)
+    keyword_hits = storage.keyword_search(terms, k, options.where)
+    return pending.result(), keyword_hits
+
+
+H = TypeVar("H", VectorHit, KeywordHit)
+
+
+def _merged(first: Sequence[H], second: Sequence[H]) -> list[H]:
+    """Two candidate lists of one search run twice, each memory once, best first."""
+    seen = {hit.memory_id for hit in first}
+    hits = [*first, *(hit for hit in second if hit.memory_id not in seen)]
+    if hits and isinstance(hits[0], VectorHit):
+        return sorted(hits, key=lambda hit: hit.distance)  # type: ignore[union-attr]
+    return sorted(hits, key=lambda hit: -hit.score)  # type: ignore[union-attr]

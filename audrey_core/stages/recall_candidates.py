@@ -12,9 +12,12 @@ import numpy as np
 from ..config import ConfidenceConfig, RecallConfig
 from ..rules.confidence import memory_confidence
 from ..rules.fusion import convex_fusion, reciprocal_rank_fusion
+from ..rules.lists import spread
 from ..rules.ranking import Ranked, pool_size, ranked_item, ranking_key
 from ..rules.recall_options import RecallOptions
 from ..storage import KeywordHit, Storage, VectorHit
+from .recall_time import NO_TIME, TimePlan, reorder, within
+from .recall_turns import TurnScores, turn_scores
 
 
 def with_chunks(storage: Storage, ranked: list[Ranked]) -> list[Ranked]:
@@ -35,11 +38,13 @@ def fuse_hits(
     cfg: ConfidenceConfig,
     recall_cfg: RecallConfig,
     limit: int | None = None,
+    terms: Sequence[str] = (),
 ) -> list[Ranked]:
     """Fuse the two candidate lists (convex combination of normalised scores, or reciprocal rank), then weigh each
-    memory by its confidence, best first. With ``limit``, candidates are fetched in order of relevance only until
-    no later one can reach the ``limit`` best (confidence never lifts a score above relevance x the largest type
-    weight): the same first ``limit``, without reading and scoring every candidate."""
+    memory by its confidence, best first. Conversation turns are scored in their context, and the turns of a speaker
+    the query ``terms`` name gain relevance (:mod:`.recall_turns`). With ``limit``, candidates are fetched in order
+    of relevance only until no later one can reach the ``limit`` best (confidence never lifts a score above
+    relevance x the largest type weight): the same first ``limit``, without reading and scoring every candidate."""
     types = {h.memory_id: h.memory_type for h in (*vector_hits, *keyword_hits)}
     similarity = {h.memory_id: h.similarity for h in vector_hits}
     missing = [i for i in types if i not in similarity]
@@ -49,15 +54,19 @@ def fuse_hits(
             stored = np.stack(list(found.values()))
             cosines = stored @ (vector / np.linalg.norm(vector)) / np.linalg.norm(stored, axis=1)
             similarity.update(zip(found, cosines.tolist()))
+    turns = turn_scores(storage, vector, list(types), terms, recall_cfg)
+    in_context = {**similarity, **turns.similarity}
     if recall_cfg.fusion == "rrf" or vector is None:
-        rankings = [[h.memory_id for h in vector_hits], [h.memory_id for h in keyword_hits]]
+        by_vector = sorted((h.memory_id for h in vector_hits), key=lambda i: -in_context[i])
+        rankings = [by_vector, [h.memory_id for h in keyword_hits]]
         relevance = reciprocal_rank_fusion([r for r in rankings if r], recall_cfg.rrf_k)
     else:
-        relevance = convex_fusion(similarity, {h.memory_id: h.score for h in keyword_hits}, recall_cfg.vector_weight)
+        relevance = convex_fusion(in_context, {h.memory_id: h.score for h in keyword_hits}, recall_cfg.vector_weight)
+    relevance = {i: value * turns.boost.get(i, 1.0) for i, value in relevance.items()}
     matched_words = {h.memory_id for h in keyword_hits}
     rows = {h.memory_id: h.vector_row for h in vector_hits}
     order = sorted(relevance.items(), key=lambda item: (-item[1], item[0]))
-    ceiling = max(recall_cfg.type_weights.values())
+    ceiling = max(recall_cfg.type_weights.values()) * turns.ceiling
     cut = limit if limit is not None and limit > 0 and all(value >= 0 for _, value in order) else None
     ranked: list[Ranked] = []
     start, step = 0, max(len(order), 1) if cut is None else 3 * cut
@@ -89,11 +98,22 @@ def rank_by_vector(
     now: datetime,
     confidence_cfg: ConfidenceConfig,
     recall_cfg: RecallConfig,
+    terms: Sequence[str] = (),
+    timing: TimePlan = NO_TIME,
+    many: bool = False,
 ) -> list[Ranked]:
     k = pool_size(options, recall_cfg)
     while True:
         hits = storage.knn(vector, k, options.where)
-        ranked = score_hits(storage, hits, options.min_confidence, now, confidence_cfg, recall_cfg)
+        if timing.favour is not None:  # the favoured span's own nearest are candidates too
+            seen = {h.memory_id for h in hits}
+            inside = storage.knn(vector, k, within(options, timing.favour).where)
+            hits = sorted([*hits, *(h for h in inside if h.memory_id not in seen)], key=lambda h: h.distance)
+        turns = turn_scores(storage, vector, [h.memory_id for h in hits], terms, recall_cfg)
+        ranked = score_hits(storage, hits, options.min_confidence, now, confidence_cfg, recall_cfg, turns)
+        ranked = reorder(ranked, timing, recall_cfg)
+        if many and recall_cfg.session_spread < 1.0:
+            ranked = spread(ranked, options.limit, recall_cfg.session_spread)
         exhausted = len(hits) < k or k >= recall_cfg.max_candidates
         if len(ranked) >= options.limit or exhausted:
             return with_chunks(storage, ranked[: options.limit])
@@ -107,8 +127,11 @@ def score_hits(
     now: datetime,
     cfg: ConfidenceConfig,
     recall_cfg: RecallConfig | None = None,
+    turns: TurnScores | None = None,
 ) -> list[Ranked]:
-    """Fetch the hit memories, score them, drop those under the confidence or similarity floor, sort best first."""
+    """Fetch the hit memories, score them, drop those under the confidence or similarity floor, sort best first.
+    ``turns``: what the conversation says of them (a turn's relevance is its context cosine x its boost)."""
+    turns = turns or TurnScores()
     recall_cfg = recall_cfg or RecallConfig()
     memories = storage.get_memories([h.memory_id for h in hits], {h.memory_id: h.memory_type for h in hits})
     ranked = []
@@ -120,6 +143,10 @@ def score_hits(
             continue
         breakdown = memory_confidence(memory, now, cfg)
         if breakdown.value >= min_confidence:
-            ranked.append(ranked_item(memory, hit.similarity, breakdown, None, recall_cfg, hit.vector_row))
+            relevance = None  # the similarity itself, unless the conversation says more
+            if hit.memory_id in turns.similarity or hit.memory_id in turns.boost:
+                cosine = turns.similarity.get(hit.memory_id, hit.similarity)
+                relevance = cosine * turns.boost.get(hit.memory_id, 1.0)
+            ranked.append(ranked_item(memory, hit.similarity, breakdown, relevance, recall_cfg, hit.vector_row))
     ranked.sort(key=ranking_key)
     return ranked

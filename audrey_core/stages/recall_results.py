@@ -94,6 +94,9 @@ def to_result(item: Ranked, prov: Provenance | None, against: tuple[Counterclaim
         counterclaims=against,
         conditions=own_conditions(m),
         evidence_count=m.evidence_count,
+        session=getattr(m, "session", None),
+        speaker=getattr(m, "speaker", None),
+        turn=getattr(m, "turn", None),
     )
 
 

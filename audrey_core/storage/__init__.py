@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from .base import KeywordHit, Storage, StoreCounts, VectorFilter, VectorHit
+from .base import KeywordHit, Storage, StoreCounts, TurnWindow, VectorFilter, VectorHit
 from .locations import (
     CopyTally,
     copy_store,
@@ -44,6 +44,7 @@ __all__ = [
     "SQLiteStorage",
     "Storage",
     "StoreCounts",
+    "TurnWindow",
     "VectorFilter",
     "VectorHit",
     "copy_store",

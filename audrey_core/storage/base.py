@@ -52,6 +52,14 @@ class VectorHit:
 
 
 @dataclass(frozen=True, slots=True)
+class TurnWindow:
+    """Who said an episode, and (for a conversation turn) the ids of the turns around it in its session, in order."""
+
+    speaker: str | None
+    neighbours: list[str]
+
+
+@dataclass(frozen=True, slots=True)
 class KeywordHit:
     """One keyword-search result: the memory and its BM25 score (higher is better)."""
 
@@ -145,6 +153,11 @@ class Storage(ABC):
     @abstractmethod
     def get_vectors(self, ids: Sequence[str], owner: Tenant | None = None) -> dict[str, np.ndarray]:
         """The stored vector of each memory (its first chunk's vector); with an ``owner``, of its memories only."""
+
+    @abstractmethod
+    def turn_windows(self, ids: Sequence[str], before: int, after: int) -> dict[str, TurnWindow]:
+        """For each episode among ``ids`` that has a speaker or is a turn: its speaker and the turns up to ``before``
+        places before it and ``after`` after it in its session (same agent and scope)."""
 
     @abstractmethod
     def supersedes_chain(self, memory_id: str) -> list[Memory]:

@@ -50,6 +50,22 @@ def downgrade(path: Path, statements: list[str]) -> None:
     db.close()
 
 
+# Undo migration 8 (conversation turns): its columns, index and trigger, and the FTS5 table's context column.
+BEFORE_TURNS = [
+    "DROP TRIGGER memory_text_context",
+    "DROP INDEX episodes_by_turn",
+    *(f"ALTER TABLE episodes DROP COLUMN {column}" for column in ("session", "speaker", "turn")),
+    "ALTER TABLE memory_text_rows DROP COLUMN context",
+    "DROP TABLE memory_fts",
+    "CREATE VIRTUAL TABLE memory_fts USING fts5(content, scopes, tokenize = 'porter unicode61 remove_diacritics 2')",
+    "INSERT INTO memory_fts (memory_fts, rank) VALUES ('rank', 'bm25(1.0, 0.0)')",
+    "INSERT INTO memory_fts (rowid, content, scopes) SELECT t.rowid, m.content, '' FROM memory_text_rows t JOIN "
+    "(SELECT id, content FROM episodes UNION ALL SELECT id, content FROM semantics UNION ALL SELECT id, content "
+    "FROM procedures) m ON m.id = t.memory_id",
+    "DELETE FROM schema_migrations WHERE version >= 8",
+]
+
+
 def hits(brain: Audrey, text: str, k: int = 10, **extra) -> list[tuple[str, float]]:
     vector = brain.embedder.embed([text])[0]
     where = VectorFilter(agent=brain.agent, **{"states": STATES, **extra})

@@ -15,7 +15,7 @@ from audrey_core.rules.filters import parse_filter
 from audrey_core.storage import VectorFilter
 
 from .helpers import add_derived
-from .index_helpers import downgrade, killed_writer, open_brain
+from .index_helpers import BEFORE_TURNS, downgrade, killed_writer, open_brain
 
 pytest.importorskip("tantivy")
 WORDS = "kiln oven glaze clay wheel kiln porcelain stoneware firing".split()
@@ -111,7 +111,8 @@ def test_a_store_made_before_the_index_builds_it_once(tmp_path):
     shutil.rmtree(tmp_path / "a.db-indexes")
     downgrade(
         path,
-        [  # back to schema 4: no change log, no triggers
+        [  # back to schema 4: no change log, no triggers, no turns
+            *BEFORE_TURNS,
             "DROP TRIGGER memory_text_added",
             "DROP TRIGGER memory_text_removed",
             "DROP TABLE search_changes",

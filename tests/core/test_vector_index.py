@@ -22,6 +22,7 @@ from audrey_core.storage import VectorFilter
 
 from .helpers import add_derived
 from .index_helpers import (
+    BEFORE_TURNS,
     downgrade,
     hits,
     killed_writer,
@@ -226,6 +227,7 @@ def test_a_store_made_before_the_index_builds_it_once(tmp_path, graph_always):
     downgrade(
         path,
         [  # back to schema 5: no vector log, no triggers, no validation queue
+            *BEFORE_TURNS,
             "DROP TRIGGER memory_vector_added",
             "DROP TRIGGER memory_vector_removed",
             "DROP TABLE vector_changes",

@@ -62,6 +62,22 @@ def test_tool_results_are_encoded_as_tool_results_and_turns_are_not_duplicated(l
     model.replies = ["Still sunny."]
     ask(agent, "Thanks!", thread="w")  # the same thread: earlier turns are in state but not encoded again
     assert len(lc_brain.list_memories(limit=100)) == 5
+    turns = sorted(lc_brain.list_memories(limit=100), key=lambda m: m.turn)
+    assert {m.session for m in turns} == {"w"}  # the thread's turns, in the order they were said
+    assert [(m.turn, m.speaker) for m in turns] == [
+        (0, "user"),
+        (1, "tool"),
+        (2, "assistant"),
+        (3, "user"),
+        (4, "assistant"),
+    ]
+    assert [m.content for m in turns][3:] == ["Thanks!", "Still sunny."]
+
+
+def test_without_a_checkpointer_messages_are_stored_as_plain_memories(lc_brain):
+    agent = create_agent(RecordingChatModel(replies=["Hi"]), tools=[], middleware=[AudreyMemoryMiddleware(lc_brain)])
+    agent.invoke({"messages": [{"role": "user", "content": "hello there"}]})
+    assert {(m.session, m.turn) for m in lc_brain.list_memories(limit=10)} == {(None, None)}
 
 
 def test_token_budget_and_scopes(lc_brain):

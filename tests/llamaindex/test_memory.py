@@ -72,6 +72,12 @@ def test_set_reset_and_no_duplicates(li_brain):
     memory.set(history)
     memory.set(history + [ChatMessage(role="user", content="and blues")])
     assert len(li_brain.list_memories(limit=10)) == 3  # set twice, stored once
+    turns = sorted(li_brain.list_memories(limit=10), key=lambda m: m.turn)
+    assert [(m.session, m.turn, m.speaker) for m in turns] == [
+        ("s1", 0, "user"),
+        ("s1", 1, "assistant"),
+        ("s1", 2, "user"),
+    ]
     memory.reset()
     assert memory.get_all() == [] and len(li_brain.list_memories(limit=10)) == 3
     other = AudreyMemory.from_defaults(audrey=li_brain)

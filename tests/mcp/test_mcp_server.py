@@ -121,6 +121,16 @@ async def every_tool(session) -> None:
     sides = {disputes["contradictions"][0][side]["content"] for side in ("claim_a", "claim_b")}
     assert sides == {"The deploy window is on Tuesday", "The deploy window is not on Tuesday"}
 
+    turn = {"source": "told-by-user", "session": "c1"}  # a tool argument, not call()'s client session
+    asked = await session.call_tool("remember", {"content": "How was the camping trip?", "speaker": "Ana", **turn})
+    reply = await session.call_tool("remember", {"content": "Wonderful, the kids loved it", "speaker": "Ben", **turn})
+    asked, reply = asked.structuredContent, reply.structuredContent
+    found = (await call(session, "recall", query="camping trip", limit=2, order="time"))["results"]
+    assert [r["id"] for r in found] == [asked["id"], reply["id"]]  # the reply by its question's words, in order
+    assert (found[1]["session"], found[1]["speaker"]) == ("c1", "Ben") and "said by Ben" in found[1]["as_text"]
+    for extra in (asked, reply):
+        await call(session, "forget", ids=[extra["id"]])
+
     gone = await call(session, "forget", ids=[newer["id"], "01NOTAMEMORY"])
     assert gone == {"forgotten": [newer["id"]], "not_found": ["01NOTAMEMORY"]}
     status = await call(session, "status")

@@ -14,12 +14,15 @@ from collections.abc import Sequence
 from contextlib import AbstractContextManager
 from typing import Any
 
-from ...config import KEYWORD_CANDIDATES
+from ...config import KEYWORD_CANDIDATES, KEYWORD_CONTEXT_WEIGHT
 from ...rules.keywords import TermCounts, informative_terms
 from ..base import KeywordHit, VectorFilter
 from ..sql.migrations import FTS_TABLE
 from ..sql.reads import SQLReads
 from .schema import TEXT_SEARCH_CONFIG
+
+# ts_rank's weights for lexemes of weight D, C, B, A: a text's own words are A, its turn's neighbours' words D.
+RANK_WEIGHTS = "{" + f"{KEYWORD_CONTEXT_WEIGHT}, 0, 0, 1" + "}"
 
 
 def tsquery_any(terms: Sequence[str]) -> str:
@@ -66,7 +69,7 @@ class PostgresKeywords(SQLReads):
         union, params = self._over_tables(
             where,
             lambda t, table: (
-                f"SELECT x.memory_id, '{t}' AS memory_type, ts_rank(c.document, q.query) AS score "
+                f"SELECT x.memory_id, '{t}' AS memory_type, ts_rank('{RANK_WEIGHTS}', c.document, q.query) AS score "
                 f"FROM q CROSS JOIN candidates c JOIN memory_text_rows x ON x.rowid = c.rowid "
                 f"JOIN {table} m ON m.id = x.memory_id"
             ),

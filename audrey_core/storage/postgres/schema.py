@@ -20,6 +20,7 @@ from ..sql.migrations import (
     initial_statements,
     run_migrations,
     text_and_time_statements,
+    turn_statements,
     validation_queue_statements,
     validity_statements,
 )
@@ -60,10 +61,19 @@ def _validation_queue(connection: Any, dimensions: int = 0) -> None:
         connection.execute(to_postgres(statement))
 
 
+def _turns(connection: Any, dimensions: int = 0) -> None:
+    # A document is the text's own words at weight A and its turn's neighbours' words at weight D (ranked lower by
+    # ts_rank's weights, see keywords.py); documents so far held their own words only, at the default weight D.
+    for statement in turn_statements():
+        connection.execute(to_postgres(statement))
+    connection.execute(f"UPDATE {FTS_TABLE} SET document = setweight(document, 'A')")
+
+
 MIGRATIONS = (
     Migration(1, "memory tables, full text, sequences (SQLite schema 3 in PostgreSQL types)", _initial),
     Migration(2, "validity intervals and supersession for every memory type (SQLite schema 4)", _validity),
     Migration(3, "episodes waiting for validation, resumed by the next open (SQLite schema 7)", _validation_queue),
+    Migration(4, "conversation turns: session, speaker, place; neighbours' words (SQLite schema 8)", _turns),
 )
 LATEST_VERSION = MIGRATIONS[-1].version
 

@@ -173,8 +173,17 @@ class PostgresStorage(
 
     def _index_text(self, db: Any, rows: Sequence[tuple[int, Memory]]) -> None:
         db.executemany(
-            f"INSERT INTO {FTS_TABLE} (rowid, document) VALUES (?, to_tsvector('{TEXT_SEARCH_CONFIG}', ?))",
+            f"INSERT INTO {FTS_TABLE} (rowid, document) "
+            f"VALUES (?, setweight(to_tsvector('{TEXT_SEARCH_CONFIG}', ?), 'A'))",
             [(rowid, m.content) for rowid, m in rows],
+        )
+
+    def _index_context(self, db: Any, rows: Sequence[tuple[int, str, str]]) -> None:
+        # own words at weight A, the neighbours' at D (see keywords.py for the weights ts_rank gives them)
+        db.executemany(
+            f"UPDATE {FTS_TABLE} SET document = setweight(to_tsvector('{TEXT_SEARCH_CONFIG}', ?), 'A') || "
+            f"setweight(to_tsvector('{TEXT_SEARCH_CONFIG}', ?), 'D') WHERE rowid = ?",
+            [(content, context, rowid) for rowid, content, context in rows],
         )
 
     def _embedding_param(self, vector: np.ndarray) -> Any:

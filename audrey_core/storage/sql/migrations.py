@@ -181,7 +181,7 @@ def initial_statements() -> list[str]:
 FTS_TABLE = "memory_fts"
 
 
-FTS_RANK = "bm25(1.0, 0.0)"  # scope words select rows; only the content ranks them
+FTS_RANK = "bm25(1.0, 0.0)"  # scope words select rows; only the content ranks them (migrations 3 to 7)
 
 
 def text_and_time_statements() -> list[str]:
@@ -245,6 +245,19 @@ def validation_queue_statements() -> list[str]:
     return [
         "CREATE TABLE validation_queue (memory_id TEXT PRIMARY KEY, claimed_by TEXT, claimed_at TEXT NOT NULL)",
         "CREATE INDEX validation_queue_by_claim ON validation_queue(claimed_by, claimed_at)",
+    ]
+
+
+def turn_statements() -> list[str]:
+    """Migration 8's portable part (PostgreSQL 4): an episode said in a conversation knows its session, its speaker
+    and its place there; a text row holds the words of its turn's neighbours (what the full-text indexes search
+    beside its own, weighted lower)."""
+    return [
+        "ALTER TABLE episodes ADD COLUMN session TEXT",
+        "ALTER TABLE episodes ADD COLUMN speaker TEXT",
+        "ALTER TABLE episodes ADD COLUMN turn INTEGER",
+        "CREATE INDEX episodes_by_turn ON episodes(agent, session, scope, turn) WHERE session IS NOT NULL",
+        "ALTER TABLE memory_text_rows ADD COLUMN context TEXT",
     ]
 
 

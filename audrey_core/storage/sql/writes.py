@@ -16,20 +16,22 @@ from ...rules.ownership import Tenant
 from ...timeutil import system_clock, to_iso
 from ..base import MUTABLE_MEMORY_FIELDS
 from ..sqlite.connection import placeholders
-from .dialect import SQLDialect
 from .filters import decode_scope, encode_scope
 from .migrations import FTS_TABLE
 from .rows import COLUMNS, TABLES, encode_value, memory_to_row
+from .turns import Place, SQLTurns, turn_place
 
 
-class SQLWrites(SQLDialect):
+class SQLWrites(SQLTurns):
     """Mixed into an SQL storage backend; uses its ``_write`` transaction."""
 
     def _write_text(self, db: Any, memories: Sequence[Memory]) -> None:
-        """Full-text rows for new memories (the whole text, however many vector chunks it has)."""
+        """Full-text rows for new memories (the whole text, however many vector chunks it has); turns among them
+        and their neighbours get their neighbours' words."""
         rows = list(zip(self._next_rowids(db, "memory_text_rows", len(memories)), memories))
         db.executemany("INSERT INTO memory_text_rows (rowid, memory_id) VALUES (?, ?)", [(r, m.id) for r, m in rows])
         self._index_text(db, rows)
+        self._refresh_turn_context(db, [place for m in memories if (place := turn_place(m)) is not None])
 
     def _insert_vector_rows(self, db: Any, table: str, rows: Sequence[tuple[int, Memory]], matrix: np.ndarray) -> None:
         """Vector rows (row id, memory), row i's vector being ``matrix[i]``, with the columns recall filters on."""
@@ -76,8 +78,11 @@ class SQLWrites(SQLDialect):
         with self._write() as db:
             if owner is not None:
                 self._refuse_foreign_ids(db, [m.id for m in memories], owner)
+            kept: dict[str, Place] = {}
             if replace:
+                kept = self._places_of(db, [m.id for m in memories])
                 self._delete(db, [m.id for m in memories])
+            self._place_turns(db, memories, kept)
             for memory_type in TABLES:
                 rows = [memory_to_row(m) for m in memories if m.memory_type == memory_type]
                 if rows:
@@ -164,6 +169,7 @@ class SQLWrites(SQLDialect):
         if not existing:
             return []
         marks = placeholders(existing)
+        places = self._places_of(db, existing)  # their neighbours' context loses their words
         rowids = db.execute(f"SELECT rowid FROM memory_vector_rows WHERE memory_id IN ({marks})", existing).fetchall()
         if self.vector_error is None:
             db.executemany(
@@ -195,6 +201,7 @@ class SQLWrites(SQLDialect):
         db.execute(f"UPDATE episodes SET supersedes = NULL WHERE supersedes IN ({marks})", existing)
         for table in TABLES.values():
             db.execute(f"DELETE FROM {table} WHERE id IN ({marks})", existing)
+        self._refresh_turn_context(db, places.values())
         return existing
 
     def _mark_superseded(self, db: Any, old_id: str, new_id: str, until: datetime) -> None:

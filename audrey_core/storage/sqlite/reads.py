@@ -60,7 +60,10 @@ class SQLiteReads(SQLiteIndexedSearch):
                 return found
         words = " OR ".join(_quoted(term) for term in self._informative_terms(terms))
         match = " AND ".join(
-            [*(f"scopes : {w}" for w in scope_match(where.scope, where.scope_prefix)), f"content : ({words})"]
+            [
+                *(f"scopes : {w}" for w in scope_match(where.scope, where.scope_prefix)),
+                f"{{content context}} : ({words})",
+            ]
         )
         union, params = self._over_tables(
             where,

@@ -7,6 +7,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
+from ...config import KEYWORD_CONTEXT_WEIGHT
 from ..sql.migrations import (
     FTS_RANK,
     FTS_TABLE,
@@ -15,6 +16,7 @@ from ..sql.migrations import (
     run_migrations,
     search_log_statements,
     text_and_time_statements,
+    turn_statements,
     validation_queue_statements,
     validity_statements,
     vector_log_statements,
@@ -113,6 +115,38 @@ def _validation_queue(connection: Any, dimensions: int) -> None:
         connection.execute(statement)
 
 
+FTS_CONTEXT_RANK = f"bm25(1.0, 0.0, {KEYWORD_CONTEXT_WEIGHT})"  # a turn's neighbours' words count, less than its own
+
+
+def _turns(connection: Any, dimensions: int) -> None:
+    # Turns of a conversation: session, speaker, place, and the neighbours' words in the full text. FTS5 tables cannot
+    # gain columns, so the index is rebuilt with a context column (empty until a turn's neighbours fill it); a change
+    # of context is logged like an added row, for the keyword index to read the row again.
+    from ..sql.filters import decode_scope, scope_tokens
+
+    for statement in turn_statements():
+        connection.execute(statement)
+    connection.execute(
+        "CREATE TRIGGER memory_text_context AFTER UPDATE OF context ON memory_text_rows BEGIN "
+        "INSERT INTO search_changes (text_rowid) VALUES (new.rowid); END"
+    )
+    connection.execute(f"DROP TABLE {FTS_TABLE}")
+    connection.execute(
+        f"CREATE VIRTUAL TABLE {FTS_TABLE} USING fts5(content, scopes, context, "
+        "tokenize = 'porter unicode61 remove_diacritics 2')"
+    )
+    connection.execute(f"INSERT INTO {FTS_TABLE} ({FTS_TABLE}, rank) VALUES ('rank', '{FTS_CONTEXT_RANK}')")
+    rows = connection.execute(
+        "SELECT t.rowid, m.content, m.scope FROM memory_text_rows t JOIN ("
+        "SELECT id, content, scope FROM episodes UNION ALL SELECT id, content, scope FROM semantics "
+        "UNION ALL SELECT id, content, scope FROM procedures) m ON m.id = t.memory_id"
+    )
+    connection.executemany(
+        f"INSERT INTO {FTS_TABLE} (rowid, content, scopes, context) VALUES (?, ?, ?, '')",
+        ((rowid, content, scope_tokens(decode_scope(scope))) for rowid, content, scope in rows),
+    )
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "initial schema: seed 002 tables, vec0 vectors, tags", _initial_schema),
     Migration(2, "full-text index (FTS5) for hybrid recall; event times; chunk spans", _full_text),
@@ -121,6 +155,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(5, "a log of text-row changes for derived search indexes", _search_log),
     Migration(6, "a log of vector-row changes for the vector index", _vector_log),
     Migration(7, "episodes waiting for validation, resumed by the next open", _validation_queue),
+    Migration(8, "conversation turns: session, speaker, place; the neighbours' words in the full text", _turns),
 )
 
 

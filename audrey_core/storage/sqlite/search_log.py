@@ -72,9 +72,9 @@ class SQLiteSearchLog(SQLiteParts):
         with self._side_read() as db:
             return int(db.execute("SELECT COUNT(*) FROM memory_text_rows").fetchone()[0])
 
-    def text_documents(self, rowids: Sequence[int] | None) -> Iterator[tuple[int, str, str, str, str]]:
-        """(text row id, agent, memory type, scope words, content) for ``rowids`` (None: every row, a window of
-        BATCH row ids per query, the side connection let go between windows)."""
+    def text_documents(self, rowids: Sequence[int] | None) -> Iterator[tuple[int, str, str, str, str, str]]:
+        """(text row id, agent, memory type, scope words, content, neighbours' words) for ``rowids`` (None: every row,
+        a window of BATCH row ids per query, the side connection let go between windows)."""
         if rowids is None:
             with self._side_read() as db:
                 top = int(db.execute("SELECT COALESCE(MAX(rowid), 0) FROM memory_text_rows").fetchone()[0])
@@ -86,18 +86,18 @@ class SQLiteSearchLog(SQLiteParts):
             batch = json.dumps(list(rowids[start : start + BATCH]))
             yield from self._text_rows("t.rowid IN (SELECT value FROM json_each(?))", [batch])
 
-    def _text_rows(self, condition: str, values: list[Any]) -> Iterator[tuple[int, str, str, str, str]]:
+    def _text_rows(self, condition: str, values: list[Any]) -> Iterator[tuple[int, str, str, str, str, str]]:
         selects, params = [], []
         for memory_type, table in TABLES.items():
             selects.append(
-                f"SELECT t.rowid, m.agent, '{memory_type}', m.scope, m.content FROM memory_text_rows t "
+                f"SELECT t.rowid, m.agent, '{memory_type}', m.scope, m.content, t.context FROM memory_text_rows t "
                 f"JOIN {table} m ON m.id = t.memory_id WHERE {condition}"
             )
             params += values
         with self._side_read() as db:
             rows = db.execute(" UNION ALL ".join(selects), params).fetchall()
-        for rowid, agent, memory_type, scope, content in rows:
-            yield int(rowid), agent, memory_type, scope_tokens(decode_scope(scope)), content
+        for rowid, agent, memory_type, scope, content, context in rows:
+            yield int(rowid), agent, memory_type, scope_tokens(decode_scope(scope)), content, context or ""
 
     def vector_identity(self) -> dict[str, Any]:
         """What a vector index must have been built from to be used here."""

@@ -351,6 +351,9 @@ class SQLiteStorage(
             [(rowid, m.content, scope_tokens(m.scope)) for rowid, m in rows],
         )
 
+    def _index_context(self, db: Any, rows: Sequence[tuple[int, str, str]]) -> None:
+        db.executemany(f"UPDATE {FTS_TABLE} SET context = ? WHERE rowid = ?", [(c, rowid) for rowid, _, c in rows])
+
     def _embedding_param(self, vector: np.ndarray) -> Any:
         return vector.tobytes()
 

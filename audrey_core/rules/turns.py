@@ -1,0 +1,76 @@
+"""Conversation turns read with their neighbours: the words a turn's text row carries for keyword search, the vector
+recall scores a turn by, and the speaker a question names. Pure; the store supplies the turns.
+
+Why: a turn alone often does not say what it is about ("Yes! It was so much fun, the kids loved it" answers "How was
+the camping trip?"). Measured on LoCoMo's five development conversations (benchmarks.retrieval) and on our own set
+(benchmarks.conversations); README gives what each part adds.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+
+import numpy as np
+
+from .keywords import query_terms
+
+
+def window(turn: int, before: int, after: int) -> range:
+    """The places of a turn's window in its session: ``before`` places before it up to ``after`` after it."""
+    return range(turn - before, turn + after + 1)
+
+
+def affected(places: Iterable[int], before: int, after: int) -> set[int]:
+    """The turns whose window holds any of ``places`` (turns added or removed there): each place's own turn and those
+    up to ``after`` places before it and ``before`` places after it."""
+    return {turn for place in places for turn in range(place - after, place + before + 1)}
+
+
+def window_text(contents: Mapping[int, Sequence[str]], turn: int, before: int, after: int) -> str:
+    """The words of the other turns in ``turn``'s window, in session order (``contents``: place -> the texts said
+    there; two writers may have given one place to two turns)."""
+    return " ".join(text for place in window(turn, before, after) if place != turn for text in contents.get(place, ()))
+
+
+def context_similarities(
+    query: np.ndarray,
+    vectors: Mapping[str, np.ndarray],
+    windows: Mapping[str, Sequence[str]],
+    self_weight: float,
+) -> dict[str, float]:
+    """Each turn's cosine to ``query`` in its context: its vector is ``self_weight`` x its own unit vector plus its
+    neighbours' (``windows``: turn -> the ids around it), normalised. On LoCoMo's development conversations this
+    scored turns as well as embedding the window's text (a second model call per turn) and better than the turn
+    alone. Turns without a vector are left out; neighbours without one count for nothing. One pass of numpy for all."""
+    turns = [t for t in windows if t in vectors]
+    if not turns:
+        return {}
+    ids = list(dict.fromkeys([*turns, *(n for t in turns for n in windows[t] if n in vectors)]))
+    place = {memory_id: i + 1 for i, memory_id in enumerate(ids)}  # row 0 is a zero vector, for padding
+    matrix = np.vstack([np.zeros_like(vectors[ids[0]]), *(vectors[i] for i in ids)]).astype(np.float32)
+    norms = np.linalg.norm(matrix, axis=1, keepdims=True)
+    units = matrix / np.where(norms > 0, norms, 1.0)
+    width = 1 + max(len(windows[t]) for t in turns)
+    rows = np.zeros((len(turns), width), dtype=np.int64)
+    weights = np.zeros((len(turns), width), dtype=np.float32)
+    for r, turn in enumerate(turns):
+        around = [place[n] for n in windows[turn] if n in place]
+        rows[r, : 1 + len(around)] = [place[turn], *around]
+        weights[r, : 1 + len(around)] = [self_weight] + [1.0] * len(around)
+    blended = np.einsum("tw,twd->td", weights, units[rows])
+    lengths = np.linalg.norm(blended, axis=1)
+    cosines = (blended @ (query / (np.linalg.norm(query) or 1.0))) / np.where(lengths > 0, lengths, 1.0)
+    return dict(zip(turns, cosines.tolist()))
+
+
+def speaker_words(speaker: str) -> tuple[str, ...]:
+    """A speaker's name as the words a question would use for it (lowercase, as :func:`query_terms` gives them)."""
+    return tuple(query_terms(speaker))
+
+
+def named_speaker(speakers: Iterable[str], terms: Sequence[str]) -> str | None:
+    """The one speaker among ``speakers`` whose name's words are all among the query's ``terms``; ``None`` when the
+    question names none of them, or several ("What did Alice and Bob both paint?" favours neither)."""
+    wanted = set(terms)
+    named = {s for s in set(speakers) if (words := speaker_words(s)) and set(words) <= wanted}
+    return named.pop() if len(named) == 1 else None

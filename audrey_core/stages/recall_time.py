@@ -1,0 +1,120 @@
+"""What the time in a question does to recall (:mod:`audrey_core.rules.when` reads it):
+
+* a calendar date, month or year ("on 9 November, 2022", "in May 2023") filters inside the searches, on each
+  memory's event time (else when it was stored); if nothing is left the span is favoured instead, so a misread
+  date never empties a recall;
+* a vague span ("last week", "in June", "two days ago") and the side of an event ("before she moved": the event is
+  the best keyword match for its words) are favoured: memories inside gain ``RecallConfig.time_boost`` of their
+  relevance, and the searches are also run inside the span, so they are among the candidates;
+* "the first time" / "most recently" favour the earliest / latest candidates (by up to ``order_boost``), when the
+  candidates span at least a day (memories stored together have no order worth reading).
+
+``recall(order="time")`` returns the chosen memories oldest first.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from datetime import datetime, timedelta
+
+from ..config import RecallConfig
+from ..rules.keywords import query_terms
+from ..rules.ranking import Ranked, ranking_key
+from ..rules.recall_options import RecallOptions
+from ..rules.when import read_time
+from ..storage import Storage
+
+Span = tuple[datetime | None, datetime | None]
+ORDER_FROM = timedelta(days=1)  # candidates spanning less than this are not ordered by time
+
+
+@dataclass(frozen=True)
+class TimePlan:
+    """How recall applies a question's time."""
+
+    filter: Span | None = None  # inside the searches
+    favour: Span | None = None  # memories inside gain relevance (and the searches also run inside it)
+    order: str | None = None  # "earliest" or "latest"
+
+    def __bool__(self) -> bool:
+        return self.filter is not None or self.favour is not None or self.order is not None
+
+    def without_filter(self) -> TimePlan:
+        """The plan when its filter left nothing: the span is favoured instead."""
+        return replace(self, filter=None, favour=self.filter)
+
+
+NO_TIME = TimePlan()
+
+
+def plan_time(storage: Storage, query: str, options: RecallOptions, now: datetime) -> TimePlan:
+    """How ``query``'s time applies to a recall with ``options`` at ``now``."""
+    found = read_time(query, now)
+    if not found:
+        return TimePlan()
+    if found.window is not None:
+        span = (found.window.start, found.window.end)
+        return TimePlan(span, None, found.order) if found.window.explicit else TimePlan(None, span, found.order)
+    if found.anchor is not None:
+        side, words = found.anchor
+        when = _event_time(storage, words, options)
+        if when is not None:
+            return TimePlan(None, (None, when) if side == "before" else (when, None), found.order)
+    return TimePlan(order=found.order)
+
+
+def _event_time(storage: Storage, words: str, options: RecallOptions) -> datetime | None:
+    """When the event ``words`` describe happened: the best keyword match's event time (else when it was stored)."""
+    terms = query_terms(words)
+    hits = storage.keyword_search(terms, 1, options.where) if terms else []
+    if not hits:
+        return None
+    memory = storage.get_memories([hits[0].memory_id], {hits[0].memory_id: hits[0].memory_type}).get(hits[0].memory_id)
+    return memory.valid_from if memory is not None else None
+
+
+def within(options: RecallOptions, span: Span) -> RecallOptions:
+    """``options`` with ``span`` also required of every memory (intersected with a ``time_range`` given)."""
+    start, end = span
+    if options.where.time_range is not None:
+        given_start, given_end = options.where.time_range
+        start = max((t for t in (start, given_start) if t is not None), default=None)
+        end = min((t for t in (end, given_end) if t is not None), default=None)
+    return replace(options, where=replace(options.where, time_range=(start, end)))
+
+
+def _inside(moment: datetime, span: Span) -> bool:
+    start, end = span
+    return (start is None or moment >= start) and (end is None or moment < end)
+
+
+def reorder(ranked: Sequence[Ranked], plan: TimePlan, cfg: RecallConfig) -> list[Ranked]:
+    """``ranked`` with the plan's favours applied to each relevance, best first."""
+    if plan.favour is None and plan.order is None:
+        return list(ranked)
+    factors = {item.memory.id: 1.0 for item in ranked}
+    if plan.favour is not None:
+        for item in ranked:
+            if _inside(item.memory.valid_from, plan.favour):
+                factors[item.memory.id] *= 1.0 + cfg.time_boost
+    times = sorted({item.memory.valid_from for item in ranked})
+    if plan.order is not None and len(times) > 1 and times[-1] - times[0] >= ORDER_FROM:
+        place = {moment: i / (len(times) - 1) for i, moment in enumerate(times)}  # 0 earliest .. 1 latest
+        for item in ranked:
+            position = place[item.memory.valid_from]
+            factors[item.memory.id] *= 1.0 + cfg.order_boost * (position if plan.order == "latest" else 1 - position)
+    boosted = [_boosted(item, factors[item.memory.id]) for item in ranked]
+    return sorted(boosted, key=ranking_key)
+
+
+def _boosted(item: Ranked, factor: float) -> Ranked:
+    if factor == 1.0:
+        return item
+    base = item.similarity if item.relevance is None else item.relevance
+    return replace(item, relevance=base * factor)
+
+
+def in_time_order(ranked: Sequence[Ranked]) -> list[Ranked]:
+    """``ranked`` oldest first (by event time, else when stored), ties in rank order."""
+    return sorted(ranked, key=lambda item: item.memory.valid_from)
