@@ -16,6 +16,9 @@ class Turn:
     dia_id: str
     text: str  # "speaker: text"
     when: datetime
+    session: str  # "session_<n>"
+    speaker: str
+    said: str  # the text alone, as a chat adapter stores a message (with its speaker apart)
 
 
 @dataclass(frozen=True)
@@ -23,6 +26,8 @@ class Question:
     question: str
     category: int
     evidence: frozenset[str]
+    kind: str = ""  # our conversation set's question kind (benchmarks/conversation_set); LoCoMo has none
+    stale: frozenset[str] = frozenset()  # for an updated fact, the turns it replaced
 
 
 @dataclass(frozen=True)
@@ -52,10 +57,19 @@ def load(path: str | Path) -> list[Conversation]:
         sessions = sorted(int(k.split("_")[1]) for k in conv if re.fullmatch(r"session_\d+", k))
         for number in sessions:
             when = parse_when(conv[f"session_{number}_date_time"])
-            turns.extend(Turn(t["dia_id"], f"{t['speaker']}: {t['text']}", when) for t in conv[f"session_{number}"])
+            turns.extend(
+                Turn(t["dia_id"], f"{t['speaker']}: {t['text']}", when, f"session_{number}", t["speaker"], t["text"])
+                for t in conv[f"session_{number}"]
+            )
         known = {t.dia_id for t in turns}
         questions = [
-            Question(q["question"], int(q["category"]), normalise_evidence(q.get("evidence", []), known))
+            Question(
+                q["question"],
+                int(q["category"]),
+                normalise_evidence(q.get("evidence", []), known),
+                q.get("kind", ""),
+                normalise_evidence(q.get("stale", []), known),
+            )
             for q in sample["qa"]
         ]
         conversations.append(Conversation(sample["sample_id"], tuple(turns), tuple(q for q in questions if q.evidence)))

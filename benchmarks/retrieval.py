@@ -36,7 +36,7 @@ from audrey_core.index import keyword_index_available
 from audrey_core.providers.embedding import embed_texts
 from audrey_core.testing import ManualClock
 
-from .locomo import Conversation, load
+from .locomo import Conversation, Turn, load
 from .paired import compare, compare_ranks
 
 KS = (1, 5, 10)
@@ -48,6 +48,15 @@ def config(influence: float) -> AudreyConfig:
     )
 
 
+def turn_item(turn: Turn, plain: bool = False, said: bool = False) -> dict:
+    """A turn with its session, speaker and time (``plain``: the text alone). Its content is "speaker: text", as
+    LoCoMo's retrieval setting has it, or with ``said`` the text alone, as a chat adapter stores a message."""
+    item: dict = {"id": turn.dia_id, "content": turn.said if said else turn.text}
+    if not plain:
+        item |= {"session": turn.session, "speaker": turn.speaker, "event_time": turn.when}
+    return item
+
+
 def evaluate(
     conversations: list[Conversation],
     embedder,
@@ -56,6 +65,7 @@ def evaluate(
     limit: int = max(KS),
     fts5: bool = False,
     at_once: bool = False,
+    plain: bool = False,
 ) -> dict:
     hits: dict[str, dict[int, list[str]]] = {"audrey": defaultdict(list), "dense": defaultdict(list)}
     ranks: list[int] = []  # where Audrey's recall put the first evidence turn (0: not among its results)
@@ -80,10 +90,7 @@ def evaluate(
             for when in sessions:  # one batch per session, stored at its date (or all at the last one)
                 index = [i for i, t in enumerate(conv.turns) if at_once or t.when == when]
                 clock.advance(seconds=(when - clock()).total_seconds())
-                brain.encode_batch(
-                    [{"id": conv.turns[i].dia_id, "content": conv.turns[i].text} for i in index],
-                    vectors=turn_vectors[index],
-                )
+                brain.encode_batch([turn_item(conv.turns[i], plain) for i in index], vectors=turn_vectors[index])
             clock.advance(seconds=(conv.turns[-1].when + timedelta(days=1) - clock()).total_seconds())
             changed["superseded"] += brain.introspect().superseded
             changed["contradictions"] += len(brain.contradictions())
@@ -148,6 +155,11 @@ def main(argv: list[str] | None = None) -> dict:
         "--compare-paths", action="store_true", help="run through the index and through FTS5, compared per question"
     )
     parser.add_argument(
+        "--plain",
+        action="store_true",
+        help="store each turn as a text alone (no session, speaker or event time): recall as before issue 32",
+    )
+    parser.add_argument(
         "--at-once",
         action="store_true",
         help="store every turn in one batch at the last session's date (default: session by session at its date, "
@@ -166,7 +178,9 @@ def main(argv: list[str] | None = None) -> dict:
     influence = (
         args.confidence_influence if args.confidence_influence is not None else RecallConfig().confidence_influence
     )
-    result = evaluate(conversations, embedder, {"mode": args.mode}, influence, args.limit, args.fts5, args.at_once)
+    result = evaluate(
+        conversations, embedder, {"mode": args.mode}, influence, args.limit, args.fts5, args.at_once, args.plain
+    )
     total = time.perf_counter() - start
     table = summarise(result)
 
@@ -175,6 +189,7 @@ def main(argv: list[str] | None = None) -> dict:
         f"model {embedder.model_name}, Audrey recall mode {args.mode}, limit {args.limit}"
         + (", keyword search through FTS5" if args.fts5 else "")
         + (", all turns stored at once" if args.at_once else ", stored session by session")
+        + (", as plain texts" if args.plain else ", as turns (session, speaker, time)")
     )
     header = ["category", "n"] + [f"{n}@{k}" for n in ("audrey", "dense") for k in KS]
     print("  ".join(f"{h:>9}" for h in header))
@@ -196,10 +211,13 @@ def main(argv: list[str] | None = None) -> dict:
         "table": table,
         "timing": timing,
         "stored": "at once" if args.at_once else "session by session",
+        "turns": not args.plain,
         "validation": result["changed"],
     }
     if args.compare_paths:
-        other = evaluate(conversations, embedder, {"mode": args.mode}, influence, args.limit, fts5=True)
+        other = evaluate(
+            conversations, embedder, {"mode": args.mode}, influence, args.limit, fts5=True, plain=args.plain
+        )
         summary["paired"] = paired_paths(result, other)
     print(json.dumps(summary))
     return summary
