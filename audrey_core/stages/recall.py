@@ -14,7 +14,7 @@ from collections.abc import Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 from datetime import datetime
-from typing import Any, TypeVar
+from typing import Any
 
 import numpy as np
 
@@ -24,14 +24,21 @@ from ..models import Memory, RecallResult
 from ..providers.embedding import count_tokens, to_matrix
 from ..rules.inputs import check_int, check_text
 from ..rules.keywords import query_terms
-from ..rules.lists import asks_for_many, spread
+from ..rules.lists import asks_for_many
 from ..rules.ranking import Ranked, disputes_together, pool_size
 from ..rules.recall_options import RECALL_FILTERS, RecallOptions, check_budget, check_options, within_tenant
 from ..storage import KeywordHit, Storage, VectorHit
 from .context import StageContext
-from .recall_candidates import fuse_hits, rank_by_vector, with_chunks
+from .recall_candidates import (
+    fuse_hits,
+    merged_keyword_hits,
+    merged_vector_hits,
+    rank_by_vector,
+    shaped,
+    with_chunks,
+)
 from .recall_results import counterclaims, provenance, reinforce_retrieved, to_result
-from .recall_time import NO_TIME, TimePlan, in_time_order, plan_time, reorder, within
+from .recall_time import NO_TIME, TimePlan, in_time_order, plan_time, within
 
 RECALL_ARGUMENTS = (
     frozenset({"min_confidence", "types", "tags", "sources", "include_dormant", "include_provenance", "token_budget"})
@@ -185,7 +192,10 @@ def rank(
         vector_hits, keyword_hits = _search(storage, vector, terms, k, options, parallel)
         if timing.favour is not None:  # the favoured span's own best are candidates too
             inside = _search(storage, vector, terms, k, within(options, timing.favour), parallel)
-            vector_hits, keyword_hits = _merged(vector_hits, inside[0]), _merged(keyword_hits, inside[1])
+            vector_hits, keyword_hits = (
+                merged_vector_hits(vector_hits, inside[0]),
+                merged_keyword_hits(keyword_hits, inside[1]),
+            )
         ranked = fuse_hits(
             storage,
             vector,
@@ -198,9 +208,7 @@ def rank(
             None if timing or many else options.limit,  # time or spread may lift any candidate: score them all
             terms,
         )
-        ranked = reorder(ranked, timing, recall_cfg)
-        if many and recall_cfg.session_spread < 1.0:
-            ranked = spread(ranked, options.limit, recall_cfg.session_spread)
+        ranked = shaped(ranked, timing, many, options.limit, recall_cfg)
         exhausted = (len(vector_hits) < k and len(keyword_hits) < k) or k >= recall_cfg.max_candidates
         if len(ranked) >= options.limit or exhausted:
             return with_chunks(storage, ranked[: options.limit])
@@ -219,15 +227,3 @@ def _search(
     pending = _POOL.submit(storage.knn, vector, k, options.where)
     keyword_hits = storage.keyword_search(terms, k, options.where)
     return pending.result(), keyword_hits
-
-
-H = TypeVar("H", VectorHit, KeywordHit)
-
-
-def _merged(first: Sequence[H], second: Sequence[H]) -> list[H]:
-    """Two candidate lists of one search run twice, each memory once, best first."""
-    seen = {hit.memory_id for hit in first}
-    hits = [*first, *(hit for hit in second if hit.memory_id not in seen)]
-    if hits and isinstance(hits[0], VectorHit):
-        return sorted(hits, key=lambda hit: hit.distance)  # type: ignore[union-attr]
-    return sorted(hits, key=lambda hit: -hit.score)  # type: ignore[union-attr]

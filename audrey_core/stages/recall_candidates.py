@@ -1,5 +1,6 @@
-"""Recall's candidates scored: fetch the memories the searches found, weigh each by its confidence, fuse the keyword
-and vector lists, attach the best chunk of long memories."""
+"""Recall's candidates scored: fetch the memories the searches found, score conversation turns in their context
+(:mod:`.recall_turns`), weigh each by its confidence, fuse the keyword and vector lists, apply what the question asks
+(its time, a spread over sessions), attach the best chunk of long memories."""
 
 from __future__ import annotations
 
@@ -26,6 +27,25 @@ def with_chunks(storage: Storage, ranked: list[Ranked]) -> list[Ranked]:
     return [
         replace(r, chunk=r.memory.content[slice(*spans[r.vector_row])]) if r.vector_row in spans else r for r in ranked
     ]
+
+
+def merged_vector_hits(first: Sequence[VectorHit], second: Sequence[VectorHit]) -> list[VectorHit]:
+    """One vector search run twice (e.g. also inside a favoured span): each memory once, nearest first."""
+    seen = {hit.memory_id for hit in first}
+    return sorted([*first, *(hit for hit in second if hit.memory_id not in seen)], key=lambda hit: hit.distance)
+
+
+def merged_keyword_hits(first: Sequence[KeywordHit], second: Sequence[KeywordHit]) -> list[KeywordHit]:
+    """One keyword search run twice: each memory once, best first."""
+    seen = {hit.memory_id for hit in first}
+    return sorted([*first, *(hit for hit in second if hit.memory_id not in seen)], key=lambda hit: -hit.score)
+
+
+def shaped(ranked: list[Ranked], timing: TimePlan, many: bool, limit: int, cfg: RecallConfig) -> list[Ranked]:
+    """Scored candidates with what the question asks applied: its time's favours, and a spread over sessions when
+    it asks for ``many`` things."""
+    ranked = reorder(ranked, timing, cfg)
+    return spread(ranked, limit, cfg.session_spread) if many and cfg.session_spread < 1.0 else ranked
 
 
 def fuse_hits(
@@ -106,14 +126,10 @@ def rank_by_vector(
     while True:
         hits = storage.knn(vector, k, options.where)
         if timing.favour is not None:  # the favoured span's own nearest are candidates too
-            seen = {h.memory_id for h in hits}
-            inside = storage.knn(vector, k, within(options, timing.favour).where)
-            hits = sorted([*hits, *(h for h in inside if h.memory_id not in seen)], key=lambda h: h.distance)
+            hits = merged_vector_hits(hits, storage.knn(vector, k, within(options, timing.favour).where))
         turns = turn_scores(storage, vector, [h.memory_id for h in hits], terms, recall_cfg)
         ranked = score_hits(storage, hits, options.min_confidence, now, confidence_cfg, recall_cfg, turns)
-        ranked = reorder(ranked, timing, recall_cfg)
-        if many and recall_cfg.session_spread < 1.0:
-            ranked = spread(ranked, options.limit, recall_cfg.session_spread)
+        ranked = shaped(ranked, timing, many, options.limit, recall_cfg)
         exhausted = len(hits) < k or k >= recall_cfg.max_candidates
         if len(ranked) >= options.limit or exhausted:
             return with_chunks(storage, ranked[: options.limit])
