@@ -339,10 +339,11 @@ class KeywordIndex:
         memory_types: Sequence[str] | None = None,
         scope_words: Sequence[str] = (),
         count: bool = False,
+        rows: Sequence[int] | None = None,
     ) -> KeywordMatches:
         """The ``limit`` best rows for any of ``terms`` (BM25), among the agent's rows of ``memory_types`` that
         carry every one of ``scope_words``. ``count`` also counts every match, which visits them all (fewer hits
-        than ``limit`` already says every match is in)."""
+        than ``limit`` already says every match is in). ``rows``: only these text rows."""
         searcher = self._index.searcher()  # no lock: a caller inside a write transaction must never wait on a catch-up
         stems = list(dict.fromkeys(s for term in terms for s in self.analyzer.analyze(term)))
         if not stems:
@@ -367,6 +368,8 @@ class KeywordIndex:
             for s in stems
         ]
         filters = [Q.term_query(self.schema, "scopes", word) for word in scope_words]
+        if rows is not None:  # only these text rows (the memories of a time span)
+            filters.append(Q.term_set_query(self.schema, "row", list(rows)))
         if agent is not None:
             filters.append(Q.term_query(self.schema, "agent", agent))
         if memory_types is not None:

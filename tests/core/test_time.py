@@ -22,8 +22,22 @@ def test_event_time_is_stored_and_returned(brain):
         brain.encode_batch([{"content": "x", "event_time": "yesterday"}])
 
 
+@pytest.fixture(params=["span searched alone", "filtered search"])
+def span_path(request, monkeypatch):
+    """Both ways a time range is searched: among the span's memories (a narrow span), or with the filter applied to
+    each index's candidates (a span holding more than SPAN_EXACT_UPTO memories)."""
+    if request.param == "filtered search":
+        import audrey_core.storage.postgres.keywords as postgres_keywords
+        import audrey_core.storage.postgres.store as postgres_store
+        import audrey_core.storage.sqlite.reads as sqlite_reads
+
+        for module in (sqlite_reads, postgres_store, postgres_keywords):
+            monkeypatch.setattr(module, "SPAN_EXACT_UPTO", 0)
+    return request.param
+
+
 @pytest.mark.parametrize("mode", ["hybrid", "vector", "keyword"])
-def test_time_range_filters_inside_every_search(brain, clock, mode):
+def test_time_range_filters_inside_every_search(brain, clock, mode, span_path):
     march = brain.encode("standup notes about the billing migration", event_time=T0)
     june = brain.encode("standup notes about the billing migration, again", event_time=T0 + timedelta(days=100))
     stored_now = brain.encode("standup notes about the billing migration today")  # no event time: stored time

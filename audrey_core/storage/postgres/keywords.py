@@ -18,7 +18,7 @@ from ...config import KEYWORD_CANDIDATES, KEYWORD_CONTEXT_WEIGHT
 from ...rules.keywords import TermCounts, informative_terms
 from ..base import KeywordHit, VectorFilter
 from ..sql.migrations import FTS_TABLE
-from ..sql.reads import SQLReads
+from ..sql.reads import SPAN_EXACT_UPTO, SQLReads
 from .schema import TEXT_SEARCH_CONFIG
 
 # ts_rank's weights for lexemes of weight D, C, B, A: a text's own words are A, its turn's neighbours' words D.
@@ -65,6 +65,16 @@ class PostgresKeywords(SQLReads):
         terms = list(dict.fromkeys(terms))
         counts, total = self._term_rows(terms)
         terms = informative_terms(terms, counts, total)
+        span = self.span_memories(where, SPAN_EXACT_UPTO)  # a narrow time span: its memories, ranked alone
+        if span is not None:
+            with self._side_read() as db:
+                rows = db.execute(
+                    f"SELECT x.memory_id, ts_rank('{RANK_WEIGHTS}', f.document, to_tsquery('{TEXT_SEARCH_CONFIG}', ?)) "
+                    f"FROM memory_text_rows x JOIN {FTS_TABLE} f ON f.rowid = x.rowid WHERE x.memory_id = ANY(?) "
+                    f"AND f.document @@ to_tsquery('{TEXT_SEARCH_CONFIG}', ?) ORDER BY 2 DESC, 1 LIMIT ?",
+                    [tsquery_any(terms), list(span), tsquery_any(terms), int(k)],
+                ).fetchall()
+            return [KeywordHit(memory_id, span[memory_id], float(score)) for memory_id, score in rows]
         ordered = sorted(terms, key=lambda t: (counts[t], t))
         union, params = self._over_tables(
             where,

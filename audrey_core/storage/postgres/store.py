@@ -31,7 +31,7 @@ from ..maintenance import Maintenance
 from ..sql.embedding_check import check_embedding
 from ..sql.maintenance import SQLMaintenance
 from ..sql.migrations import FTS_TABLE, VECTOR_TABLE
-from ..sql.reads import SQLReads
+from ..sql.reads import SPAN_EXACT_UPTO, SQLReads
 from ..sql.records import SQLRecords
 from ..sql.rows import COLUMNS, TABLES, row_to_memory
 from ..sql.validation_queue import SQLValidationQueue
@@ -222,6 +222,16 @@ class PostgresStorage(
         if k <= 0 or conditions is None:
             return []
         query = np.ascontiguousarray(vector, dtype=np.float32)
+        span = self.span_memories(where, SPAN_EXACT_UPTO)  # a narrow time span: its memories, scored exactly
+        if span is not None:
+            with self._read() as db:
+                rows = db.execute(
+                    "SELECT r.memory_id, r.memory_type, v.embedding <=> ? AS distance, v.rowid "
+                    f"FROM memory_vector_rows r JOIN {self.vector_table} v ON v.rowid = r.rowid "
+                    "WHERE r.memory_id = ANY(?)",
+                    [query, list(span)],
+                ).fetchall()
+            return self._best_chunk_per_memory(rows, k)
         filters = " AND ".join(conditions[0])
         sql = (
             f"SELECT memory_id, memory_type, embedding <=> ? AS distance, rowid FROM {self.vector_table}"

@@ -4,6 +4,7 @@ vector and full-text searches and ``_metadata_sql`` (how their JSON is filtered)
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -17,6 +18,7 @@ from .dialect import SQLDialect
 from .filters import decode_scope, encode_scope, scope_range
 from .rows import COLUMNS, TABLES, row_to_memory
 
+SPAN_EXACT_UPTO = 5_000  # memories of a time span searched among themselves, exactly (see span_memories)
 MAX_IDS_PER_QUERY = 10_000  # PostgreSQL takes at most 65,535 parameters in a statement, SQLite 32,766 by default
 
 
@@ -187,6 +189,54 @@ class SQLReads(SQLDialect):
             selects.append(f"{head(memory_type, TABLES[memory_type])} WHERE {' AND '.join(conditions)}")
             params.extend(values)
         return " UNION ALL ".join(selects), params
+
+    def span_memories(self, where: VectorFilter, limit: int) -> dict[str, str] | None:
+        """The memories matching ``where`` whose time (event time, else when stored) lies in its ``time_range``: id
+        -> memory type, read through the time indexes; ``None`` when there are more than ``limit`` (or no range or
+        agent to read them by), so the caller searches with the filter instead. A time range is usually narrow (a
+        day, a month), and searching a large store with a filter the indexes cannot apply costs 250 ms at 100k."""
+        if where.time_range is None or where.agent is None:
+            return None
+        start, end = (to_iso(t) if t is not None else None for t in where.time_range)
+        if self._span_size(where.agent, where.memory_types or tuple(TABLES), start, end, limit) > limit:
+            return None
+        rest = replace(where, time_range=None)
+        selects, params = [], []
+        for memory_type in where.memory_types or TABLES:
+            conditions, values = self._row_conditions(rest, "m", memory_type=memory_type)
+            for column, extra in (("m.event_time", []), ("m.created_at", ["m.event_time IS NULL"])):
+                bounds = [f"{column} >= ?"] * (start is not None) + [f"{column} <= ?"] * (end is not None)
+                selects.append(
+                    f"SELECT m.id, '{memory_type}' FROM {TABLES[memory_type]} m WHERE "
+                    + " AND ".join([*conditions, *extra, *bounds])
+                )
+                params += [*values, *(t for t in (start, end) if t is not None)]
+        with self._read() as db:
+            rows = db.execute(" UNION ALL ".join(selects) + " LIMIT ?", [*params, int(limit) + 1]).fetchall()
+        return None if len(rows) > limit else dict(rows)
+
+    def _span_size(
+        self, agent: str, memory_types: Sequence[str], start: str | None, end: str | None, limit: int
+    ) -> int:
+        """At least how many of ``agent``'s memories lie in the span, counted up to ``limit`` + 1 from the time
+        indexes alone (an upper bound: memories with an event time are counted again by when they were stored), so
+        a wide span costs no more than reading that many index entries."""
+        bounds = [("{0} >= ?", start), ("{0} <= ?", end)]
+        total = 0
+        with self._read() as db:
+            for memory_type in memory_types:
+                for column in ("event_time", "created_at"):
+                    conditions = ["agent = ?", *(sql.format(column) for sql, value in bounds if value is not None)]
+                    total += int(
+                        db.execute(
+                            f"SELECT COUNT(*) FROM (SELECT 1 FROM {TABLES[memory_type]} "
+                            f"WHERE {' AND '.join(conditions)} LIMIT ?) s",
+                            [agent, *(value for _, value in bounds if value is not None), int(limit) + 1 - total],
+                        ).fetchone()[0]
+                    )
+                    if total > limit:
+                        return total
+        return total
 
     def list_memories(
         self, where: VectorFilter, limit: int, offset: int = 0, newest_first: bool = True

@@ -12,14 +12,15 @@ from ...rules.keywords import COMMON_TERM_MIN_ROWS, informative_terms
 from ..base import KeywordHit, VectorFilter, VectorHit
 from ..sql.filters import compile_filter, scope_match
 from ..sql.migrations import FTS_TABLE
-from .indexed_search import SQLiteIndexedSearch
+from ..sql.reads import SPAN_EXACT_UPTO
+from .span_search import SQLiteSpanSearch
 
 
 def _quoted(term: str) -> str:
     return '"' + term.replace('"', '""') + '"'
 
 
-class SQLiteReads(SQLiteIndexedSearch):
+class SQLiteReads(SQLiteSpanSearch):
     """A part of :class:`SQLiteStorage`: searches, through the indexes when it can."""
 
     def _metadata_sql(self, flt: Filter, column: str) -> tuple[str, list[Any]]:
@@ -31,6 +32,9 @@ class SQLiteReads(SQLiteIndexedSearch):
         conditions = self._vector_conditions(where)
         if conditions is None:
             return []
+        span = self.span_memories(where, SPAN_EXACT_UPTO)  # a narrow time span: its memories, searched exactly
+        if span is not None:
+            return self._knn_among(vector, k, span)
         if self.vector_index is not None:
             hits = self._from_index("vector", lambda: self._indexed_knn(vector, k, where))
             if hits is not None:
@@ -54,11 +58,14 @@ class SQLiteReads(SQLiteIndexedSearch):
         When filters leave fewer than ``k``, the FTS limit widens until every match has been seen."""
         if not terms or k <= 0:
             return []
+        span = self.span_memories(where, SPAN_EXACT_UPTO)  # a narrow time span: its memories, searched exactly
+        if span is not None:
+            return self._keyword_among(terms, k, span, f"{{content context}} : ({self._fts_words(terms)})")
         if self.keyword_index is not None:
             found = self._from_index("keyword", lambda: self._indexed_keyword_search(terms, k, where))
             if found is not None:
                 return found
-        words = " OR ".join(_quoted(term) for term in self._informative_terms(terms))
+        words = self._fts_words(terms)
         match = " AND ".join(
             [
                 *(f"scopes : {w}" for w in scope_match(where.scope, where.scope_prefix)),
@@ -87,6 +94,10 @@ class SQLiteReads(SQLiteIndexedSearch):
                 break
             limit *= 4
         return [KeywordHit(memory_id, memory_type, -float(rank)) for memory_id, memory_type, rank in rows]
+
+    def _fts_words(self, terms: Sequence[str]) -> str:
+        """An FTS5 expression matching any of the informative ``terms``."""
+        return " OR ".join(_quoted(term) for term in self._informative_terms(terms))
 
     def _informative_terms(self, terms: Sequence[str]) -> list[str]:
         """The terms worth ranking (:func:`~audrey_core.rules.keywords.informative_terms`), counted through FTS5."""
