@@ -18,6 +18,7 @@ Variants (``--variants all``), each over the same stores and questions, compared
 * ``-words``: without the neighbours' words in the keyword index (their weight set to 0 at search time);
 * ``-vector``: without the context vector (``turn_context_before`` = ``turn_context_after`` = 0);
 * ``-speaker``: without the speaker boost; ``-time``: without reading time in questions (``parse_time=False``);
+  ``-order``: without favouring the earliest / latest for "the first time" / "now" (``order_boost=0``);
 * ``+spread``: with list questions' results spread over sessions (``spread="auto"``; off by default).
 
 Prints a table per set, recall time per question and encode rate, and a final JSON line.
@@ -46,7 +47,7 @@ from .locomo import Conversation, load
 from .paired import compare
 from .retrieval import turn_item
 
-VARIANTS = ("plain", "full", "-words", "-vector", "-speaker", "-time", "+spread")
+VARIANTS = ("plain", "full", "-words", "-vector", "-speaker", "-time", "-order", "+spread")
 K = 10
 
 
@@ -56,6 +57,8 @@ def recall_config(variant: str) -> RecallConfig:
         return replace(cfg, turn_context_before=0, turn_context_after=0)
     if variant == "-speaker":
         return replace(cfg, speaker_boost=0.0)
+    if variant == "-order":
+        return replace(cfg, order_boost=0.0)
     return cfg
 
 

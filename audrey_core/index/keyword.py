@@ -356,16 +356,16 @@ class KeywordIndex:
             (Occur.Should, Q.boost_query(Q.term_query(self.schema, "content", s), _idf_boost(counts[s], total)))
             for s in stems
         ]
-        # a turn's neighbours' words count too, less (FTS5 and PostgreSQL weigh them the same way)
+        # a turn's neighbours' words count too, less (FTS5 and PostgreSQL weigh them the same way); a word no
+        # context holds (none does in a store without conversations) adds no clause to the search
+        around = {s: searcher.doc_freq("context", s) for s in stems} if KEYWORD_CONTEXT_WEIGHT > 0 else {}
         should += [
             (
                 Occur.Should,
-                Q.boost_query(
-                    Q.term_query(self.schema, "context", s),
-                    KEYWORD_CONTEXT_WEIGHT * _idf_boost(searcher.doc_freq("context", s), total),
-                ),
+                Q.boost_query(Q.term_query(self.schema, "context", s), KEYWORD_CONTEXT_WEIGHT * _idf_boost(n, total)),
             )
-            for s in stems
+            for s, n in around.items()
+            if n
         ]
         filters = [Q.term_query(self.schema, "scopes", word) for word in scope_words]
         if rows is not None:  # only these text rows (the memories of a time span)

@@ -2,7 +2,7 @@
 "in 2022", "between August 11 and August 15 2023") is explicit; a relative or partial one ("yesterday", "last week",
 "two months ago", "in June", "last Tuesday") is vague; "before" / "after" / "since" / "until" a date bound it on one
 side, and "before" / "after" an event ("before she moved to Berlin") names the event to date by. "The first time",
-"originally" ask for the earliest, "most recently", "now", "still" for the latest. Pure: recall decides what each
+"originally" ask for the earliest, "most recently", "these days" for the latest. Pure: recall decides what each
 means for ranking (:mod:`audrey_core.stages.recall_time`).
 """
 
@@ -78,12 +78,12 @@ _RELATIVE = {
 }
 _RELATIVE_RE = re.compile(r"\b(" + "|".join(sorted(_RELATIVE, key=len, reverse=True)) + r")\b", re.I)
 _EVENT = re.compile(r"\b(before|after)\s+(?!(?:that|then|this|it|which|what|when|and|or)\b)([a-z][^?.!,;]{3,})", re.I)
-_EARLIEST = re.compile(
-    r"\b(?:(?:for\s+)?the\s+first\s+time|first|earliest|originally|initially|at\s+first|to\s+begin\s+with)\b", re.I
-)
+# Only phrases that ask about time: a bare "first" ("first place") or "now" and "still" (in most questions) are not
+# read, and each order read costs recall a look at every candidate.
+_EARLIEST = re.compile(r"\b(?:first\s+time|earliest|originally|initially|at\s+first|to\s+begin\s+with)\b", re.I)
 _LATEST = re.compile(
-    r"\b(?:the\s+last\s+time|most\s+recent(?:ly)?|latest|recently|lately|nowadays|these\s+days|currently|now|"
-    r"at\s+the\s+moment|any\s*more|still)\b",
+    r"\b(?:last\s+time|most\s+recent(?:ly)?|latest|recently|lately|nowadays|these\s+days|currently|"
+    r"at\s+the\s+moment|any\s*more)\b",
     re.I,
 )
 

@@ -117,7 +117,7 @@ def _stream(
     ctx: StageContext, vector: np.ndarray | None, options: RecallOptions, terms: Sequence[str] = (), query: str = ""
 ) -> Iterator[RecallResult]:
     now = ctx.clock()
-    timing = plan_time(ctx.storage, query, options, now) if options.parse_time and query else NO_TIME
+    timing = plan_time(ctx.storage, query, options, now, ctx.config.recall) if options.parse_time and query else NO_TIME
     parts = {"now": now, "confidence_cfg": ctx.config.confidence, "recall_cfg": ctx.config.recall, "terms": terms}
     parts["many"] = options.spread is True or (options.spread == "auto" and asks_for_many(query))
     ranked = rank(ctx.storage, vector, options, timing=timing, **parts)
@@ -190,7 +190,7 @@ def rank(
     parallel = storage.overlap_searches() and not storage.held_by_this_thread()
     while True:
         vector_hits, keyword_hits = _search(storage, vector, terms, k, options, parallel)
-        if timing.favour is not None:  # the favoured span's own best are candidates too
+        if timing.favour is not None and timing.search_favoured:  # a narrow favoured span's own best join too
             inside = _search(storage, vector, terms, k, within(options, timing.favour), parallel)
             vector_hits, keyword_hits = (
                 merged_vector_hits(vector_hits, inside[0]),
@@ -205,8 +205,10 @@ def rank(
             now,
             confidence_cfg,
             recall_cfg,
-            None if timing or many else options.limit,  # time or spread may lift any candidate: score them all
+            # a spread or an order (relative to every candidate's time) may bring up any candidate: score them all
+            None if many or timing.order else options.limit,
             terms,
+            timing.most(recall_cfg),
         )
         ranked = shaped(ranked, timing, many, options.limit, recall_cfg)
         exhausted = (len(vector_hits) < k and len(keyword_hits) < k) or k >= recall_cfg.max_candidates

@@ -59,12 +59,14 @@ def fuse_hits(
     recall_cfg: RecallConfig,
     limit: int | None = None,
     terms: Sequence[str] = (),
+    lift: float = 1.0,
 ) -> list[Ranked]:
     """Fuse the two candidate lists (convex combination of normalised scores, or reciprocal rank), then weigh each
     memory by its confidence, best first. Conversation turns are scored in their context, and the turns of a speaker
     the query ``terms`` name gain relevance (:mod:`.recall_turns`). With ``limit``, candidates are fetched in order
     of relevance only until no later one can reach the ``limit`` best (confidence never lifts a score above
-    relevance x the largest type weight): the same first ``limit``, without reading and scoring every candidate."""
+    relevance x the largest type weight, and what follows, the question's time, by more than ``lift``): the same first
+    ``limit``, without reading and scoring every candidate."""
     types = {h.memory_id: h.memory_type for h in (*vector_hits, *keyword_hits)}
     similarity = {h.memory_id: h.similarity for h in vector_hits}
     missing = [i for i in types if i not in similarity]
@@ -86,7 +88,7 @@ def fuse_hits(
     matched_words = {h.memory_id for h in keyword_hits}
     rows = {h.memory_id: h.vector_row for h in vector_hits}
     order = sorted(relevance.items(), key=lambda item: (-item[1], item[0]))
-    ceiling = max(recall_cfg.type_weights.values()) * turns.ceiling
+    ceiling = max(recall_cfg.type_weights.values()) * turns.ceiling * lift
     cut = limit if limit is not None and limit > 0 and all(value >= 0 for _, value in order) else None
     ranked: list[Ranked] = []
     start, step = 0, max(len(order), 1) if cut is None else 3 * cut
@@ -125,7 +127,7 @@ def rank_by_vector(
     k = pool_size(options, recall_cfg)
     while True:
         hits = storage.knn(vector, k, options.where)
-        if timing.favour is not None:  # the favoured span's own nearest are candidates too
+        if timing.favour is not None and timing.search_favoured:  # a narrow favoured span's own best join too
             hits = merged_vector_hits(hits, storage.knn(vector, k, within(options, timing.favour).where))
         turns = turn_scores(storage, vector, [h.memory_id for h in hits], terms, recall_cfg)
         ranked = score_hits(storage, hits, options.min_confidence, now, confidence_cfg, recall_cfg, turns)

@@ -5,7 +5,8 @@
   date never empties a recall;
 * a vague span ("last week", "in June", "two days ago") and the side of an event ("before she moved": the event is
   the best keyword match for its words) are favoured: memories inside gain ``RecallConfig.time_boost`` of their
-  relevance, and the searches are also run inside the span, so they are among the candidates;
+  relevance, and when the span is narrow the searches also run inside it, so they are among the candidates;
+* a span nothing was said in (counted from the time indexes) changes nothing;
 * "the first time" / "most recently" favour the earliest / latest candidates (by up to ``order_boost``), when the
   candidates span at least a day (memories stored together have no order worth reading).
 
@@ -24,6 +25,7 @@ from ..rules.ranking import Ranked, ranking_key
 from ..rules.recall_options import RecallOptions
 from ..rules.when import read_time
 from ..storage import Storage
+from ..storage.sql.reads import SPAN_EXACT_UPTO
 
 Span = tuple[datetime | None, datetime | None]
 ORDER_FROM = timedelta(days=1)  # candidates spanning less than this are not ordered by time
@@ -34,34 +36,50 @@ class TimePlan:
     """How recall applies a question's time."""
 
     filter: Span | None = None  # inside the searches
-    favour: Span | None = None  # memories inside gain relevance (and the searches also run inside it)
+    favour: Span | None = None  # memories inside gain relevance
     order: str | None = None  # "earliest" or "latest"
+    search_favoured: bool = True  # the searches also run inside the favoured span (a narrow one)
 
     def __bool__(self) -> bool:
         return self.filter is not None or self.favour is not None or self.order is not None
 
+    def most(self, cfg: RecallConfig) -> float:
+        """The largest factor the plan's favours lift a relevance by."""
+        return (1.0 + cfg.time_boost if self.favour is not None else 1.0) * (
+            1.0 + cfg.order_boost if self.order is not None else 1.0
+        )
+
     def without_filter(self) -> TimePlan:
-        """The plan when its filter left nothing: the span is favoured instead."""
+        """The plan when its filter left nothing (the span's memories failed the other filters): the span is favoured
+        instead."""
         return replace(self, filter=None, favour=self.filter)
 
 
 NO_TIME = TimePlan()
 
 
-def plan_time(storage: Storage, query: str, options: RecallOptions, now: datetime) -> TimePlan:
+def plan_time(storage: Storage, query: str, options: RecallOptions, now: datetime, cfg: RecallConfig) -> TimePlan:
     """How ``query``'s time applies to a recall with ``options`` at ``now``."""
     found = read_time(query, now)
     if not found:
         return TimePlan()
+    if cfg.order_boost == 0:
+        found = replace(found, order=None)
+    span: Span | None = None
     if found.window is not None:
         span = (found.window.start, found.window.end)
-        return TimePlan(span, None, found.order) if found.window.explicit else TimePlan(None, span, found.order)
-    if found.anchor is not None:
+    elif found.anchor is not None:
         side, words = found.anchor
         when = _event_time(storage, words, options)
-        if when is not None:
-            return TimePlan(None, (None, when) if side == "before" else (when, None), found.order)
-    return TimePlan(order=found.order)
+        span = None if when is None else (None, when) if side == "before" else (when, None)
+    size = storage.span_size(within(options, span).where, SPAN_EXACT_UPTO) if span is not None else 0
+    if span is None or size == 0:  # nothing said then: nothing to narrow to or favour
+        return TimePlan(order=found.order)
+    if found.window is not None and found.window.explicit:
+        return TimePlan(filter=span, order=found.order)
+    # a narrow span's own best join the candidates (searched among themselves, exactly); a wide one is favoured
+    # among what the searches find anyway
+    return TimePlan(favour=span, order=found.order, search_favoured=size <= SPAN_EXACT_UPTO)
 
 
 def _event_time(storage: Storage, words: str, options: RecallOptions) -> datetime | None:

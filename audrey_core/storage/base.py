@@ -155,6 +155,14 @@ class Storage(ABC):
         """The stored vector of each memory (its first chunk's vector); with an ``owner``, of its memories only."""
 
     @abstractmethod
+    def span_memories(self, where: VectorFilter, limit: int) -> dict[str, str] | None:
+        """The memories matching ``where`` in its ``time_range`` (id -> memory type); None when more than ``limit``."""
+
+    @abstractmethod
+    def span_size(self, where: VectorFilter, limit: int) -> int:
+        """At most how many memories lie in ``where``'s time range, counted up to ``limit`` + 1 (0: none)."""
+
+    @abstractmethod
     def turn_windows(self, ids: Sequence[str], before: int, after: int) -> dict[str, TurnWindow]:
         """For each episode among ``ids`` that has a speaker or is a turn: its speaker and the turns up to ``before``
         places before it and ``after`` after it in its session (same agent and scope)."""

@@ -54,6 +54,7 @@ def downgrade(path: Path, statements: list[str]) -> None:
 BEFORE_TURNS = [
     "DROP TRIGGER memory_text_context",
     "DROP INDEX episodes_by_turn",
+    "DROP INDEX episodes_by_speaker",
     *(f"ALTER TABLE episodes DROP COLUMN {column}" for column in ("session", "speaker", "turn")),
     "ALTER TABLE memory_text_rows DROP COLUMN context",
     "DROP TABLE memory_fts",

@@ -257,6 +257,7 @@ def turn_statements() -> list[str]:
         "ALTER TABLE episodes ADD COLUMN speaker TEXT",
         "ALTER TABLE episodes ADD COLUMN turn INTEGER",
         "CREATE INDEX episodes_by_turn ON episodes(agent, session, scope, turn) WHERE session IS NOT NULL",
+        "CREATE INDEX episodes_by_speaker ON episodes(agent) WHERE speaker IS NOT NULL",
         "ALTER TABLE memory_text_rows ADD COLUMN context TEXT",
     ]
 

@@ -198,8 +198,9 @@ class SQLReads(SQLDialect):
         if where.time_range is None or where.agent is None:
             return None
         start, end = (to_iso(t) if t is not None else None for t in where.time_range)
-        if self._span_size(where.agent, where.memory_types or tuple(TABLES), start, end, limit) > limit:
-            return None
+        size = self.span_size(where, limit)
+        if size == 0 or size > limit:
+            return {} if size == 0 else None
         rest = replace(where, time_range=None)
         selects, params = [], []
         for memory_type in where.memory_types or TABLES:
@@ -215,12 +216,14 @@ class SQLReads(SQLDialect):
             rows = db.execute(" UNION ALL ".join(selects) + " LIMIT ?", [*params, int(limit) + 1]).fetchall()
         return None if len(rows) > limit else dict(rows)
 
-    def _span_size(
-        self, agent: str, memory_types: Sequence[str], start: str | None, end: str | None, limit: int
-    ) -> int:
-        """At least how many of ``agent``'s memories lie in the span, counted up to ``limit`` + 1 from the time
-        indexes alone (an upper bound: memories with an event time are counted again by when they were stored), so
-        a wide span costs no more than reading that many index entries."""
+    def span_size(self, where: VectorFilter, limit: int) -> int:
+        """At most how many of the agent's memories lie in ``where``'s time range, counted up to ``limit`` + 1 from
+        the time indexes alone (an upper bound: memories with an event time are counted again by when they were
+        stored, and other filters are not applied), so a wide span costs no more than reading that many entries."""
+        if where.time_range is None or where.agent is None:
+            return limit + 1
+        agent, memory_types = where.agent, where.memory_types or tuple(TABLES)
+        start, end = (to_iso(t) if t is not None else None for t in where.time_range)
         bounds = [("{0} >= ?", start), ("{0} <= ?", end)]
         total = 0
         with self._read() as db:
