@@ -94,12 +94,15 @@ def _schema() -> Any:
     return builder.build()
 
 
-def _idf_boost(matching: int, total: int) -> float:
-    """Tantivy's BM25 weighs a term by ln(1 + (N - n + 0.5) / (n + 0.5)), SQLite FTS5 (and the Okapi formula) by
-    ln((N - n + 0.5) / (n + 0.5)), which gives a term in half the rows almost nothing. The boost turns the first into
-    the second, so rankings (and hybrid fusion, which weighs BM25 against cosine) stay what they were."""
+def _idf_as(matching: int, in_field: int, total: int) -> float:
+    """A boost turning tantivy's weight of a term found in ``in_field`` rows of a field into FTS5's weight of one found
+    in ``matching`` rows. Tantivy's BM25 weighs a term by ln(1 + (N - n + 0.5) / (n + 0.5)), SQLite FTS5 (and the
+    Okapi formula) by ln((N - n + 0.5) / (n + 0.5)), which gives a term in half the rows almost nothing; and FTS5
+    counts the rows holding a word in any column, so a word common in turns' neighbours weighs less in their own text
+    too. With it, rankings (and hybrid fusion, which weighs BM25 against cosine) stay what they were through FTS5."""
     odds = max(1e-9, (total - matching + 0.5) / (matching + 0.5))  # deleted rows may still count in matching
-    return max(1e-6, math.log(odds)) / math.log1p(odds)
+    odds_in_field = max(1e-9, (total - in_field + 0.5) / (in_field + 0.5))
+    return max(1e-6, math.log(odds)) / math.log1p(odds_in_field)
 
 
 class KeywordIndex:
@@ -352,20 +355,27 @@ class KeywordIndex:
         counts = {s: searcher.doc_freq("content", s) for s in stems}
         stems = informative_terms(stems, counts, total)  # as FTS5 ranking did
         Q, Occur = tantivy.Query, tantivy.Occur
+        # a turn's neighbours' words count too, less; a word weighs by the rows holding it in either field (counted
+        # twice where it is in both), as FTS5 weighs a phrase by the rows it is found in: measured on LoCoMo's turns
+        # (recall@10 82.5% against 81.6% weighing each field by its own count, FTS5 82.6%)
+        around = {s: searcher.doc_freq("context", s) for s in stems} if KEYWORD_CONTEXT_WEIGHT > 0 else {}
+        rows_with = {s: min(total, counts[s] + around.get(s, 0)) for s in stems}
         should = [
-            (Occur.Should, Q.boost_query(Q.term_query(self.schema, "content", s), _idf_boost(counts[s], total)))
+            (
+                Occur.Should,
+                Q.boost_query(Q.term_query(self.schema, "content", s), _idf_as(rows_with[s], counts[s], total)),
+            )
             for s in stems
         ]
-        # a turn's neighbours' words count too, less (FTS5 and PostgreSQL weigh them the same way); a word no
-        # context holds (none does in a store without conversations) adds no clause to the search
-        around = {s: searcher.doc_freq("context", s) for s in stems} if KEYWORD_CONTEXT_WEIGHT > 0 else {}
         should += [
             (
                 Occur.Should,
-                Q.boost_query(Q.term_query(self.schema, "context", s), KEYWORD_CONTEXT_WEIGHT * _idf_boost(n, total)),
+                Q.boost_query(
+                    Q.term_query(self.schema, "context", s), KEYWORD_CONTEXT_WEIGHT * _idf_as(rows_with[s], n, total)
+                ),
             )
             for s, n in around.items()
-            if n
+            if n  # none in a store without conversations: no clause
         ]
         filters = [Q.term_query(self.schema, "scopes", word) for word in scope_words]
         if rows is not None:  # only these text rows (the memories of a time span)
