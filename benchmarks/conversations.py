@@ -143,11 +143,15 @@ def summarise(name: str, results: dict[str, list[dict]], encode_rate: dict[str, 
             if newer:
                 row[group]["newer_first"] = round(100 * sum(newer) / len(newer), 1)
         row["recall_ms_p50"] = round(1000 * statistics.median(o["seconds"] for o in outcomes), 2)
-        if variant != "full":
-            row["paired_with_full"] = compare([o["hit"] for o in outcomes], [o["hit"] for o in results["full"]])
+        if variant != "full":  # over the headline questions: LoCoMo's categories 1-4, else all
+            headline = "categories 1-4" if "categories 1-4" in groups else "all"
+            pairs = [
+                (o, f) for o, f in zip(outcomes, results["full"]) if headline == "all" or _in_1_4(headline, o["group"])
+            ]
+            row["paired_with_full"] = compare([o["hit"] for o, _ in pairs], [f["hit"] for _, f in pairs])
         table[variant] = row
     print(f"\n{name}: {len(results['full'])} questions; recall@10 / all@10 (newer above older, for updates)")
-    print(f"{'variant':>10}  " + "  ".join(f"{g:>17}" for g in [*groups, "all"]) + "  recall ms  paired vs full")
+    print(f"{'variant':>10}  " + "  ".join(f"{g:>17}" for g in [*groups, "all"]) + "  recall ms  paired vs full (1-4)")
     for variant, row in table.items():
         cells = []
         for group in [*groups, "all"]:
