@@ -145,3 +145,39 @@ def test_the_soak_kills_workers_and_finds_everything_that_returned():
     for found in (summary["after"], summary["after_deleting_indexes"]):
         assert found["lost"] == found["forgotten_still_stored"] == found["forgotten_found"] == 0
         assert found["keyword_misses"] == found["vector_misses"] == 0  # a small store: vectors are scanned exactly
+
+
+def test_our_conversation_set_is_deterministic_labelled_and_keeps_its_blind_phrasings_apart(tmp_path):
+    from benchmarks.conversation_set.generate import conversation
+    from benchmarks.conversation_set.topics import EVENTS, FACTS, LISTS
+
+    assert conversation(3, "dev") == conversation(3, "dev") and conversation(3, "dev") != conversation(4, "dev")
+    path = tmp_path / "ours.json"
+    path.write_text(json.dumps([conversation(seed, split) for seed, split in ((1, "dev"), (2, "dev"), (101, "blind"))]))
+    conversations = load(path)
+    kinds = {q.kind for c in conversations for q in c.questions}
+    assert kinds == {"single", "list", "temporal", "order", "update"}
+    for conv in conversations:
+        text = {t.dia_id: t.said for t in conv.turns}
+        for question in conv.questions:
+            assert question.evidence and question.evidence <= set(text), question
+            if question.kind == "list":  # three items, told in three sessions
+                assert len({e.split(":")[0] for e in question.evidence}) == 3
+            if question.kind == "update":
+                assert question.stale and not question.stale & question.evidence
+    blind_only = {text for family in (*FACTS, *LISTS, *EVENTS) for i in family.blind for _, text in family.tell[i]}
+    dev_said = {t.said for c in conversations[:2] for t in c.turns}
+    templates = [t.split("{")[0] for t in blind_only if len(t.split("{")[0]) > 12]
+    assert not any(said.startswith(template) for said in dev_said for template in templates)
+
+
+def test_the_conversations_benchmark_scores_each_kind_and_variant(tmp_path, monkeypatch):
+    import benchmarks.conversations as bench
+
+    monkeypatch.setattr(bench, "EMBEDDER", DeterministicEmbedder(), raising=False)
+    conversations = load(synthetic(tmp_path))
+    summary = bench.run_set("tiny", conversations, ["plain", "full", "-words"], said=True)
+    full = summary["table"]["full"]
+    assert full["categories 1-4"]["n"] == 3 and full["categories 1-4"]["recall@10"] == 100.0
+    assert summary["table"]["plain"]["paired_with_full"]["first"] == 3  # three turns: every variant finds all
+    assert set(summary["encode_turns_per_s"]) == {"plain", "turns"}

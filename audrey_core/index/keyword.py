@@ -15,7 +15,6 @@ log (a database restored from an older copy: the changes the index holds past it
 from __future__ import annotations
 
 import logging
-import math
 import shutil
 import threading
 from collections.abc import Callable, Iterable, Sequence
@@ -27,7 +26,6 @@ from typing import Any, Protocol
 from .. import threads
 from ..config import (
     BUILD_INLINE_UPTO,
-    KEYWORD_CONTEXT_WEIGHT,
     KEYWORD_PRUNE_AFTER,
     KEYWORD_REBUILD_AFTER,
     MEMORY_TYPES,
@@ -36,6 +34,7 @@ from ..config import (
 from ..errors import IndexNotReady
 from ..rules.keywords import informative_terms
 from .folder import IndexFolder
+from .keyword_query import analyzer, ranked_query, schema
 from .once import CatchUpOnce
 from .threads import background, exiting
 
@@ -71,40 +70,6 @@ class KeywordMatches:
     total: int | None  # rows matching the query and the in-index filters, when counted
 
 
-def _analyzer() -> Any:
-    return (
-        tantivy.TextAnalyzerBuilder(tantivy.Tokenizer.simple())
-        .filter(tantivy.Filter.remove_long(40))
-        .filter(tantivy.Filter.lowercase())
-        .filter(tantivy.Filter.ascii_fold())
-        .filter(tantivy.Filter.stemmer("english"))
-        .build()
-    )
-
-
-def _schema() -> Any:
-    builder = tantivy.SchemaBuilder()
-    builder.add_unsigned_field("row", indexed=True, fast=True)
-    builder.add_unsigned_field("kind", fast=True)  # the memory type's place in MEMORY_TYPES, read with each hit
-    builder.add_text_field("content", tokenizer_name="audrey_en", index_option="freq")
-    builder.add_text_field("context", tokenizer_name="audrey_en", index_option="freq")  # a turn's neighbours' words
-    builder.add_text_field("agent", tokenizer_name="raw", index_option="basic")
-    builder.add_text_field("type", tokenizer_name="raw", index_option="basic")
-    builder.add_text_field("scopes", tokenizer_name="whitespace", index_option="basic")
-    return builder.build()
-
-
-def _idf_as(matching: int, in_field: int, total: int) -> float:
-    """A boost turning tantivy's weight of a term found in ``in_field`` rows of a field into FTS5's weight of one found
-    in ``matching`` rows. Tantivy's BM25 weighs a term by ln(1 + (N - n + 0.5) / (n + 0.5)), SQLite FTS5 (and the
-    Okapi formula) by ln((N - n + 0.5) / (n + 0.5)), which gives a term in half the rows almost nothing; and FTS5
-    counts the rows holding a word in any column, so a word common in turns' neighbours weighs less in their own text
-    too. With it, rankings (and hybrid fusion, which weighs BM25 against cosine) stay what they were through FTS5."""
-    odds = max(1e-9, (total - matching + 0.5) / (matching + 0.5))  # deleted rows may still count in matching
-    odds_in_field = max(1e-9, (total - in_field + 0.5) / (in_field + 0.5))
-    return max(1e-6, math.log(odds)) / math.log1p(odds_in_field)
-
-
 class KeywordIndex:
     """One store's keyword index, in ``folder`` (None: in memory). Thread-safe; any number of processes may share a
     folder: one writes at a time, the others reload what it committed."""
@@ -114,8 +79,8 @@ class KeywordIndex:
             raise RuntimeError("the tantivy package is not installed")
         self.folder = IndexFolder(folder)
         self.source = source
-        self.schema = _schema()
-        self.analyzer = _analyzer()
+        self.schema = schema()
+        self.analyzer = analyzer()
         self._lock = threading.RLock()
         self._index: Any = None
         self._generation: str | None = None
@@ -354,40 +319,8 @@ class KeywordIndex:
         total = searcher.num_docs
         counts = {s: searcher.doc_freq("content", s) for s in stems}
         stems = informative_terms(stems, counts, total)  # as FTS5 ranking did
-        Q, Occur = tantivy.Query, tantivy.Occur
-        # a turn's neighbours' words count too, less; a word weighs by the rows holding it in either field (counted
-        # twice where it is in both), as FTS5 weighs a phrase by the rows it is found in: measured on LoCoMo's turns
-        # (recall@10 82.5% against 81.6% weighing each field by its own count, FTS5 82.6%)
-        around = {s: searcher.doc_freq("context", s) for s in stems} if KEYWORD_CONTEXT_WEIGHT > 0 else {}
-        rows_with = {s: min(total, counts[s] + around.get(s, 0)) for s in stems}
-        should = [
-            (
-                Occur.Should,
-                Q.boost_query(Q.term_query(self.schema, "content", s), _idf_as(rows_with[s], counts[s], total)),
-            )
-            for s in stems
-        ]
-        should += [
-            (
-                Occur.Should,
-                Q.boost_query(
-                    Q.term_query(self.schema, "context", s), KEYWORD_CONTEXT_WEIGHT * _idf_as(rows_with[s], n, total)
-                ),
-            )
-            for s, n in around.items()
-            if n  # none in a store without conversations: no clause
-        ]
-        filters = [Q.term_query(self.schema, "scopes", word) for word in scope_words]
-        if rows is not None:  # only these text rows (the memories of a time span)
-            filters.append(Q.term_set_query(self.schema, "row", list(rows)))
-        if agent is not None:
-            filters.append(Q.term_query(self.schema, "agent", agent))
-        if memory_types is not None:
-            filters.append(Q.term_set_query(self.schema, "type", list(memory_types)))
-        # filters select rows and add nothing to the score: a scoped search ranks as the whole index filtered
-        must = [(Occur.Must, Q.boolean_query(should))]
-        must += [(Occur.Must, Q.const_score_query(f, 0.0)) for f in filters]
-        result = searcher.search(Q.boolean_query(must), int(limit), count=count)
+        query = ranked_query(self.schema, searcher, stems, counts, agent, memory_types, scope_words, rows)
+        result = searcher.search(query, int(limit), count=count)
         addresses = [address for _, address in result.hits]
         rows = searcher.fast_field_values("row", addresses)
         kinds = searcher.fast_field_values("kind", addresses)
