@@ -215,6 +215,13 @@ class Audrey(MemoryReading):
         ``as_of=datetime`` answers what was believed true then. A result that is one side of an open contradiction
         carries the other sides in ``counterclaims``. Semantic and procedural memories returned are reinforced,
         except the agent's own unsupported inferences.
+
+        Time in the query is read against the clock (``parse_time=False`` turns it off): a calendar date, month or
+        year filters ("on 9 May 2023"), a relative one favours ("last week", "in June", "before she moved"), "the
+        first time" / "lately" favour the earliest / latest. ``time_range=(start, end)`` filters explicitly.
+        ``order="time"`` returns the chosen memories oldest first; ``spread=True`` (or ``"auto"``, for questions
+        asking for several things) spreads them over conversations. Conversation turns are read with their
+        neighbours, and the speaker a question names is favoured (see :meth:`encode`).
         """
         given = {"min_confidence": min_confidence, "types": types, "tags": tags, "sources": sources}
         given |= {"include_dormant": include_dormant, "include_provenance": include_provenance}

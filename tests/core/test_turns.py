@@ -133,3 +133,23 @@ def test_a_store_made_before_turns_opens_and_learns_them(tmp_path, embedder):
         assert ids_of(brain.recall("camping lake", mode="keyword")) == [old]
         ids = brain.encode_batch(CAMPING)
         assert ids[1] in ids_of(brain.recall("camping trip lake", mode="keyword"))
+
+
+def test_a_store_copied_through_a_snapshot_keeps_its_turns_and_their_neighbours(db_path, tmp_path, embedder):
+    import io
+
+    from audrey_core.admin.maintenance import export_snapshot, import_snapshot, read_snapshot_header
+
+    with Audrey(db_path, agent="a", embedder=embedder, config=SYNC) as brain:
+        ids = brain.encode_batch(CAMPING)
+        out = io.StringIO()
+        export_snapshot(brain.storage, out)
+    with Audrey(tmp_path / "copy.db", agent="a", embedder=embedder, config=SYNC) as copy:
+        lines = iter(io.StringIO(out.getvalue()).readlines())
+        import_snapshot(copy.storage, lines, header=read_snapshot_header(lines))
+        assert [(m.session, m.turn, m.speaker) for m in copy.get_many(ids)] == [
+            ("s1", 0, "Mel"),
+            ("s1", 1, "Caro"),
+            ("s1", 2, "Mel"),
+        ]
+        assert ids[1] in ids_of(copy.recall("camping trip lake", mode="keyword"))
