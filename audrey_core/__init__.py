@@ -46,7 +46,8 @@ from .models import (
 )
 from .providers.embedding import Embedder
 from .providers.llm import LLM
-from .providers.local import SentenceTransformerEmbedder
+from .providers.local import SentenceTransformerEmbedder, local_embedder
+from .providers.onnx_local import OnnxEmbedder
 from .providers.openai_compatible import OpenAICompatibleLLM, OpenAIEmbedder
 
 __version__ = "0.1.0"
@@ -80,6 +81,7 @@ __all__ = [
     "Memory",
     "MigrationError",
     "NotFoundError",
+    "OnnxEmbedder",
     "OpenAICompatibleLLM",
     "OpenAIEmbedder",
     "Procedure",
@@ -91,4 +93,5 @@ __all__ = [
     "StorageError",
     "ValidationConfig",
     "conversation",
+    "local_embedder",
 ]

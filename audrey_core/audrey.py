@@ -21,7 +21,7 @@ from .models import (
 )
 from .providers.embedding import QueryCache, check_embedder
 from .providers.llm import as_llm
-from .providers.local import SentenceTransformerEmbedder
+from .providers.local import local_embedder
 from .reading import MemoryReading
 from .rules.arguments import EncodeRequest, check_instance, check_request, check_scope, requests_from_items
 from .rules.inputs import check_text
@@ -43,7 +43,8 @@ class Audrey(MemoryReading):
     """A memory for one agent: encode observations, recall them by meaning, ranked by confidence.
 
     ``path`` is a SQLite file (created with its parent folder if missing) or ``":memory:"``. ``embedder`` defaults
-    to the local all-MiniLM-L6-v2 model (loaded on first use). ``llm`` (optional: an object with
+    to the local all-MiniLM-L6-v2 model (through ONNX Runtime where it can run, else sentence-transformers; loaded on
+    first use). ``llm`` (optional: an object with
     ``complete(messages)`` or a callable) judges contradictions and extracts principles; without one Audrey uses
     documented heuristics. ``scope`` confines the instance to one part of the agent's memory (e.g. one user's): it
     reads and changes only memories at or below that scope, and another tenant's memory behaves like a missing one.
@@ -72,7 +73,7 @@ class Audrey(MemoryReading):
         # The ownership rule: this instance reads and changes only memories of its agent at or below its scope.
         self.tenant = Tenant(agent, self.scope)
         self.config = config or AudreyConfig()
-        self.embedder = embedder if embedder is not None else SentenceTransformerEmbedder()
+        self.embedder = embedder if embedder is not None else local_embedder()
         check_embedder(self.embedder)
         self.llm = as_llm(llm)
         self.clock: Clock = clock or system_clock

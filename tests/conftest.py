@@ -8,9 +8,11 @@ import pytest
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")  # nothing in the suite may reach a model hub
 
-from audrey_core import Audrey, AudreyConfig
+from audrey_core import Audrey, AudreyConfig, native_order
 from audrey_core.config import ValidationConfig
 from audrey_core.testing import DeterministicEmbedder, ManualClock
+
+native_order.first()  # test modules import usearch themselves: onnxruntime before it (see native_order)
 
 
 @pytest.fixture

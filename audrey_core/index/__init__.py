@@ -86,7 +86,11 @@ after the results are handed over (stages/recall_results.py); nothing else on th
 write happens inside it.
 """
 
-from .keyword import KeywordIndex, keyword_index_available
-from .vector import VectorIndex, vector_index_available
+from .. import native_order
+
+native_order.first()  # onnxruntime before usearch: see there
+
+from .keyword import KeywordIndex, keyword_index_available  # noqa: E402
+from .vector import VectorIndex, vector_index_available  # noqa: E402
 
 __all__ = ["KeywordIndex", "VectorIndex", "keyword_index_available", "vector_index_available"]

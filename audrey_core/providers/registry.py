@@ -59,9 +59,9 @@ def embedder_for(model_name: str, dimensions: int | None = None) -> Any:
     factory = registered(EMBEDDERS, model_name)
     if factory is not None:
         return factory(model_name, dimensions)
-    from .local import SentenceTransformerEmbedder
+    from .local import local_embedder
 
-    return SentenceTransformerEmbedder(model_name)
+    return local_embedder(model_name)
 
 
 def llm_for(model_name: str, base_url: str | None = None) -> Any:
