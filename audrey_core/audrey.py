@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Callable, Iterator, Sequence
 from datetime import datetime
 from pathlib import Path
@@ -102,8 +103,14 @@ class Audrey(MemoryReading):
         self.storage.close()
 
     def wait_for_idle(self, timeout: float | None = None) -> bool:
-        """Block until every encoded episode has been validated; False if ``timeout`` (seconds) ran out first."""
-        return self._background.wait_for_idle(timeout)
+        """Block until the work the writes so far started is done: every encoded episode validated, and the derived
+        search indexes caught up with the database, with every new vector in the graph (after a bulk load the next
+        recall then runs at full speed). False if ``timeout`` (seconds, None: no limit) ran out first."""
+        until = None if timeout is None else time.monotonic() + timeout
+        if not self._background.wait_for_idle(timeout):
+            return False
+        self._check_open()
+        return self.storage.settle_indexes(None if until is None else max(0.0, until - time.monotonic()))
 
     def __enter__(self) -> Audrey:
         return self

@@ -250,6 +250,8 @@ RESCORE_EXTRA = 16  # int8 codes order near ties differently from float32: re-sc
 QUIET = 0.005  # seconds without a graph search before a background insert takes the graph from a run of them
 PREFETCH_FROM = 100_000  # a mapped snapshot this large is read through in the background once loaded
 COPY_SHARE = 0.01  # a mapped graph is copied (to insert into) once this share of its size waits beside it
+BULK_SLICE_S = 0.25  # seconds a bulk slice (PENDING_BUSY rows waiting or more) should hold the graph
+BULK_SLICE_MAX = 16_384  # rows in one bulk slice at most
 INSERT_SLICE = 128  # rows a background insert adds at once, holding the graph: ~20 ms at 100k rows on two cores
 
 # The keyword index (tantivy)

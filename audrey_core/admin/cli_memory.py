@@ -175,6 +175,8 @@ def index_line(index: dict[str, Any]) -> str:
         f"{index['applied']}, lag {index['lag']}, {index['bytes'] / 1e6:.1f} MB in {index['folder']}"
         + (f", model {index['model']}" if index.get("model") else "")
         + (", mapped from its snapshot" if index.get("mapped") else "")
+        + (f", {index['waiting']} rows waiting to join the graph (searched exactly)" if index.get("waiting") else "")
+        + (", being rebuilt in the background" if index.get("building") else "")
     )
 
 

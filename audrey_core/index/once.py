@@ -2,9 +2,34 @@
 
 from __future__ import annotations
 
+import logging
 import threading
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from typing import Any
+
+from ..errors import IndexNotReady
+
+log = logging.getLogger(__name__)
+
+
+def caught_up_by(index: Any, until: float) -> bool:
+    """Catch ``index`` up with the database, waiting for a rebuild in the background if one runs (or starts), until
+    the monotonic time ``until``; whether it is caught up. For ``wait_for_idle``: a failure is logged, not raised
+    (the index is a cache: searches go to the database meanwhile)."""
+    while not index.closed:
+        try:
+            index.ensure_fresh()
+            return True
+        except IndexNotReady:
+            if time.monotonic() >= until:
+                return False
+            time.sleep(0.05)
+        except (RuntimeError, OSError) as exc:
+            log.warning("%s not caught up: %s", type(index).__name__, exc)
+            return False
+    return False
 
 
 class CatchUpOnce:

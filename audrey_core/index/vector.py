@@ -39,6 +39,7 @@ import numpy as np
 from .. import threads
 from ..config import BUILD_INLINE_UPTO, EXACT_BELOW, PREFETCH_FROM, RESCORE_EXTRA, VECTOR_REBUILD_AFTER
 from ..errors import IndexNotReady
+from .once import caught_up_by
 from .threads import background, exiting, prefetch
 from .vector_graph import BuiltGraph, build, expansion_for, graph_options
 from .vector_inserts import GraphInserts
@@ -243,6 +244,22 @@ class VectorIndex(VectorState):
         """Whether a background insert is under way."""
         return self.inserts.inserting()
 
+    def wait_until_inserted(self, until: float) -> bool:
+        """Catch up, then insert every waiting row, however few (``wait_for_idle``), until the monotonic time
+        ``until``; whether none waits now. A background rebuild is waited for first."""
+        if not caught_up_by(self, until):
+            return False
+        with self.lock:
+            self.inserts.settle(drain=True)
+        while len(self.waiting) and not self.closed:
+            if time.monotonic() >= until:
+                return False
+            if not self.inserting():
+                with self.lock:
+                    self.inserts.settle(drain=True)  # ended with a row added meanwhile: go on
+            time.sleep(0.005)
+        return not len(self.waiting)
+
     # -- lifecycle ----------------------------------------------------------------------------------------------
 
     def stop_for_exit(self) -> None:
@@ -302,6 +319,10 @@ class VectorIndex(VectorState):
     def _walk(self, query: np.ndarray, count: int) -> tuple[np.ndarray, np.ndarray]:
         """The graph's ``count`` nearest re-scored exactly, and the nearest of the rows waiting beside it."""
         self.inserts.searching()
+        if self.inserts.bulk_under_way:  # a bulk slice holds the graph: scan every row held rather than wait for it
+            distances = self.rows.scan(query)
+            keys = np.flatnonzero(self.table.row_codes[: len(distances)] >= 0)
+            return keys, distances[keys]
         keys = np.zeros(0, dtype=np.int64)
         with self.graph_held():
             if len(self.graph):
@@ -342,4 +363,6 @@ class VectorIndex(VectorState):
                 "model": self.identity.get("model"),
                 "mapped": self.mapped,
                 "building": self.building(),
+                "waiting": len(self.waiting),  # caught up, not in the graph yet (searched exactly meanwhile)
+                "inserting": self.inserting(),
             }

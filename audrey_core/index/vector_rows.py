@@ -101,7 +101,9 @@ class RowVectors:
 class WaitingRows:
     """Rows caught up but not in the graph yet: a graph insert costs ~0.25 ms of CPU a row, so a catch-up only reads
     the rows and searches them exactly (a small matrix) until a background thread inserts them. Each row gets a
-    serial number, so the inserter can tell the rows it inserted from a row id removed and added again meanwhile."""
+    serial number, so the inserter can tell the rows it inserted from a row id removed and added again meanwhile.
+    Rows are inserted oldest first, so a slice that lands leaves from the front: ``_start`` moves past it (taking a
+    slice out by copying the rest made a 100k-row backlog cost O(n) per slice, O(n^2) in all)."""
 
     def __init__(self, dimensions: int) -> None:
         self.dimensions = int(dimensions)
@@ -113,63 +115,80 @@ class WaitingRows:
         self._serials = np.zeros(0, dtype=np.int64)
         self._vectors = np.zeros((0, self.dimensions), dtype=np.float32)
         self._norms = np.zeros(0, dtype=np.float32)
-        self._length = 0
+        self._start = 0  # rows before it have left
+        self._end = 0
 
     def __len__(self) -> int:
-        return self._length
+        return self._end - self._start
 
     @property
     def keys(self) -> np.ndarray:
-        return self._keys[: self._length]
+        return self._keys[self._start : self._end]
 
     @property
     def vectors(self) -> np.ndarray:
-        return self._vectors[: self._length]
+        return self._vectors[self._start : self._end]
+
+    @property
+    def serials(self) -> np.ndarray:
+        return self._serials[self._start : self._end]
 
     def add(self, keys: np.ndarray, vectors: np.ndarray) -> None:
         keys = np.asarray(keys, dtype=np.int64)
         vectors = np.asarray(vectors, dtype=np.float32)
-        end = self._length + len(keys)
-        if end > len(self._keys):  # grown by doubling: a long burst appends in amortised constant time
-            size = max(end, 2 * len(self._keys), 1024)
-            self._keys = np.resize(self._keys, size)
-            self._serials = np.resize(self._serials, size)
-            self._norms = np.resize(self._norms, size)
-            grown = np.empty((size, self.dimensions), dtype=np.float32)
-            grown[: self._length] = self._vectors[: self._length]
-            self._vectors = grown
-        self._keys[self._length : end] = keys
-        self._serials[self._length : end] = np.arange(self._next, self._next + len(keys))
-        self._vectors[self._length : end] = vectors
-        self._norms[self._length : end] = np.linalg.norm(vectors, axis=1)
+        if self._end + len(keys) > len(self._keys):
+            self._grow(len(self) + len(keys))
+        end = self._end + len(keys)
+        self._keys[self._end : end] = keys
+        self._serials[self._end : end] = np.arange(self._next, self._next + len(keys))
+        self._vectors[self._end : end] = vectors
+        self._norms[self._end : end] = np.linalg.norm(vectors, axis=1)
         self._next += len(keys)
-        self._length = end
+        self._end = end
+
+    def _grow(self, needed: int) -> None:
+        """Room for ``needed`` rows from index 0: the waiting rows move to the front, the arrays grow by doubling
+        when they must (a long burst appends in amortised constant time)."""
+        count, size = len(self), len(self._keys)
+        if needed > size // 2:
+            size = max(needed, 2 * size, 1024)
+        for name in ("_keys", "_serials", "_norms", "_vectors"):
+            array = getattr(self, name)
+            moved = np.empty((size, *array.shape[1:]), dtype=array.dtype)
+            moved[:count] = array[self._start : self._end]
+            setattr(self, name, moved)
+        self._start, self._end = 0, count
 
     def _keep(self, kept: np.ndarray) -> None:
+        leading = int(np.argmax(kept)) if kept.any() else len(kept)  # rows leaving from the front
+        if kept[leading:].all():
+            self._start += leading
+            return
         count = int(kept.sum())
         for name in ("_keys", "_serials", "_norms", "_vectors"):
             array = getattr(self, name)
-            array[:count] = array[: self._length][kept]
-        self._length = count
+            array[self._start : self._start + count] = array[self._start : self._end][kept]
+        self._end = self._start + count
 
     def drop(self, keys: np.ndarray) -> None:
         self._keep(~np.isin(self.keys, np.asarray(keys, dtype=np.int64)))
 
     def first(self, count: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Copies of the keys, vectors and serials of the first ``count`` rows (they stay waiting)."""
-        count = min(int(count), self._length)
-        return self._keys[:count].copy(), self._vectors[:count].copy(), self._serials[:count].copy()
+        end = self._start + min(int(count), len(self))
+        rows = slice(self._start, end)
+        return self._keys[rows].copy(), self._vectors[rows].copy(), self._serials[rows].copy()
 
     def drop_serials(self, serials: np.ndarray) -> np.ndarray:
         """Remove the rows of ``serials``; whether each was still waiting (False: removed meanwhile)."""
-        present = self._serials[: self._length]
+        present = self.serials
         found = np.isin(serials, present)
         self._keep(~np.isin(present, serials))
         return found
 
     def nearest(self, query: np.ndarray, count: int) -> tuple[np.ndarray, np.ndarray]:
         """The ``count`` nearest waiting rows (in no order) and their distances."""
-        distances = cosine_distances(self.vectors, self._norms[: self._length], query)
+        distances = cosine_distances(self.vectors, self._norms[self._start : self._end], query)
         if len(distances) <= count:
             return self.keys.copy(), distances
         nearest = np.argpartition(distances, count - 1)[:count]

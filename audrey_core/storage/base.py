@@ -294,6 +294,12 @@ class Storage(ABC):
         search the database meanwhile (a scan per search). Without derived indexes: True at once."""
         return True
 
+    def settle_indexes(self, timeout: float | None = None) -> bool:
+        """Bring the derived indexes up to date with what is committed (catch up, wait for a rebuild in the
+        background, insert the rows waiting beside the vector graph), for at most ``timeout`` seconds; whether they
+        are. Without derived indexes: True at once."""
+        return True
+
     def vector_search_error(self) -> str | None:
         """Why vector search is unavailable (sqlite-vec could not be loaded), or None when it works."""
         return None

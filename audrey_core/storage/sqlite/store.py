@@ -246,6 +246,13 @@ class SQLiteStorage(
             time.sleep(0.1)
         return True
 
+    def settle_indexes(self, timeout: float | None = None) -> bool:
+        from ...index.once import caught_up_by  # here: importing index/ loads tantivy and usearch
+
+        until = time.monotonic() + (timeout if timeout is not None else float("inf"))
+        settled = self.keyword_index is None or caught_up_by(self.keyword_index, until)
+        return (self.vector_index is None or self.vector_index.wait_until_inserted(until)) and settled
+
     def overlap_searches(self) -> bool:
         # Through both indexes the two searches take ~0.5 ms each, mostly holding the GIL: a second thread only
         # adds its hand-over (2.14 against 2.29 ms hybrid recall at 10k, 2.56 against 2.70 at 100k). Scans overlap.

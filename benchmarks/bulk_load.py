@@ -1,0 +1,104 @@
+"""Recall right after a bulk load: what a user meets who imports a chat history and then asks.
+
+    python -m benchmarks.bulk_load [--sizes 10000,100000] [--queries 200] [--rounds 3]
+
+Loads ``size`` conversation turns (real sentences with their all-MiniLM-L6-v2 vectors, supplied: see
+``benchmarks.scale``) through ``encode_batch``, 5,000 a call, then calls ``wait_for_idle()`` and at once times hybrid
+recall by text (query embedding excluded) for LoCoMo questions, back to back. Reported: load and wait rates, the
+rows ``introspect()`` says still wait outside the vector graph when ``wait_for_idle()`` returns, recall p50 / p95
+right after, and the same questions once the graph is at rest, with an exact numpy scan of the same vectors beside
+them (a ratio measured in the same run). Medians over ``--rounds`` fresh stores. Prints a table and a JSON line.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+from audrey_core import Audrey
+
+from .scale import CorpusEmbedder, graph_at_rest, memories, queries
+from .timing import percentile, timings_ms
+
+BATCH = 5_000
+TURNS_PER_SESSION = 40
+
+
+def waiting_rows(brain: Audrey) -> int:
+    return sum(int(index.get("waiting", 0)) for index in brain.introspect().indexes)
+
+
+def one_round(size: int, query_count: int, folder: Path) -> dict:
+    texts, vectors = memories(size)
+    qtexts, qvectors = queries(query_count)
+    items = [
+        {"content": text, "session": f"chat-{i // TURNS_PER_SESSION}", "speaker": ("user", "assistant")[i % 2]}
+        for i, text in enumerate(texts)
+    ]
+    pairs = list(zip(qtexts, qvectors))
+    with Audrey(folder / f"bulk-{size}.db", embedder=CorpusEmbedder()) as brain:
+        start = time.perf_counter()
+        for first in range(0, size, BATCH):
+            brain.encode_batch(items[first : first + BATCH], vectors=vectors[first : first + BATCH])
+        loaded = time.perf_counter() - start
+        brain.wait_for_idle()
+        waited = time.perf_counter() - start - loaded
+        waiting = waiting_rows(brain)
+        right_after = timings_ms(lambda p: brain.recall(p[0], limit=10, query_vector=p[1]), pairs)
+        graph_at_rest(brain.storage.vector_index)
+        at_rest = timings_ms(lambda p: brain.recall(p[0], limit=10, query_vector=p[1]), pairs)
+        exact = timings_ms(lambda p: np.argpartition(-(vectors @ p[1]), 10)[:10], pairs)
+    return {
+        "memories": size,
+        "load_per_s": size / loaded,
+        "wait_s": waited,
+        "load_and_wait_per_s": size / (loaded + waited),
+        "waiting_after_wait": waiting,
+        "after_p50_ms": statistics.median(right_after),
+        "after_p95_ms": percentile(right_after, 95),
+        "after_max_ms": max(right_after),
+        "rest_p50_ms": statistics.median(at_rest),
+        "rest_p95_ms": percentile(at_rest, 95),
+        "numpy_exact_p50_ms": statistics.median(exact),
+    }
+
+
+def main(argv: list[str] | None = None) -> dict:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--sizes", default="10000,100000")
+    parser.add_argument("--queries", type=int, default=200, help="LoCoMo questions asked right after the load")
+    parser.add_argument("--rounds", type=int, default=3, help="fresh stores per size (medians are reported)")
+    args = parser.parse_args(argv)
+    rows = []
+    for size in [int(s) for s in args.sizes.split(",") if s]:
+        runs = []
+        for _ in range(args.rounds):
+            with tempfile.TemporaryDirectory(prefix="audrey-bulk-") as tmp:
+                runs.append(one_round(size, args.queries, Path(tmp)))
+            print(json.dumps(runs[-1]), flush=True)
+        rows.append({key: statistics.median(run[key] for run in runs) for key in runs[0]} | {"runs": runs})
+    print(f"\nRecall right after encode_batch ({BATCH:,} turns a call) and wait_for_idle(); medians of {args.rounds}")
+    print("rounds; times in ms; 'waiting': rows outside the vector graph when wait_for_idle() returned")
+    header = ["memories", "load/s", "wait s", "load+wait/s", "waiting", "after p50", "after p95", "after max"]
+    header += ["rest p50", "rest p95", "numpy"]
+    print("".join(f"{h:>12}" for h in header))
+    for row in rows:
+        print(
+            f"{row['memories']:>12,}{row['load_per_s']:>12.0f}{row['wait_s']:>12.1f}{row['load_and_wait_per_s']:>12.0f}"
+            f"{row['waiting_after_wait']:>12,.0f}{row['after_p50_ms']:>12.2f}{row['after_p95_ms']:>12.2f}"
+            f"{row['after_max_ms']:>12.1f}{row['rest_p50_ms']:>12.2f}{row['rest_p95_ms']:>12.2f}"
+            f"{row['numpy_exact_p50_ms']:>12.2f}"
+        )
+    result = {"benchmark": "bulk_load", "rows": rows}
+    print(json.dumps(result))
+    return result
+
+
+if __name__ == "__main__":
+    main()
