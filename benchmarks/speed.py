@@ -1,5 +1,6 @@
 """Speed of the core engine: encode throughput, and search at scale (10k / 100k / 1M memories): hybrid, vector and
-keyword recall by text query, the exact top 10 the vector search finds, index build, catch-up and open times,
+keyword recall by text query, the exact top 10 the vector search finds, recall by text with the local model against a
+hand-written sentence-transformers + numpy baseline (``benchmarks.text_recall``), index build, catch-up and open times,
 memory and disk per memory.
 
     python -m benchmarks.speed [--sizes 10000,100000,1000000] [--queries 200] [--skip-local]
@@ -22,7 +23,7 @@ from audrey_core import Audrey
 from audrey_core.config import SOURCES
 from audrey_core.testing import DeterministicEmbedder
 
-from . import scale
+from . import scale, text_recall
 
 
 def encode_throughput(embedder, label: str, single: int, batch: int, folder: Path) -> dict:
@@ -63,10 +64,13 @@ def main(argv: list[str] | None = None) -> dict:
     with tempfile.TemporaryDirectory(prefix="audrey-bench-") as tmp:
         folder = Path(tmp)
         encodes = [encode_throughput(DeterministicEmbedder(), "deterministic", 500, 5000, folder)]
+        by_text = None
         if not args.skip_local:
-            from audrey_core import SentenceTransformerEmbedder
+            from audrey_core import OnnxEmbedder, SentenceTransformerEmbedder
 
-            encodes.append(encode_throughput(SentenceTransformerEmbedder(), "all-MiniLM-L6-v2", 100, 1000, folder))
+            for label, embedder in (("onnx", OnnxEmbedder()), ("sentence-transformers", SentenceTransformerEmbedder())):
+                encodes.append(encode_throughput(embedder, label, 100, 1000, folder))
+            by_text = text_recall.measure(10_000, args.queries, folder)
         supplied = scale.encode_rate(folder, args.encode_at)
         rows = []
         for size in sizes:
@@ -78,6 +82,8 @@ def main(argv: list[str] | None = None) -> dict:
     print(f"{'embedder':<20}{'single':>10}{'batch':>10}")
     for row in encodes:
         print(f"{row['embedder']:<20}{row['single_per_s']:>10.0f}{row['batch_per_s']:>10.0f}")
+    if by_text is not None:
+        text_recall.report(by_text)
     print(f"\nencode_batch with supplied vectors into {supplied['memories']:,} memories (per second: until encode")
     print("returned / until background validation was done / until the graph had taken the new rows, all but fewer")
     print("than 512; rows waiting beside the graph when validation was done)")
@@ -129,6 +135,7 @@ def main(argv: list[str] | None = None) -> dict:
         "benchmark": "speed",
         "encode": encodes,
         "encode_supplied": supplied,
+        "recall_by_text": by_text,
         "recall": rows,
         "postgres": postgres,
     }
