@@ -35,13 +35,15 @@ from collections import defaultdict
 from dataclasses import replace
 from datetime import timedelta
 from pathlib import Path
+from typing import Any
 
-from audrey_core import Audrey, AudreyConfig, RecallConfig, SentenceTransformerEmbedder
+from audrey_core import Audrey, AudreyConfig, RecallConfig
 from audrey_core.config import ValidationConfig
 from audrey_core.index import keyword_query
 from audrey_core.providers.embedding import embed_texts
 from audrey_core.testing import ManualClock
 
+from . import embedders
 from .conversation_set.generate import SEEDS, conversation
 from .locomo import Conversation, load
 from .paired import compare
@@ -181,10 +183,11 @@ def main(argv: list[str] | None = None) -> dict:
         help=f"all, or some of {', '.join(VARIANTS)} separated by commas (full is always run)",
     )
     parser.add_argument("--conversations", type=int, default=None, help="only the first N of each set")
+    embedders.add_option(parser)
     args = parser.parse_args(argv)
     if args.data and not Path(args.data).is_file():
         parser.error(f"no data file at {args.data}")
-    EMBEDDER = SentenceTransformerEmbedder()
+    EMBEDDER = embedders.named(args.embedder)
     variants = list(VARIANTS) if args.variants == "all" else list(dict.fromkeys(["full", *args.variants.split(",")]))
     if set(variants) - set(VARIANTS):
         parser.error(f"unknown variants {sorted(set(variants) - set(VARIANTS))}; choose from {', '.join(VARIANTS)}")
@@ -205,7 +208,7 @@ def main(argv: list[str] | None = None) -> dict:
     return summary
 
 
-EMBEDDER: SentenceTransformerEmbedder
+EMBEDDER: Any
 
 if __name__ == "__main__":
     main()

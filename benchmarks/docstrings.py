@@ -25,10 +25,11 @@ from pathlib import Path
 
 import numpy as np
 
-from audrey_core import Audrey, SentenceTransformerEmbedder
+from audrey_core import Audrey
 from audrey_core.index import keyword_index_available
 from audrey_core.providers.embedding import embed_texts
 
+from . import embedders
 from .paired import compare, compare_ranks
 from .retrieval import config
 
@@ -109,6 +110,7 @@ def main(argv: list[str] | None = None) -> dict:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--limit", type=int, default=max(KS), help=f"results each recall asks for (>= {max(KS)})")
     parser.add_argument("--items", type=int, default=None, help="only the first N items (quicker, less certain)")
+    embedders.add_option(parser)
     args = parser.parse_args(argv)
     if args.limit < max(KS):
         parser.error(f"--limit must be at least {max(KS)}")
@@ -116,7 +118,7 @@ def main(argv: list[str] | None = None) -> dict:
         parser.error("this compares the keyword index with FTS5: it needs the tantivy package, not installed")
     items = known_items()[: args.items]
     digest = hashlib.sha256(json.dumps(items).encode()).hexdigest()[:12]
-    embedder = SentenceTransformerEmbedder()
+    embedder = embedders.named(args.embedder)
     start = time.perf_counter()
     vectors = embedded(items, embedder)
     index, fts5 = (ranks(items, embedder, vectors, args.limit, through_fts5) for through_fts5 in (False, True))

@@ -30,12 +30,13 @@ from pathlib import Path
 
 import numpy as np
 
-from audrey_core import Audrey, AudreyConfig, RecallConfig, SentenceTransformerEmbedder
+from audrey_core import Audrey, AudreyConfig, RecallConfig
 from audrey_core.config import ValidationConfig
 from audrey_core.index import keyword_index_available
 from audrey_core.providers.embedding import embed_texts
 from audrey_core.testing import ManualClock
 
+from . import embedders
 from .locomo import Conversation, Turn, load
 from .paired import compare, compare_ranks
 
@@ -165,6 +166,7 @@ def main(argv: list[str] | None = None) -> dict:
         help="store every turn in one batch at the last session's date (default: session by session at its date, "
         "each validated against the sessions before it)",
     )
+    embedders.add_option(parser)
     args = parser.parse_args(argv)
     if args.limit < max(KS):
         parser.error(f"--limit must be at least {max(KS)}")
@@ -173,7 +175,7 @@ def main(argv: list[str] | None = None) -> dict:
     if not Path(args.data).is_file():
         parser.error(f"no data file at {args.data}")
     conversations = load(args.data)[: args.conversations]
-    embedder = SentenceTransformerEmbedder()
+    embedder = embedders.named(args.embedder)
     start = time.perf_counter()
     influence = (
         args.confidence_influence if args.confidence_influence is not None else RecallConfig().confidence_influence

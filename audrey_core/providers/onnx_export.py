@@ -25,7 +25,7 @@ from ..errors import ConfigurationError, install_hint
 log = logging.getLogger(__name__)
 
 OPSET = 17
-EXPORTER = f"torchscript-opset{OPSET}-v1"  # what the key says about how the file was made
+EXPORTER = f"torchscript-opset{OPSET}-eager-v2"  # what the key says about how the file was made
 CONFIG_FILES = ("config.json", "modules.json", "sentence_bert_config.json", "1_Pooling/config.json", "tokenizer.json")
 WEIGHTS = ("model.safetensors", "pytorch_model.bin")
 
@@ -104,7 +104,9 @@ def export_model(model_dir: Path, target: Path) -> None:
 
     quiet_transformers()
     log.info("exporting %s to ONNX once, into %s (a few seconds)", model_dir, target.parent)
-    model = AutoModel.from_pretrained(str(model_dir), local_files_only=True)
+    # Eager attention: the SDPA path exports as masked ops (IsNaN, Where) that ONNX Runtime runs ~30% slower on long
+    # chunks (24 against 35 chunks/s of 256 tokens, measured; short texts the same either way).
+    model = AutoModel.from_pretrained(str(model_dir), local_files_only=True, attn_implementation="eager")
     model.eval()
     ids = torch.ones((1, 8), dtype=torch.long)
     axes = {"batch": 0, "length": 1}

@@ -24,6 +24,7 @@ from ..errors import ConfigurationError, EmbeddingError, install_hint
 from .onnx_export import can_export, onnx_file
 
 log = logging.getLogger(__name__)
+BATCH_TOKENS = 1024  # padded tokens in one run of the model at most (see OnnxEmbedder.embed)
 
 _loaded: dict[tuple[str, str], _Model] = {}
 _load_lock = threading.Lock()
@@ -82,7 +83,7 @@ class OnnxEmbedder:
         model_name: str = "all-MiniLM-L6-v2",
         *,
         model_dir: str | Path | None = None,
-        batch_size: int = 16,
+        batch_size: int = 32,
         threads: int | None = None,
     ) -> None:
         from .local_models import packaged_model_path
@@ -166,19 +167,35 @@ class OnnxEmbedder:
         return self._model.max_seq_length - 2
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
-        """Normalised float32 embeddings, one row per text; texts of similar length are run together."""
+        """Normalised float32 embeddings, one row per text. The texts are tokenised once, then run shortest first in
+        batches of at most ``batch_size`` texts and BATCH_TOKENS padded tokens: short turns 32 at a time, long chunks
+        4 at a time (measured on two cores: long chunks 39 a second in fours against 35 in sixteens, short turns
+        250 a second in sixteens and more against 230 in fours)."""
         model = self._model
         out = np.zeros((len(texts), self.dimensions), dtype=np.float32)
-        order = np.argsort([len(t) for t in texts], kind="stable")
-        for first in range(0, len(texts), self.batch_size):
-            rows = order[first : first + self.batch_size]
-            out[rows] = self._run(model, [texts[i] for i in rows])
-        return out
-
-    def _run(self, model: _Model, texts: list[str]) -> np.ndarray:
-        encoded = model.batches.encode_batch(texts)
+        if not len(texts):
+            return out
+        encoded = model.batches.encode_batch(list(texts))  # padded to the longest: trimmed per batch below
         ids = np.array([e.ids for e in encoded], dtype=np.int64)
         mask = np.array([e.attention_mask for e in encoded], dtype=np.int64)
+        lengths = mask.sum(axis=1)
+        order = np.argsort(lengths, kind="stable")
+        first = 0
+        while first < len(order):
+            count = 1
+            while (
+                first + count < len(order)
+                and count < self.batch_size
+                and (count + 1) * lengths[order[first + count]] <= BATCH_TOKENS
+            ):
+                count += 1
+            rows = order[first : first + count]
+            width = int(lengths[rows].max())
+            out[rows] = self._run(model, ids[rows, :width], mask[rows, :width])
+            first += count
+        return out
+
+    def _run(self, model: _Model, ids: np.ndarray, mask: np.ndarray) -> np.ndarray:
         feed = {"input_ids": ids, "attention_mask": mask, "token_type_ids": np.zeros_like(ids)}
         try:
             hidden = model.session.run(None, {k: v for k, v in feed.items() if k in model.inputs})[0]
