@@ -1,14 +1,15 @@
 """Recall right after a bulk load: what a user meets who imports a chat history and then asks.
 
-    python -m benchmarks.bulk_load [--sizes 10000,100000] [--queries 200] [--rounds 3]
+    python -m benchmarks.bulk_load [--sizes 10000,100000] [--queries 200] [--rounds 3] [--plain]
 
-Loads ``size`` conversation turns (real sentences with their all-MiniLM-L6-v2 vectors, supplied: see
-``benchmarks.scale``) through ``encode_batch``, 5,000 a call, then calls ``wait_for_idle()`` and at once times hybrid
-recall by text (query embedding excluded) for LoCoMo questions, back to back. Reported: load and wait rates, the
-rate until the indexes hold every row (``indexed``: load and index work, validation still running), the rows
-``introspect()`` says still wait outside the vector graph when ``wait_for_idle()`` returns, recall p50 / p95
-right after, and the same questions once the graph is at rest, with an exact numpy scan of the same vectors beside
-them (a ratio measured in the same run). Medians over ``--rounds`` fresh stores. Prints a table and a JSON line.
+Loads ``size`` conversation turns (``--plain``: plain texts), real sentences with their all-MiniLM-L6-v2 vectors
+supplied (see ``benchmarks.scale``), through ``encode_batch``, 5,000 a call; then calls ``wait_for_idle()`` and at
+once times hybrid recall by text (query embedding excluded) for LoCoMo questions, back to back. Reported: load and
+wait rates; the rate until the indexes hold every row (``indexed``: load and index work, validation still running);
+the rows ``introspect()`` says still wait outside the vector graph when ``wait_for_idle()`` returns; recall p50 /
+p95 right after, and the same questions once the graph is at rest, with an exact numpy scan of the same vectors
+beside them (a ratio measured in the same run). Medians over ``--rounds`` fresh stores. Prints a table and a JSON
+line.
 """
 
 from __future__ import annotations
@@ -35,11 +36,13 @@ def waiting_rows(brain: Audrey) -> int:
     return sum(int(index.get("waiting", 0)) for index in brain.introspect().indexes)
 
 
-def one_round(size: int, query_count: int, folder: Path) -> dict:
+def one_round(size: int, query_count: int, folder: Path, plain: bool = False) -> dict:
     texts, vectors = memories(size)
     qtexts, qvectors = queries(query_count)
     items = [
-        {"content": text, "session": f"chat-{i // TURNS_PER_SESSION}", "speaker": ("user", "assistant")[i % 2]}
+        {"content": text}
+        if plain
+        else {"content": text, "session": f"chat-{i // TURNS_PER_SESSION}", "speaker": ("user", "assistant")[i % 2]}
         for i, text in enumerate(texts)
     ]
     pairs = list(zip(qtexts, qvectors))
@@ -78,16 +81,18 @@ def main(argv: list[str] | None = None) -> dict:
     parser.add_argument("--sizes", default="10000,100000")
     parser.add_argument("--queries", type=int, default=200, help="LoCoMo questions asked right after the load")
     parser.add_argument("--rounds", type=int, default=3, help="fresh stores per size (medians are reported)")
+    parser.add_argument("--plain", action="store_true", help="plain texts, not turns (no session or speaker)")
     args = parser.parse_args(argv)
     rows = []
     for size in [int(s) for s in args.sizes.split(",") if s]:
         runs = []
         for _ in range(args.rounds):
             with tempfile.TemporaryDirectory(prefix="audrey-bulk-") as tmp:
-                runs.append(one_round(size, args.queries, Path(tmp)))
+                runs.append(one_round(size, args.queries, Path(tmp), args.plain))
             print(json.dumps(runs[-1]), flush=True)
         rows.append({key: statistics.median(run[key] for run in runs) for key in runs[0]} | {"runs": runs})
-    print(f"\nRecall right after encode_batch ({BATCH:,} turns a call) and wait_for_idle(); medians of {args.rounds}")
+    kind = "plain texts" if args.plain else "turns"
+    print(f"\nRecall right after encode_batch ({BATCH:,} {kind} a call) and wait_for_idle(); medians of {args.rounds}")
     print("rounds; times in ms; 'indexed': memories/s until both indexes held every row (validation still running);")
     print("'waiting': rows outside the vector graph when wait_for_idle() returned")
     header = ["memories", "load/s", "indexed/s", "wait s", "load+wait/s", "waiting", "after p50", "after p95"]
