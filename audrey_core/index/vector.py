@@ -303,9 +303,7 @@ class VectorIndex(VectorState):
             return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float32)
         with self.lock:
             if self.rows.length <= EXACT_BELOW:  # small: every row held, exactly
-                distances = self.rows.scan(query)
-                keys = np.flatnonzero(self.table.row_codes[: len(distances)] >= 0)
-                distances = distances[keys]
+                keys, distances = self._scan_held(query)
             else:
                 keys, distances = self._walk(query, count)
             if len(keys) > count:
@@ -320,9 +318,7 @@ class VectorIndex(VectorState):
         """The graph's ``count`` nearest re-scored exactly, and the nearest of the rows waiting beside it."""
         self.inserts.searching()
         if self.inserts.bulk_under_way:  # a bulk slice holds the graph: scan every row held rather than wait for it
-            distances = self.rows.scan(query)
-            keys = np.flatnonzero(self.table.row_codes[: len(distances)] >= 0)
-            return keys, distances[keys]
+            return self._scan_held(query)
         keys = np.zeros(0, dtype=np.int64)
         with self.graph_held():
             if len(self.graph):
@@ -337,6 +333,12 @@ class VectorIndex(VectorState):
             waiting, apart = self.waiting.nearest(query, count)
             keys, distances = np.concatenate([keys, waiting]), np.concatenate([distances, apart])
         return keys, distances
+
+    def _scan_held(self, query: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Every row the index holds (graph and waiting, less those removed) and its exact distance."""
+        distances = self.rows.scan(query)
+        keys = np.flatnonzero(self.table.row_codes[: len(distances)] >= 0)
+        return keys, distances[keys]
 
     def memory_types(self, rowids: np.ndarray) -> list[str]:
         """The memory type of each of ``rowids`` (rows the index holds, as :meth:`search` returns them)."""

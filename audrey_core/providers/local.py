@@ -6,14 +6,13 @@ from __future__ import annotations
 
 import logging
 import os
-import threading
 from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
 from ..errors import ConfigurationError, EmbeddingError, install_hint
-from .local_models import DEFAULT_LOCAL_MODEL, packaged_model_path, quiet_transformers, short_name
+from .local_models import DEFAULT_LOCAL_MODEL, loaded_once, packaged_model_path, quiet_transformers, short_name
 
 log = logging.getLogger(__name__)
 
@@ -22,9 +21,6 @@ _KNOWN_LOCAL_DIMENSIONS = {"all-MiniLM-L6-v2": 384, "all-MiniLM-L12-v2": 384, "a
 
 
 _loaded_models: dict[tuple[str, str], Any] = {}
-
-
-_load_lock = threading.Lock()
 
 
 def _check_obtainable(hub_name: str, model_name: str) -> None:
@@ -71,14 +67,7 @@ class SentenceTransformerEmbedder:
     @property
     def model(self) -> Any:
         """The loaded ``SentenceTransformer`` (loaded here on first access)."""
-        key = (self.model_name, self.device)
-        model = _loaded_models.get(key)
-        if model is None:
-            with _load_lock:
-                model = _loaded_models.get(key)
-                if model is None:
-                    model = _loaded_models[key] = self._load()
-        return model
+        return loaded_once(_loaded_models, (self.model_name, self.device), self._load)
 
     def _load(self) -> Any:
         try:

@@ -3,7 +3,26 @@ name, and transformers kept quiet while loading."""
 
 from __future__ import annotations
 
+import threading
+from collections.abc import Callable, Hashable
+from typing import Any, TypeVar
+
+T = TypeVar("T")
 DEFAULT_LOCAL_MODEL = "all-MiniLM-L6-v2"
+
+
+_load_lock = threading.Lock()
+
+
+def loaded_once(cache: dict[Any, T], key: Hashable, load: Callable[[], T]) -> T:
+    """``cache[key]``, made by ``load()`` the first time, once per process even when threads ask together."""
+    model = cache.get(key)
+    if model is None:
+        with _load_lock:
+            model = cache.get(key)
+            if model is None:
+                model = cache[key] = load()
+    return model
 
 
 def packaged_model_path(model_name: str) -> str | None:
