@@ -12,6 +12,7 @@ onnxruntime is safe (:func:`onnxruntime_importable`: not where the caller import
 from __future__ import annotations
 
 import importlib.util
+import re
 import sys
 from importlib.metadata import PackageNotFoundError, version
 
@@ -39,8 +40,5 @@ def _version(package: str) -> tuple[int, ...]:
         text = version(package)
     except PackageNotFoundError:
         return ()
-    parts = []
-    for part in text.split(".")[:3]:
-        digits = "".join(ch for ch in part if ch.isdigit()) if part[:1].isdigit() else ""
-        parts.append(int(digits) if digits else 0)
-    return tuple(parts)
+    leading = (re.match(r"\d+", part) for part in text.split(".")[:3])  # "23rc1" -> 23, "dev0" -> 0
+    return tuple(int(found.group()) if found else 0 for found in leading)

@@ -54,3 +54,14 @@ def test_usearch_imported_first_the_default_embedder_still_embeds_without_crashi
     assert done.stdout.split() == [chosen, "384"]
     if crashing_pair_installed():
         assert "usearch was imported before onnxruntime" in done.stderr
+
+
+@pytest.mark.parametrize(
+    ("text", "parsed"),
+    [("2.26.6", (2, 26, 6)), ("1.23.0rc1", (1, 23, 0)), ("2.26.2.post1", (2, 26, 2)), ("1.dev0", (1, 0))],
+)
+def test_versions_are_compared_by_their_leading_numbers(monkeypatch, text, parsed):
+    from audrey_core import native_order
+
+    monkeypatch.setattr(native_order, "version", lambda package: text)
+    assert native_order._version("usearch") == parsed
