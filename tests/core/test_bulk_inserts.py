@@ -88,3 +88,26 @@ def test_a_search_during_a_bulk_slice_scans_exactly_instead_of_waiting(tmp_path,
         keys, distances = answers[0]
         assert keys[0] == expected[0][0] and distances[0] == pytest.approx(0.0, abs=1e-5)
         assert set(keys.tolist()) == set(expected[0].tolist())  # the exact answer: the graph's, re-scored
+
+
+def test_a_backlog_goes_into_the_graph_in_bulk_slices_and_answers_the_same(tmp_path, monkeypatch):
+    import audrey_core.index.vector as vector
+    import audrey_core.index.vector_inserts as vector_inserts
+
+    monkeypatch.setattr(vector_inserts, "PENDING_BUSY", 64)  # a "backlog" of a few hundred rows
+    monkeypatch.setattr(vector, "EXACT_BELOW", 0)
+    slices = []
+    real_insert = vector_inserts.insert
+    monkeypatch.setattr(vector_inserts, "insert", lambda g, k, v: (slices.append(len(k)), real_insert(g, k, v)))
+    with open_brain(tmp_path / "a.db") as brain, open_brain(tmp_path / "a.db") as other:
+        brain.encode_batch([f"kiln glaze note {i}" for i in range(40)])
+        brain.wait_for_idle()
+        vectors = np.random.default_rng(9).standard_normal((900, brain.embedder.dimensions)).astype(np.float32)
+        other.encode_batch([f"imported line {i}" for i in range(900)], vectors=vectors)
+        slices.clear()
+        assert brain.wait_for_idle(timeout=60)
+        index = brain.storage.vector_index
+        assert max(slices) > vector_inserts.INSERT_SLICE  # not 128 at a time
+        assert sum(slices) == 900 and len(index.graph) == 940 and len(index.waiting) == 0
+        found = brain.storage.knn(vectors[456], 1, VectorFilter(agent=brain.agent))
+        assert brain.get(found[0].memory_id).content == "imported line 456"
