@@ -119,8 +119,9 @@ def graph_at_rest(index) -> None:
 
 def encode_rate(folder: Path, size: int, burst: int = 5000, sustained: int = 20000, statements: int = 10000) -> dict:
     """encode_batch with supplied vectors into a store of ``size``: per second until encode returns, until
-    background validation has caught up, and until the graph has taken in the new rows (:func:`graph_settled`;
-    rows wait beside it, searched exactly, until then). For a burst of ``burst`` memories; once the graph has taken
+    ``wait_for_idle()`` returns (background validation done and, since it waits for the indexes too, every new row
+    in the graph), and until the graph has taken in the new rows (:func:`graph_settled`; rows wait beside it,
+    searched exactly, until then). For a burst of ``burst`` memories; once the graph has taken
     them in, for a longer run of ``sustained``; then for ``statements`` short one-statement texts (with the corpus's
     vectors), which validation compares with their nearest memories of every type (a graph search or two each),
     where a conversation turn is compared with principles only."""

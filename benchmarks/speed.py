@@ -85,8 +85,8 @@ def main(argv: list[str] | None = None) -> dict:
     if by_text is not None:
         text_recall.report(by_text)
     print(f"\nencode_batch with supplied vectors into {supplied['memories']:,} memories (per second: until encode")
-    print("returned / until background validation was done / until the graph had taken the new rows, all but fewer")
-    print("than 512; rows waiting beside the graph when validation was done)")
+    print("returned / until wait_for_idle() returned (validation done and, since issue 35, every row in the graph) /")
+    print("until the graph had taken the new rows, all but fewer than 512; rows waiting when wait_for_idle returned)")
     for name, label in (("", "a burst of 5,000"), ("sustained_", "20,000 more"), ("statements_", "10,000 statements")):
         print(
             f"  {label:<18}{supplied[name + 'encode_per_s']:>8.0f}{supplied[name + 'validated_per_s']:>8.0f}"
