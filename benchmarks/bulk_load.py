@@ -1,9 +1,11 @@
 """Recall right after a bulk load: what a user meets who imports a chat history and then asks.
 
-    python -m benchmarks.bulk_load [--sizes 10000,100000] [--queries 200] [--rounds 3] [--plain]
+    python -m benchmarks.bulk_load [--sizes 10000,100000] [--queries 200] [--rounds 3] [--plain | --chat]
 
 Loads ``size`` conversation turns (``--plain``: plain texts), real sentences with their all-MiniLM-L6-v2 vectors
-supplied (see ``benchmarks.scale``), through ``encode_batch``, 5,000 a call; then calls ``wait_for_idle()`` and at
+supplied (see ``benchmarks.scale``; ``--chat``: LoCoMo's real turns, repeated the same way, of which only 5% are
+one short sentence against 84% of the corpus, so far fewer are judged against their neighbours), through
+``encode_batch``, 5,000 a call; then calls ``wait_for_idle()`` and at
 once times hybrid recall by text (query embedding excluded) for LoCoMo questions, back to back. Reported: load and
 wait rates; the rate until the indexes hold every row (``indexed``: load and index work, validation still running);
 the rows ``introspect()`` says still wait outside the vector graph when ``wait_for_idle()`` returns; recall p50 /
@@ -23,9 +25,11 @@ from pathlib import Path
 
 import numpy as np
 
-from audrey_core import Audrey
+from audrey_core import Audrey, local_embedder
 
-from .scale import CorpusEmbedder, graph_at_rest, memories, queries
+from .corpus import LOCOMO, cache_folder
+from .locomo import load
+from .scale import COPY_OFFSET, CorpusEmbedder, graph_at_rest, memories, queries
 from .timing import percentile, timings_ms
 
 BATCH = 5_000
@@ -36,8 +40,24 @@ def waiting_rows(brain: Audrey) -> int:
     return sum(int(index.get("waiting", 0)) for index in brain.introspect().indexes)
 
 
-def one_round(size: int, query_count: int, folder: Path, plain: bool = False) -> dict:
-    texts, vectors = memories(size)
+def chat_turns(size: int) -> tuple[list[str], np.ndarray]:
+    """``size`` LoCoMo turns: its real ones, then repeats with a suffix and a vector offset as ``memories`` makes."""
+    texts = [turn.said for conversation in load(LOCOMO) for turn in conversation.turns]
+    path = cache_folder() / f"minilm-locomo-turns-{len(texts)}.npy"
+    if not path.exists():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        np.save(path, np.asarray(local_embedder().embed(texts), dtype=np.float32))
+    vectors, rng = np.load(path), np.random.default_rng(size)
+    out = np.repeat(vectors, -(-size // len(texts)), axis=0)[:size]
+    noise = rng.standard_normal(out[len(texts) :].shape).astype(np.float32)
+    out[len(texts) :] += COPY_OFFSET * noise / np.linalg.norm(noise, axis=1, keepdims=True)
+    out /= np.linalg.norm(out, axis=1, keepdims=True)
+    suffix = [("" if i < len(texts) else f" (#{i // len(texts)})") for i in range(size)]
+    return [texts[i % len(texts)] + suffix[i] for i in range(size)], out
+
+
+def one_round(size: int, query_count: int, folder: Path, plain: bool = False, chat: bool = False) -> dict:
+    texts, vectors = chat_turns(size) if chat else memories(size)
     qtexts, qvectors = queries(query_count)
     items = [
         {"content": text}
@@ -81,17 +101,19 @@ def main(argv: list[str] | None = None) -> dict:
     parser.add_argument("--sizes", default="10000,100000")
     parser.add_argument("--queries", type=int, default=200, help="LoCoMo questions asked right after the load")
     parser.add_argument("--rounds", type=int, default=3, help="fresh stores per size (medians are reported)")
-    parser.add_argument("--plain", action="store_true", help="plain texts, not turns (no session or speaker)")
+    kinds = parser.add_mutually_exclusive_group()
+    kinds.add_argument("--plain", action="store_true", help="plain texts, not turns (no session or speaker)")
+    kinds.add_argument("--chat", action="store_true", help="LoCoMo's real chat turns rather than corpus sentences")
     args = parser.parse_args(argv)
     rows = []
     for size in [int(s) for s in args.sizes.split(",") if s]:
         runs = []
         for _ in range(args.rounds):
             with tempfile.TemporaryDirectory(prefix="audrey-bulk-") as tmp:
-                runs.append(one_round(size, args.queries, Path(tmp), args.plain))
+                runs.append(one_round(size, args.queries, Path(tmp), args.plain, args.chat))
             print(json.dumps(runs[-1]), flush=True)
         rows.append({key: statistics.median(run[key] for run in runs) for key in runs[0]} | {"runs": runs})
-    kind = "plain texts" if args.plain else "turns"
+    kind = "plain texts" if args.plain else "LoCoMo turns" if args.chat else "turns"
     print(f"\nRecall right after encode_batch ({BATCH:,} {kind} a call) and wait_for_idle(); medians of {args.rounds}")
     print("rounds; times in ms; 'indexed': memories/s until both indexes held every row (validation still running);")
     print("'waiting': rows outside the vector graph when wait_for_idle() returned")
