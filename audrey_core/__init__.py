@@ -14,6 +14,7 @@ from .config import (
     ConfidenceConfig,
     ConsolidationConfig,
     DecayConfig,
+    ExpiryConfig,
     RecallConfig,
     ValidationConfig,
 )
@@ -75,6 +76,7 @@ __all__ = [
     "EmbeddingError",
     "EmbeddingMismatchError",
     "Episode",
+    "ExpiryConfig",
     "Introspection",
     "InvalidInputError",
     "LLMError",

@@ -5,18 +5,19 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
-from datetime import datetime
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from .aio import collected, stream_twin, twin
-from .config import STATES, AudreyConfig
+from .config import STATES, AudreyConfig, ExpiryConfig
 from .errors import InvalidInputError
 from .events import EventBus, Handler
 from .models import (
     ConsolidationRun,
+    Contradiction,
     DecayReport,
     RecallResult,
 )
@@ -30,9 +31,11 @@ from .rules.ownership import Tenant
 from .stages import consolidate as consolidate_stage
 from .stages import decay as decay_stage
 from .stages import encode as encode_stage
+from .stages import expiry as expiry_stage
 from .stages import recall as recall_stage
 from .stages import records
 from .stages import rollback as rollback_stage
+from .stages import settle as settle_stage
 from .stages.background import Background
 from .stages.context import StageContext
 from .stages.outdated import retire_outdated_principles
@@ -145,6 +148,8 @@ class Audrey(MemoryReading):
         event_time: datetime | None = None,
         session: str | None = None,
         speaker: str | None = None,
+        expires_at: datetime | None = None,
+        ttl: float | timedelta | None = None,
     ) -> str:
         """Store one observation as an immutable episode and return its id (a ULID unless ``id`` is given).
 
@@ -157,6 +162,10 @@ class Audrey(MemoryReading):
         A turn of a conversation names its ``session`` (any string naming the conversation) and its ``speaker``:
         turns of one session are numbered in the order they are stored, and recall reads each with its neighbours
         (the reply "Yes, it was great!" is found by the question it answers) and favours the speaker a question names.
+
+        ``ttl`` (seconds, or a ``timedelta``) or ``expires_at`` (a timezone-aware datetime) makes it expire: from
+        then on no recall, listing or ``get`` returns it, and :meth:`sweep_expired` deletes it (explicit intent,
+        unlike decay). :meth:`refresh_expiry` restarts a ``ttl``.
         """
         request = check_request(
             content,
@@ -173,6 +182,8 @@ class Audrey(MemoryReading):
             event_time,
             session,
             speaker,
+            expires_at,
+            ttl,
         )
         return self._encode([request])[0]
 
@@ -229,7 +240,8 @@ class Audrey(MemoryReading):
         first time" / "lately" favour the earliest / latest. ``time_range=(start, end)`` filters explicitly.
         ``order="time"`` returns the chosen memories oldest first; ``spread=True`` (or ``"auto"``, for questions
         asking for several things) spreads them over conversations. Conversation turns are read with their
-        neighbours, and the speaker a question names is favoured (see :meth:`encode`).
+        neighbours, and the speaker a question names is favoured (see :meth:`encode`). ``reinforce=False`` looks
+        without touching: nothing returned is reinforced (a dashboard, a debugger).
         """
         given = {"min_confidence": min_confidence, "types": types, "tags": tags, "sources": sources}
         given |= {"include_dormant": include_dormant, "include_provenance": include_provenance}
@@ -280,9 +292,41 @@ class Audrey(MemoryReading):
         with self._consolidation_lock:
             return rollback_stage.rollback(self._context, run_id)
 
+    def settle_contradiction(self, contradiction_id: str, winner: str | None, reason: str = "") -> Contradiction:
+        """Decide a contradiction by hand: ``winner`` (one of its two claims) stays active and the other becomes
+        disputed; ``winner=None`` says both hold. Both claims are kept; the decision is audited and recorded in the
+        contradiction's ``resolution["settled"]``."""
+        self._check_open()
+        return settle_stage.settle(self._context, contradiction_id, winner, reason)
+
+    def sweep_expired(self) -> list[str]:
+        """Delete this instance's memories whose ``ttl`` / ``expires_at`` has passed (reads hide them already); an
+        audit entry records each page deleted. Returns their ids."""
+        self._check_open()
+        return expiry_stage.sweep(self._context)
+
+    def start_expiry_sweeper(self, interval_seconds: float) -> None:
+        """Sweep expired memories every ``interval_seconds`` on a background thread until :meth:`close` or
+        :meth:`stop_expiry_sweeper` (``ExpiryConfig.sweep_interval_seconds`` starts one at open)."""
+        self._check_open()
+        ExpiryConfig(sweep_interval_seconds=interval_seconds)  # the same check as the configuration's
+        self._background.start_sweeper(float(interval_seconds))
+
+    def stop_expiry_sweeper(self, timeout: float = 60.0) -> bool:
+        """Stop the scheduled sweeps (a sweep under way finishes); False if it still ran after ``timeout`` s."""
+        return self._background.stop_sweeper(timeout)
+
+    def refresh_expiry(self, ids: Sequence[str]) -> list[str]:
+        """Restart the ``ttl`` of this instance's live memories among ``ids`` (LangGraph's refresh on read); return
+        the ids refreshed. Expired memories, and those with a fixed ``expires_at``, are left as they are."""
+        self._check_open()
+        return expiry_stage.refresh(self._context, ids)
+
     def forget_all(self, **filters: Any) -> list[str]:
         """Forget every memory of this instance matching :meth:`recall`'s filters, in every state unless ``states``
-        says otherwise (e.g. ``forget_all(scope=("user", "alice"))``); return their ids."""
+        says otherwise (e.g. ``forget_all(scope=("user", "alice"))``); return their ids. Expired memories the
+        filters cannot see any more are swept first."""
+        self.sweep_expired()
         filters.setdefault("states", list(STATES))
         ids = [memory.id for memory in self.iter_memories(**filters)]
         return [forgotten for start in range(0, len(ids), 1000) for forgotten in self.forget(ids[start : start + 1000])]
@@ -307,6 +351,9 @@ class Audrey(MemoryReading):
     arollback = twin(rollback)
     aforget = twin(forget)
     aforget_all = twin(forget_all)
+    asweep_expired = twin(sweep_expired)
+    asettle_contradiction = twin(settle_contradiction)
+    arefresh_expiry = twin(refresh_expiry)
     await_for_idle = twin(wait_for_idle)
     aclose = twin(close)
 

@@ -217,6 +217,22 @@ class DecayConfig:
 
 
 @dataclass(frozen=True)
+class ExpiryConfig:
+    """Memories given a time to live (encode's ``ttl=`` / ``expires_at=``) are hidden from every read once it runs
+    out; a sweep deletes them: every ``sweep_interval_seconds`` in the background when set, or at
+    :meth:`~audrey_core.Audrey.sweep_expired`."""
+
+    sweep_interval_seconds: float | None = None
+
+    def __post_init__(self) -> None:
+        interval = self.sweep_interval_seconds
+        if interval is not None and (
+            isinstance(interval, bool) or not isinstance(interval, (int, float)) or not 0 < interval < float("inf")
+        ):
+            raise ConfigurationError(f"sweep_interval_seconds must be a positive number of seconds, got {interval!r}")
+
+
+@dataclass(frozen=True)
 class AudreyConfig:
     """All of Audrey's settings; every part has the seed's defaults."""
 
@@ -225,6 +241,7 @@ class AudreyConfig:
     decay: DecayConfig = field(default_factory=DecayConfig)
     validation: ValidationConfig = field(default_factory=ValidationConfig)
     consolidation: ConsolidationConfig = field(default_factory=ConsolidationConfig)
+    expiry: ExpiryConfig = field(default_factory=ExpiryConfig)
 
 
 # -- Derived search indexes and background work: per process, tuned to the machine rather than to the memory --------

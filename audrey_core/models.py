@@ -52,6 +52,10 @@ class Memory:
     event_time: datetime | None = None  # when it happened, if that differs from created_at (when it was stored)
     superseded_by: str | None = None  # the memory that replaced this one (a correction or a detected update)
     valid_until: datetime | None = None  # when it stopped holding: the replacing memory's event (or encode) time
+    # Expiry the caller asked for (encode's ttl= / expires_at=): from then on it is never recalled, listed or read,
+    # and the next sweep deletes it. ``ttl_seconds``: the time to live it was given, what a refresh restarts.
+    expires_at: datetime | None = None
+    ttl_seconds: float | None = None
 
     @property
     def valid_from(self) -> datetime:

@@ -71,6 +71,27 @@ class MemoryReading:
         self._check_open()
         return records.update_chain(self._context, memory_id)
 
+    def chunks(self, memory_id: str) -> list[str]:
+        """The parts of a long memory's text that were embedded apart, in order ([] for a text embedded whole)."""
+        self._check_open()
+        return records.chunks(self._context, memory_id)
+
+    @property
+    def location(self) -> str:
+        """Where the memory is stored: a file path, ``:memory:``, or a PostgreSQL URL without its password."""
+        return str(self.storage.path)
+
+    def principles_citing(self, episode_id: str) -> list[Memory]:
+        """The principles and procedures of this instance that count the episode ``episode_id`` as evidence."""
+        self._check_open()
+        return records.principles_citing(self._context, episode_id)
+
+    def timeline(self) -> list[tuple[str, str, str, int]]:
+        """How many of this instance's memories were stored each day: (``YYYY-MM-DD``, memory type, state, count),
+        in day order (expired ones included until a sweep deletes them)."""
+        self._check_open()
+        return records.timeline(self._context)
+
     def embed_query(self, text: str) -> np.ndarray:
         """The embedding recall would use for ``text`` (cached)."""
         self._check_open()
@@ -114,6 +135,12 @@ class MemoryReading:
         self._check_open()
         return records.scopes(self._context)
 
+    def agents(self) -> dict[str, int]:
+        """Every agent with memories in this store and how many each has: like ``introspect(all_agents=True)``, an
+        explicit crossing of tenants for operators (``audrey ui`` says which agents a store holds)."""
+        self._check_open()
+        return self.storage.agents()
+
     def introspect(self, all_agents: bool = False) -> Introspection:
         """Counts by type and state, contradictions, causal links, last consolidation, sources, embedding model: of
         this instance's memories (its agent, at or below its scope). ``all_agents=True`` counts the whole store, an
@@ -127,6 +154,9 @@ class MemoryReading:
     aget = twin(get)
     aget_many = twin(get_many)
     aupdate_chain = twin(update_chain)
+    aprinciples_citing = twin(principles_citing)
+    achunks = twin(chunks)
+    atimeline = twin(timeline)
     alist_memories = twin(list_memories)
     ascopes = twin(scopes)
     aintrospect = twin(introspect)

@@ -4,11 +4,18 @@ Each item is a memory: its namespace is an Audrey scope (a prefix matches whole 
 its value is the memory's metadata (so filters apply to value keys), and the text embedded is taken from the value's
 indexed fields (LangGraph's ``index={"fields": [...]}``; the whole value as JSON by default). Putting a key again
 replaces the item; putting ``None`` forgets it. Search ranks by Audrey's score (relevance x confidence).
+
+TTL follows LangGraph's ``TTLConfig``: ``put(..., ttl=minutes)`` (``default_ttl`` when not given) makes the item
+expire; an expired item is never returned again (get, search, list_namespaces) and a sweep deletes it
+(:meth:`AudreyStore.sweep_ttl`, or every ``sweep_interval_minutes`` on a background thread); ``refresh_on_read``
+(or ``refresh_ttl=`` per call) restarts the TTL of the items a get or search returns. Expired items are omitted
+whatever ``omit_expired`` says: in Audrey an expiry is the caller's explicit intent, as a forget is.
 """
 
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import json
 from collections.abc import Iterable, Sequence
 from typing import Any
@@ -25,6 +32,7 @@ from langgraph.store.base import (
     Result,
     SearchItem,
     SearchOp,
+    TTLConfig,
 )
 from langgraph.store.base.embed import ensure_embeddings, get_text_at_path, tokenize_path
 
@@ -40,10 +48,11 @@ class AudreyStore(BaseStore):
 
     ``default_source`` is the Audrey source of items whose value names none (``value["source"]`` may be one of
     Audrey's five sources, and ``salience`` / ``tags`` set those fields too). Filter values must be JSON scalars or
-    operator dicts (``$eq``, ``$ne``, ``$gt``, ``$gte``, ``$lt``, ``$lte``, ``$in``, ``$nin``).
+    operator dicts (``$eq``, ``$ne``, ``$gt``, ``$gte``, ``$lt``, ``$lte``, ``$in``, ``$nin``). ``ttl`` is a
+    LangGraph ``TTLConfig`` (see the module).
     """
 
-    supports_ttl = False
+    supports_ttl = True
 
     def __init__(
         self,
@@ -52,6 +61,7 @@ class AudreyStore(BaseStore):
         index: IndexConfig | None = None,
         path: str = ":memory:",
         default_source: str = "inference",
+        ttl: TTLConfig | None = None,
         **audrey_options: Any,
     ) -> None:
         if audrey is not None and audrey_options:
@@ -67,14 +77,52 @@ class AudreyStore(BaseStore):
                 f"index dims {index['dims']} differ from the Audrey embedder's {audrey.embedder.dimensions}"
             )
         self.audrey = audrey
+        self.ttl_config = _checked_ttl(ttl)
+        self._sweeper: concurrent.futures.Future[None] | None = None
         self.default_source = default_source
         fields = (index or {}).get("fields") or ["$"]
         self._fields = [(path_, tokenize_path(path_)) for path_ in fields]
+        if self.ttl_config and self.ttl_config.get("sweep_interval_minutes"):
+            self.start_ttl_sweeper()
 
     def close(self) -> None:
-        """Close the Audrey this store built (a shared one stays open)."""
+        """Stop the TTL sweeper; close the Audrey this store built (a shared one stays open)."""
+        self.stop_ttl_sweeper()
         if self._owns_audrey:
             self.audrey.close()
+
+    # -- TTL ----------------------------------------------------------------------------------------------------
+
+    def sweep_ttl(self) -> int:
+        """Delete the expired items (and every other expired memory of this Audrey); return how many."""
+        return len(self.audrey.sweep_expired())
+
+    async def asweep_ttl(self) -> int:
+        return len(await self.audrey.asweep_expired())
+
+    def start_ttl_sweeper(self, sweep_interval_minutes: float | None = None) -> concurrent.futures.Future[None]:
+        """Sweep every ``sweep_interval_minutes`` (the TTL config's, else 5) on a background thread until
+        :meth:`stop_ttl_sweeper` or :meth:`close`. The future completes when the sweeper stops; without a TTL
+        config it is complete at once (as LangGraph's stores do)."""
+        if not self.ttl_config:
+            done: concurrent.futures.Future[None] = concurrent.futures.Future()
+            done.set_result(None)
+            return done
+        if self._sweeper is not None and not self._sweeper.done():
+            return self._sweeper
+        minutes = sweep_interval_minutes or self.ttl_config.get("sweep_interval_minutes") or 5
+        self.audrey.start_expiry_sweeper(float(minutes) * 60)
+        self._sweeper = concurrent.futures.Future()
+        return self._sweeper
+
+    def stop_ttl_sweeper(self, timeout: float | None = None) -> bool:
+        """Stop the sweeper (a sweep under way finishes); False if it was still running after ``timeout`` s."""
+        if self._sweeper is None:
+            return True
+        stopped = self.audrey.stop_expiry_sweeper(60.0 if timeout is None else timeout)
+        self._sweeper.set_result(None)
+        self._sweeper = None
+        return stopped
 
     # -- the BaseStore contract ---------------------------------------------------------------------------------
 
@@ -111,7 +159,11 @@ class AudreyStore(BaseStore):
 
     def _get(self, op: GetOp) -> Item | None:
         memory = self.audrey.get(self._memory_id(op.namespace, op.key))
-        return _item(memory) if memory is not None and memory.agent == self.audrey.agent else None
+        if memory is None or memory.agent != self.audrey.agent:
+            return None
+        if op.refresh_ttl and memory.ttl_seconds is not None:
+            self.audrey.refresh_expiry([memory.id])
+        return _item(memory)
 
     def _apply_puts(self, puts: Sequence[PutOp]) -> None:
         latest: dict[tuple[tuple[str, ...], str], PutOp] = {}
@@ -131,6 +183,8 @@ class AudreyStore(BaseStore):
         item = item_from_metadata(self._text(value, op.index), value, self._memory_id(tuple(op.namespace), op.key))
         item.setdefault("source", self.default_source)
         item.update(scope=tuple(op.namespace), key=op.key)
+        if op.ttl is not None:  # minutes (BaseStore.put applies the config's default_ttl)
+            item["ttl"] = float(op.ttl) * 60
         return item
 
     def _text(self, value: dict[str, Any], index: Any) -> str:
@@ -147,9 +201,12 @@ class AudreyStore(BaseStore):
         if op.query:
             results = self.audrey.recall(op.query, limit=op.offset + op.limit, **options)
             found = self.audrey.get_many([r.id for r in results])
-            return [_item(m, r.score) for m, r in zip(found, results) if m is not None][op.offset :]
-        memories = self.audrey.list_memories(limit=op.limit, offset=op.offset, **options)
-        return [_item(m, None) for m in memories]
+            items = [(m, r.score) for m, r in zip(found, results) if m is not None][op.offset :]
+        else:
+            items = [(m, None) for m in self.audrey.list_memories(limit=op.limit, offset=op.offset, **options)]
+        if op.refresh_ttl:
+            self.audrey.refresh_expiry([m.id for m, _ in items if m.ttl_seconds is not None])
+        return [_item(m, score) for m, score in items]
 
     def _list_namespaces(self, op: ListNamespacesOp) -> list[tuple[str, ...]]:
         namespaces = [ns for ns in self.audrey.scopes() if ns]
@@ -158,6 +215,22 @@ class AudreyStore(BaseStore):
         if op.max_depth is not None:
             namespaces = sorted({ns[: op.max_depth] for ns in namespaces})
         return namespaces[op.offset : op.offset + op.limit]
+
+
+def _checked_ttl(ttl: Any) -> TTLConfig | None:
+    """LangGraph's TTL config, its minutes positive numbers."""
+    if ttl is None:
+        return None
+    if not isinstance(ttl, dict):
+        raise ValueError(f"ttl must be a TTLConfig dict, got {ttl!r}")
+    unknown = set(ttl) - {"default_ttl", "refresh_on_read", "sweep_interval_minutes", "omit_expired"}
+    if unknown:
+        raise ValueError(f"unknown TTLConfig keys {sorted(unknown)}")
+    for key in ("default_ttl", "sweep_interval_minutes"):
+        value = ttl.get(key)
+        if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0):
+            raise ValueError(f"TTLConfig {key} must be a positive number of minutes, got {value!r}")
+    return ttl  # type: ignore[return-value]
 
 
 def _item(memory: Memory, score: float | bool | None = False) -> Item:

@@ -77,7 +77,8 @@ class AudreyVectorStore(VectorStore):
         ids: list[str | None] | None = None,
         **kwargs: Any,
     ) -> list[str]:
-        """Encode texts as episodes in one batch; an id that exists already is replaced."""
+        """Encode texts as episodes in one batch; an id that exists already is replaced. ``source``, ``salience``,
+        ``tags``, ``scope`` and ``ttl`` (seconds until they expire) apply to every text."""
         texts = list(texts)
         if metadatas is not None and len(metadatas) != len(texts):
             raise ValueError(f"{len(texts)} texts but {len(metadatas)} metadatas")
@@ -88,7 +89,7 @@ class AudreyVectorStore(VectorStore):
             for i, text in enumerate(texts)
         ]
         for item in items:
-            item.update({k: v for k, v in kwargs.items() if k in ("source", "salience", "tags", "scope")})
+            item.update({k: v for k, v in kwargs.items() if k in ("source", "salience", "tags", "scope", "ttl")})
         return self.audrey.encode_batch(items, replace=True)
 
     def delete(self, ids: list[str] | None = None, **kwargs: Any) -> bool | None:

@@ -27,7 +27,7 @@ class AudreyMemory(BaseMemory):
     else as about 4 characters per token. ``session_id`` names this conversation; ``scope`` keeps one user's
     memories apart from another's. ``insert_method="user"`` puts the recalled memories in front of the latest user
     message instead of in a system message (as LlamaIndex's ``Memory`` can; ReActAgent drops a leading system
-    message, so use it there).
+    message, so use it there). ``ttl`` (seconds) makes the stored messages expire: never recalled after it, then swept.
     """
 
     audrey: Audrey
@@ -38,6 +38,7 @@ class AudreyMemory(BaseMemory):
     session_id: str = Field(default_factory=new_session_id)
     scope: tuple[str, ...] | None = None
     insert_method: Literal["system", "user"] = "system"
+    ttl: float | None = Field(default=None, gt=0)  # seconds until a stored message expires (never, by default)
     _buffer: list[ChatMessage] = PrivateAttr(default_factory=list)
 
     model_config = ConfigDict(arbitrary_types_allowed=True)
@@ -74,6 +75,7 @@ class AudreyMemory(BaseMemory):
             item["metadata"]["session_id"] = self.session_id
             item["session"] = self.session_id  # a turn of this conversation: recall reads it with its neighbours
             item["speaker"] = speaker_for_role(item["metadata"]["role"])
+            item["ttl"] = self.ttl
         if items:
             self.audrey.encode_batch(items, replace=True)
 

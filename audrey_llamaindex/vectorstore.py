@@ -63,6 +63,8 @@ class AudreyVectorStore(BasePydanticVectorStore):
     with (as LlamaIndex's own stores return them; the score is ``NodeWithScore.score``, relevance x confidence).
     The index's embedding model must be the one Audrey was built with
     (``Audrey(embedder=LlamaIndexEmbedder(embed_model))``): node embeddings are stored as given.
+    ``ttl`` (seconds; ``add(nodes, ttl=...)`` for one call) makes the nodes stored expire: never returned after it,
+    then swept (:meth:`audrey_core.Audrey.sweep_expired`).
     ``audrey_metadata=True`` adds Audrey's ``confidence``, ``state``, ``memory_type`` and ``source`` to returned
     nodes' metadata, visible to the LLM but not embedded (a node's own value under one of those keys is kept;
     Audrey's then goes under ``audrey_<key>``); ``AudreyRetriever`` always adds them.
@@ -73,6 +75,7 @@ class AudreyVectorStore(BasePydanticVectorStore):
     flat_metadata: bool = False
     default_source: str = "direct-observation"
     audrey_metadata: bool = False
+    ttl: float | None = None
     _audrey: Audrey = PrivateAttr()
 
     def __init__(self, audrey: Audrey, **kwargs: Any) -> None:
@@ -94,6 +97,7 @@ class AudreyVectorStore(BasePydanticVectorStore):
         """Store nodes (replacing any with the same id), with the embeddings they carry when they have them."""
         if not nodes:
             return []
+        ttl = add_kwargs.get("ttl", self.ttl)
         items = []
         for node in nodes:
             metadata = node_to_metadata_dict(node, remove_text=True, flat_metadata=self.flat_metadata)
@@ -104,6 +108,7 @@ class AudreyVectorStore(BasePydanticVectorStore):
                     "content": node.get_content(metadata_mode=MetadataMode.NONE) or " ",
                     "metadata": metadata,
                     "source": source,
+                    "ttl": ttl,
                 }
             )
         embeddings = [node.embedding for node in nodes]

@@ -18,7 +18,7 @@ import click
 from ..config import AudreyConfig
 from ..errors import AudreyError, InvalidInputError, StorageError
 from ..rules.inputs import check_text
-from .cli_memory import consolidate, decay, encode, history, recall, reindex, rollback, status
+from .cli_memory import consolidate, decay, encode, history, recall, reindex, rollback, status, sweep
 from .cli_settings import (
     DEFAULT_DB,
     EXIT_FAILED,
@@ -112,7 +112,7 @@ def mcp_cmd(s: Settings, address: str | None, scope: str | None, token: str | No
         serve(brain, http, token)
 
 
-for command in (encode, recall, consolidate, decay, rollback, history, status, reindex):
+for command in (encode, recall, consolidate, decay, sweep, rollback, history, status, reindex):
     cli.add_command(command)
 for command in (export_cmd, import_cmd, reembed_cmd, backfill_cmd, migrate_store_cmd):
     cli.add_command(command)

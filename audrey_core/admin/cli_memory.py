@@ -1,4 +1,5 @@
-"""``audrey`` subcommands on the memory: encode, recall, consolidate, decay, rollback, history, status, reindex."""
+"""``audrey`` subcommands on the memory: encode, recall, consolidate, decay, sweep, rollback, history, status,
+reindex."""
 
 from __future__ import annotations
 
@@ -27,12 +28,17 @@ from .cli_settings import (
 @click.option("--source", type=click.Choice(SOURCES), default="direct-observation", show_default=True)
 @click.option("--tag", "tags", multiple=True, help="Repeat for several tags.")
 @click.option("--salience", type=float, default=0.5, show_default=True)
+@click.option("--ttl", type=float, default=None, help="Seconds until it expires (never recalled again, then swept).")
 @click.pass_obj
-def encode(s: Settings, text: str | None, source: str, tags: tuple[str, ...], salience: float) -> None:
+def encode(
+    s: Settings, text: str | None, source: str, tags: tuple[str, ...], salience: float, ttl: float | None
+) -> None:
     """Store TEXT (or standard input) as an episode; creates the database if needed."""
     content = text if text is not None else sys.stdin.read()
     with s.audrey(create=True) as brain:
-        memory_id = brain.encode(content.strip("\n"), source=source, salience=salience, tags=list(tags) or None)
+        memory_id = brain.encode(
+            content.strip("\n"), source=source, salience=salience, tags=list(tags) or None, ttl=ttl
+        )
     s.emit({"id": memory_id}, lambda: memory_id)
 
 
@@ -82,6 +88,16 @@ def decay(s: Settings) -> None:
     with s.audrey() as brain:
         report = brain.decay()
     s.emit(report, lambda: f"examined {report.examined}, {report.newly_dormant} newly dormant")
+
+
+@click.command()
+@json_option
+@click.pass_obj
+def sweep(s: Settings) -> None:
+    """Delete the memories whose time to live (encode's --ttl) has run out; recall already leaves them out."""
+    with s.audrey() as brain:
+        swept = brain.sweep_expired()
+    s.emit({"swept": swept}, lambda: f"deleted {len(swept)} expired memories")
 
 
 @click.command()

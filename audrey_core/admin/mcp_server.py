@@ -90,10 +90,14 @@ def build_server(brain: Audrey, name: str = "audrey", host: str = "127.0.0.1", p
             Field(description="For a turn of a conversation: the conversation's id (turns are read together)."),
         ] = None,
         speaker: Annotated[str | None, Field(description="For a turn of a conversation: who said it.")] = None,
+        ttl_seconds: Annotated[
+            float | None,
+            Field(description="Forget it after this many seconds (it is never recalled again, then deleted)."),
+        ] = None,
     ) -> dict[str, Any]:
         """Store an observation as a new memory. Audrey checks it against what it already holds in the background:
         a repeat reinforces, a newer value of the same fact updates, a disagreement is kept as a contradiction."""
-        where = {"scope": scope, "session": session, "speaker": speaker}
+        where = {"scope": scope, "session": session, "speaker": speaker, "ttl": ttl_seconds}
         encode = partial(brain.encode, content, source, salience, tags, None, None, metadata, **where)
         return {"id": await run(encode)}
 

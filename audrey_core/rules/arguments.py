@@ -14,6 +14,7 @@ from typing import Any
 
 from ..config import SOURCES
 from ..errors import ConfigurationError, InvalidInputError
+from .expiry import check_expiry
 from .inputs import check_json_value, check_text
 
 ENCODE_FIELDS = frozenset(
@@ -32,6 +33,8 @@ ENCODE_FIELDS = frozenset(
         "event_time",
         "session",
         "speaker",
+        "expires_at",
+        "ttl",
     }
 )
 
@@ -58,6 +61,8 @@ class EncodeRequest:
     event_time: datetime | None = None
     session: str | None = None
     speaker: str | None = None
+    expires_at: datetime | None = None  # given, or now + ttl_seconds when stored
+    ttl_seconds: float | None = None
 
 
 def check_request(
@@ -75,6 +80,8 @@ def check_request(
     event_time: Any = None,
     session: Any = None,
     speaker: Any = None,
+    expires_at: Any = None,
+    ttl: Any = None,
 ) -> EncodeRequest:
     """Validate one encode's arguments; raise :class:`InvalidInputError` saying what is wrong."""
     if not isinstance(content, str):
@@ -88,6 +95,7 @@ def check_request(
         raise InvalidInputError(f"salience must be a number in [0, 1], got {salience!r}")
     if not 0.0 <= salience <= 1.0:
         raise InvalidInputError(f"salience must lie in [0, 1], got {salience}")
+    expires_at, ttl_seconds = check_expiry(expires_at, ttl)
     return EncodeRequest(
         content=content,
         source=source,
@@ -104,6 +112,8 @@ def check_request(
         event_time=_check_event_time(event_time),
         session=_check_name("session", session),
         speaker=_check_speaker(speaker),
+        expires_at=expires_at,
+        ttl_seconds=ttl_seconds,
     )
 
 

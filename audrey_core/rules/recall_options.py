@@ -36,6 +36,8 @@ class VectorFilter:
     scoped: bool = False  # only memories below the root scope
     time_range: tuple[datetime | None, datetime | None] | None = None  # on event_time, else created_at
     as_of: datetime | None = None  # only memories stored by then and valid then (valid_from <= as_of < valid_until)
+    alive_at: datetime | None = None  # only memories not expired then (every read of the instance sets it: now)
+    expired_by: datetime | None = None  # only memories expired by then (what a sweep deletes)
 
     @property
     def is_narrowed(self) -> bool:
@@ -64,6 +66,7 @@ class RecallOptions:
     order: str = "relevance"  # or "time": the chosen memories oldest first
     parse_time: bool = True  # read the query's time ("in May 2023", "last week", "the first time")
     spread: bool | str = False  # spread the results over conversations: True, or "auto" for list questions
+    reinforce: bool = True  # False: look without touching (nothing returned is reinforced), as a dashboard does
 
 
 def check_options(
@@ -88,6 +91,7 @@ def check_options(
     order: Any = "relevance",
     parse_time: Any = True,
     spread: Any = False,
+    reinforce: Any = True,
 ) -> RecallOptions:
     """Validate recall's arguments; raise :class:`InvalidInputError` saying what is wrong. ``as_of`` (an aware
     datetime) answers what was believed true then: memories stored by then whose validity covers it, superseded
@@ -129,8 +133,10 @@ def check_options(
         raise InvalidInputError(f"parse_time must be True or False, got {parse_time!r}")
     if spread not in (True, False, "auto") or (isinstance(spread, (int, float)) and not isinstance(spread, bool)):
         raise InvalidInputError(f"spread must be True, False or 'auto', got {spread!r}")
+    if not isinstance(reinforce, bool):
+        raise InvalidInputError(f"reinforce must be True or False, got {reinforce!r}")
     options = RecallOptions(int(limit), float(min_confidence), where, bool(include_provenance), mode)
-    return replace(options, order=order, parse_time=parse_time, spread=spread)
+    return replace(options, order=order, parse_time=parse_time, spread=spread, reinforce=reinforce)
 
 
 def _check_time_range(value: Any) -> tuple[datetime | None, datetime | None] | None:

@@ -13,7 +13,8 @@ from ..errors import ClosedError
 from ..threads import stopping
 from ..timeutil import system_clock, to_iso
 from .context import StageContext
-from .scheduler import ConsolidationScheduler
+from .expiry import sweep
+from .scheduler import Schedule
 from .validate import validate_episodes
 from .worker import BatchWorker
 
@@ -39,11 +40,12 @@ class Background:
             self.validator = BatchWorker(
                 "audrey-validation", self._validate, batch_size=validation.batch_size, on_exit=self._release
             )
-        self.scheduler: ConsolidationScheduler | None = None
+        self.scheduler: Schedule | None = None
         if schedule.interval_seconds is not None or schedule.episode_trigger is not None:
-            self.scheduler = ConsolidationScheduler(
-                self._on_schedule, schedule.interval_seconds, schedule.episode_trigger
-            )
+            self.scheduler = Schedule(self._on_schedule, schedule.interval_seconds, schedule.episode_trigger)
+        self.sweeper: Schedule | None = None
+        if ctx.config.expiry.sweep_interval_seconds is not None:
+            self.start_sweeper(ctx.config.expiry.sweep_interval_seconds)
         self._resume()
 
     def _resume(self) -> None:
@@ -101,9 +103,29 @@ class Background:
         """Block until every encoded episode is validated; False if ``timeout`` (seconds) ran out first."""
         return self.validator.wait_for_idle(timeout) if self.validator is not None else True
 
+    def start_sweeper(self, interval: float) -> None:
+        """Sweep expired memories every ``interval`` seconds (a sweeper already running is replaced)."""
+        self.stop_sweeper()
+        self.sweeper = Schedule(self._sweep, interval, name="audrey-expiry-sweep")
+
+    def stop_sweeper(self, timeout: float = 60.0) -> bool:
+        """Stop sweeping on a schedule; False if a sweep under way was still running after ``timeout`` seconds."""
+        sweeper, self.sweeper = self.sweeper, None
+        return sweeper.close(timeout) if sweeper is not None else True
+
+    def _sweep(self) -> None:
+        if self.closed:
+            return
+        try:
+            sweep(self.ctx)
+        except Exception as exc:
+            self.ctx.emit("error", {"event": "expiry sweep", "error": exc})
+            raise
+
     def close(self) -> None:
-        """Stop the schedule (a run in progress finishes), then finish queued validation."""
+        """Stop the schedules (a run in progress finishes), then finish queued validation."""
         self.closed = True
+        self.stop_sweeper()
         if self.scheduler is not None:
             self.scheduler.close()
         if self.validator is not None:

@@ -26,6 +26,7 @@ from ..providers.embedding import embed_texts
 from ..providers.llm import ask, model_name_of
 from ..rules.causal import build_links
 from ..rules.confidence import memory_confidence
+from ..rules.expiry import expired
 from ..rules.lineage import independent
 from ..rules.prompts import PRINCIPLE_EXTRACTION
 from ..storage import VectorFilter
@@ -213,6 +214,7 @@ def _resume_or_plan(ctx: StageContext) -> ConsolidationRun:
         return _run(ctx, run.id)
     now = ctx.clock()
     episodes = ctx.tenant.mine(ctx.storage.unconsolidated_episodes(ctx.agent, EPISODE_STATES))
+    episodes = [e for e in episodes if not expired(e.expires_at, now)]  # gone for every read: no evidence either
     vectors = ctx.storage.get_vectors([e.id for e in episodes])
     by_id = {e.id: e for e in episodes}
     lineage = lineages(ctx.storage, episodes)

@@ -12,6 +12,7 @@ from ..ids import new_ulid
 from ..models import Episode
 from ..providers.embedding import chunk_spans, embed_texts, to_matrix
 from ..rules.arguments import EncodeRequest
+from ..rules.expiry import expiry
 from ..rules.ownership import Tenant
 from ..storage import Storage
 from .context import StageContext
@@ -95,6 +96,8 @@ def encode_episodes(
             session=r.session,
             speaker=r.speaker,
             embedding_model=embedder.model_name,
+            expires_at=expiry(now, r.expires_at, r.ttl_seconds),
+            ttl_seconds=r.ttl_seconds,
         )
         for r in requests
     ]

@@ -42,7 +42,7 @@ from .recall_time import NO_TIME, TimePlan, in_time_order, plan_time, within
 
 RECALL_ARGUMENTS = (
     frozenset({"min_confidence", "types", "tags", "sources", "include_dormant", "include_provenance", "token_budget"})
-    | frozenset({"order", "parse_time", "spread"})
+    | frozenset({"order", "parse_time", "spread", "reinforce"})
     | RECALL_FILTERS
 )
 LISTING_ARGUMENTS = RECALL_FILTERS | {"tags", "sources", "types", "include_dormant"}  # no query: no budget, no floor
@@ -62,7 +62,7 @@ def options(
     arguments = dict(arguments)
     budget = check_budget(arguments.pop("token_budget", None))
     checked = check_options(agent=ctx.agent, limit=limit, **within_tenant(ctx.tenant, arguments))
-    return replace(checked, token_budget=budget)
+    return replace(checked, token_budget=budget, where=replace(checked.where, alive_at=ctx.clock()))
 
 
 def recall(ctx: StageContext, query: Any, options: RecallOptions, query_vector: Any = None) -> Iterator[RecallResult]:
@@ -145,7 +145,7 @@ def _results(ctx: StageContext, ranked: list[Ranked], options: RecallOptions, no
             taken.append(item.memory)
             yield to_result(item, prov, against.get(item.memory.id, ()))
     finally:
-        if taken:
+        if taken and options.reinforce:
             try:
                 reinforced = reinforce_retrieved(ctx.storage, taken, ctx.agent, now)
             except ClosedError:  # the instance was closed while its results were being read

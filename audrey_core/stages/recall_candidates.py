@@ -12,6 +12,7 @@ import numpy as np
 
 from ..config import ConfidenceConfig, RecallConfig
 from ..rules.confidence import memory_confidence
+from ..rules.expiry import expired
 from ..rules.fusion import convex_fusion, reciprocal_rank_fusion
 from ..rules.lists import spread
 from ..rules.ranking import Ranked, pool_size, ranked_item, ranking_key
@@ -99,7 +100,7 @@ def fuse_hits(
         memories = storage.get_memories([memory_id for memory_id, _ in batch], types)
         for memory_id, value in batch:
             memory = memories.get(memory_id)
-            if memory is None:
+            if memory is None or expired(memory.expires_at, now):  # removed since, or expired (a scan has no filter)
                 continue
             cosine = similarity.get(memory_id, 0.0)
             if memory_id not in matched_words and cosine < recall_cfg.similarity_floors[memory.memory_type]:
@@ -155,7 +156,7 @@ def score_hits(
     ranked = []
     for hit in hits:
         memory = memories.get(hit.memory_id)
-        if memory is None:  # removed between the KNN and the fetch
+        if memory is None or expired(memory.expires_at, now):  # removed since the KNN, or expired (see fuse_hits)
             continue
         if hit.similarity < recall_cfg.similarity_floors[memory.memory_type]:
             continue

@@ -10,6 +10,7 @@ from typing import Any
 
 from ..config import MEMORY_TYPES, STATES
 from ..models import CausalLink, ConsolidationRun, Contradiction, Introspection, Memory
+from ..rules.expiry import expired
 from ..rules.inputs import check_ids_text
 from ..storage import Storage, StoreCounts
 from .context import StageContext
@@ -19,7 +20,8 @@ def get_many(ctx: StageContext, ids: Sequence[str], name: str = "get_many") -> l
     """The tenant's memories with these ids, in order (``None`` where it has none)."""
     ids = check_ids_text(name, ids)
     found = ctx.storage.get_memories(ids, owner=ctx.tenant)
-    return [found.get(i) for i in ids]
+    now = ctx.clock()
+    return [None if i not in found or expired(found[i].expires_at, now) else found[i] for i in ids]
 
 
 def update_chain(ctx: StageContext, memory_id: str) -> list[Memory]:
@@ -70,7 +72,28 @@ def causal_links(ctx: StageContext, memory_id: str | None = None) -> list[Causal
 
 def scopes(ctx: StageContext) -> list[tuple[str, ...]]:
     """Every scope at or below the tenant's that holds one of the agent's memories, sorted."""
-    return [s for s in ctx.storage.scopes(ctx.agent) if ctx.tenant.contains(s)]
+    return [s for s in ctx.storage.scopes(ctx.agent, ctx.clock()) if ctx.tenant.contains(s)]
+
+
+def timeline(ctx: StageContext) -> list[tuple[str, str, str, int]]:
+    """(day stored, memory type, state, count) of the tenant's memories, in day order."""
+    return ctx.storage.timeline(ctx.agent, ctx.scope)
+
+
+def chunks(ctx: StageContext, memory_id: str) -> list[str]:
+    """The parts of the tenant's memory ``memory_id`` that were embedded apart (a long text), in order."""
+    (memory,) = get_many(ctx, [memory_id], "chunks")
+    if memory is None:
+        return []
+    return [memory.content[start:end] for start, end in ctx.storage.memory_chunks(memory.id)]
+
+
+def principles_citing(ctx: StageContext, episode_id: str) -> list[Memory]:
+    """The tenant's principles and procedures that count the tenant's episode ``episode_id`` as evidence."""
+    (episode,) = get_many(ctx, [episode_id], "principles_citing")
+    if episode is None:
+        return []
+    return [m for m in ctx.storage.principles_citing(episode.id) if ctx.tenant.owns(m)]
 
 
 def forget(ctx: StageContext, ids: Sequence[str]) -> list[str]:

@@ -1,4 +1,5 @@
-"""Background consolidation: every ``interval_seconds`` and/or after ``episode_trigger`` new episodes."""
+"""Work on a schedule: consolidation every ``interval_seconds`` and/or after ``episode_trigger`` new episodes; the
+expiry sweep every ``sweep_interval_seconds``."""
 
 from __future__ import annotations
 
@@ -11,19 +12,26 @@ from .. import threads
 log = logging.getLogger(__name__)
 
 
-class ConsolidationScheduler:
-    """Calls ``run()`` on a thread of :mod:`audrey_core.threads` when the interval passes or enough episodes
-    arrived since the last run. Closing (or the interpreter exiting) lets a run in progress finish."""
+class Schedule:
+    """Calls ``run()`` on a thread of :mod:`audrey_core.threads` (named ``name``) when the interval passes or enough
+    episodes arrived since the last run. Closing (or the interpreter exiting) lets a run in progress finish."""
 
-    def __init__(self, run: Callable[[], object], interval: float | None, episode_trigger: int | None) -> None:
+    def __init__(
+        self,
+        run: Callable[[], object],
+        interval: float | None,
+        episode_trigger: int | None = None,
+        name: str = "audrey-consolidation",
+    ) -> None:
         self._run = run
+        self._name = name
         self._interval = interval
         self._trigger = episode_trigger
         self._new_episodes = 0
         self._closing = False
         self._condition = threading.Condition()
         self.runs = 0
-        self._thread = threads.start(self._loop, "audrey-consolidation")
+        self._thread = threads.start(self._loop, name)
         threads.register(self)
 
     def note_episodes(self, count: int) -> None:
@@ -42,7 +50,7 @@ class ConsolidationScheduler:
         """Stop; a run in progress finishes first (False if it was still running after ``timeout`` seconds)."""
         self.stop_for_exit()
         threads.unregister(self)
-        return threads.join(self._thread, "a scheduled consolidation", timeout)
+        return threads.join(self._thread, f"a scheduled run of {self._name}", timeout)
 
     def _due(self) -> bool:
         return self._closing or (self._trigger is not None and self._new_episodes >= self._trigger)
@@ -58,4 +66,4 @@ class ConsolidationScheduler:
                 self._run()
                 self.runs += 1
             except Exception:  # reported by run() itself; the schedule goes on
-                log.exception("scheduled consolidation failed")
+                log.exception("scheduled %s failed", self._name)

@@ -18,6 +18,7 @@ import numpy as np
 
 from ..models import Contradiction, Episode, Memory
 from ..rules.conflict import detect_conflict, is_statement
+from ..rules.expiry import expired
 from ..rules.judgement import Judgement, Pair, can_supersede
 from ..rules.lineage import independent
 from ..storage import VectorFilter
@@ -39,12 +40,16 @@ def neighbours(ctx: StageContext, episode: Episode, vector: np.ndarray) -> list[
     nothing."""
     cfg = ctx.config.validation
     types = None if ctx.llm is not None or is_statement(episode.content) else ("semantic", "procedural")
-    where = VectorFilter(agent=ctx.agent, memory_types=types, states=CLAIM_STATES, scope=tuple(episode.scope))
+    where = VectorFilter(
+        agent=ctx.agent, memory_types=types, states=CLAIM_STATES, scope=tuple(episode.scope), alive_at=ctx.clock()
+    )
     hits = [h for h in ctx.storage.knn(vector, cfg.update_neighbors + 1, where) if h.memory_id != episode.id]
     floor = cfg.update_similarity if ctx.llm is None else cfg.judge_similarity  # an LLM judges further pairs
     hits = [h for h in hits if h.similarity >= floor][: cfg.update_neighbors]
     found = ctx.storage.get_memories([h.memory_id for h in hits], {h.memory_id: h.memory_type for h in hits})
-    return [(found[h.memory_id], h.similarity) for h in hits if h.memory_id in found]
+    now = ctx.clock()  # an expired memory is neither reinforced nor disputed (a vec0 scan does not filter it)
+    kept = [h for h in hits if h.memory_id in found and not expired(found[h.memory_id].expires_at, now)]
+    return [(found[h.memory_id], h.similarity) for h in kept]
 
 
 def validate_episodes(ctx: StageContext, episode_ids: Sequence[str]) -> None:

@@ -32,6 +32,7 @@ MUTABLE_MEMORY_FIELDS = frozenset(
         "failure_count",
         "superseded_by",
         "valid_until",
+        "expires_at",
     }
 )
 
@@ -128,8 +129,9 @@ class Storage(ABC):
         """Memories matching ``where`` (no vector involved), by creation time, with paging."""
 
     @abstractmethod
-    def scopes(self, agent: str | None) -> list[tuple[str, ...]]:
-        """Every distinct scope holding at least one memory of ``agent``, sorted."""
+    def scopes(self, agent: str | None, alive_at: datetime | None = None) -> list[tuple[str, ...]]:
+        """Every distinct scope holding at least one memory of ``agent`` (not expired at ``alive_at``, when given),
+        sorted."""
 
     @abstractmethod
     def knn(self, vector: np.ndarray, k: int, where: VectorFilter) -> list[VectorHit]:
@@ -171,6 +173,22 @@ class Storage(ABC):
     def supersedes_chain(self, memory_id: str) -> list[Memory]:
         """The memories ``memory_id`` replaced (their ``superseded_by`` names it), directly or transitively, newest
         first."""
+
+    @abstractmethod
+    def timeline(self, agent: str, scope_prefix: Sequence[str] = ()) -> list[tuple[str, str, str, int]]:
+        """(day stored, memory type, state, count) for ``agent``'s memories at or under ``scope_prefix``."""
+
+    @abstractmethod
+    def agents(self) -> dict[str, int]:
+        """Every agent with memories in the store, and how many it has."""
+
+    @abstractmethod
+    def memory_chunks(self, memory_id: str) -> list[tuple[int, int]]:
+        """The (start, end) spans of ``memory_id``'s text that were embedded apart, in order ([] for one vector)."""
+
+    @abstractmethod
+    def principles_citing(self, episode_id: str) -> list[Memory]:
+        """The semantic and procedural memories that count ``episode_id`` among their evidence episodes."""
 
     @abstractmethod
     def evidence_origins(self, memory_ids: Sequence[str]) -> dict[str, list[tuple[str, str]]]:

@@ -50,8 +50,20 @@ def downgrade(path: Path, statements: list[str]) -> None:
     db.close()
 
 
+# Undo migration 9 (expiry): its columns and indexes.
+BEFORE_EXPIRY = [
+    *(f"DROP INDEX {table}_expiry" for table in ("episodes", "semantics", "procedures")),
+    *(
+        f"ALTER TABLE {table} DROP COLUMN {column}"
+        for table in ("episodes", "semantics", "procedures")
+        for column in ("expires_at", "ttl_seconds")
+    ),
+    "DELETE FROM schema_migrations WHERE version >= 9",
+]
+
 # Undo migration 8 (conversation turns): its columns, index and trigger, and the FTS5 table's context column.
 BEFORE_TURNS = [
+    *BEFORE_EXPIRY,
     "DROP TRIGGER memory_text_context",
     "DROP INDEX episodes_by_turn",
     "DROP INDEX episodes_by_speaker",

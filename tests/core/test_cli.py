@@ -57,10 +57,25 @@ def test_consolidate_history_rollback_and_decay(run):
     assert j(run("--json", "decay"))["examined"] == 3
 
 
+def test_encode_with_a_ttl_then_sweep(run):
+    import time
+
+    short = j(run("--json", "encode", "a one-time code 5512", "--ttl", "0.2"))["id"]
+    kept = j(run("--json", "encode", "the user's name is Ada"))["id"]
+    assert j(run("--json", "sweep")) == {"swept": []}
+    time.sleep(0.3)
+    assert [h["id"] for h in j(run("--json", "recall", "one-time code"))] == [kept]
+    assert j(run("--json", "sweep")) == {"swept": [short]}
+    assert run("sweep").output.strip() == "deleted 0 expired memories"
+    bad = run("encode", "x", "--ttl", "-1")
+    assert bad.exit_code != 0 and "more than 0" in bad.output
+
+
 @pytest.mark.parametrize(
     "command",
     [
         ["recall", "x"],
+        ["sweep"],
         ["consolidate"],
         ["decay"],
         ["rollback", "r"],

@@ -425,3 +425,20 @@ def test_two_instances_consolidating_at_once_give_one_runs_principles(db_path, p
             runs = list(pool.map(lambda brain: brain.consolidate(), [first, second]))
         assert sorted(len(run.output_memory_ids) for run in runs) == [0, 3]
         assert first.introspect().counts["semantic"] == 3
+
+
+def test_principles_citing_an_episode_and_the_timeline(brain, clock):
+    ids = [
+        brain.encode("the nightly export job takes forty minutes", source=source)
+        for source in ("direct-observation", "tool-result", "told-by-user")
+    ]
+    clock.advance(days=1)
+    unrelated = brain.encode("the office plants need water on Fridays")
+    run = brain.consolidate()
+    (principle_id,) = run.output_memory_ids
+    assert [m.id for m in brain.principles_citing(ids[0])] == [principle_id]
+    assert brain.principles_citing(unrelated) == [] and brain.principles_citing("no-such-id") == []
+    days = {(day, memory_type, state): count for day, memory_type, state, count in brain.timeline()}
+    assert days[("2026-01-01", "episodic", "active")] == 3
+    assert days[("2026-01-02", "episodic", "active")] == 1
+    assert days[("2026-01-02", "semantic", "active")] == 1

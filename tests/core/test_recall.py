@@ -234,6 +234,15 @@ def test_stream_stops_early_and_reinforces_only_what_was_taken(brain):
         assert brain.get(r.id).last_retrieved_at is not None
 
 
+def test_recall_without_reinforcing_leaves_every_memory_as_it_was(brain):
+    ids = [add_derived(brain, f"principle {i} about deploys on friday") for i in range(3)]
+    looked = brain.recall("deploys on friday", limit=3, reinforce=False)
+    assert {r.id for r in looked} == set(ids)
+    assert all(brain.get(i).retrieval_count == 0 and brain.get(i).last_retrieved_at is None for i in ids)
+    with pytest.raises(InvalidInputError, match="reinforce must be True or False"):
+        brain.recall("deploys", reinforce="no")
+
+
 def test_retrieval_reinforcement_raises_confidence_next_time(brain, clock):
     principle = add_derived(brain, "retries need exponential backoff", evidence_episode_ids=())
     first = brain.recall("retries backoff", limit=1)[0]

@@ -7,7 +7,7 @@ from dataclasses import replace
 
 import pytest
 
-from audrey_core import Audrey, AudreyConfig, Contradiction
+from audrey_core import Audrey, AudreyConfig, Contradiction, InvalidInputError, NotFoundError
 from audrey_core.config import ValidationConfig
 from audrey_core.rules.judgement import judge_offline, resolve
 from audrey_core.rules.prompts import CONTRADICTION_CHECK
@@ -255,3 +255,22 @@ def test_a_validation_failure_is_reported_and_the_worker_survives(db_path, place
 def test_config_checks():
     with pytest.raises(Exception, match="conflict_similarity"):
         replace(CFG, conflict_similarity=0.9)
+
+
+def test_a_person_settles_a_contradiction_and_both_claims_are_kept(brain):
+    tuesday = brain.encode("The deploy window is on Tuesday", source="told-by-user")
+    brain.encode("The deploy window is not on Tuesday", source="told-by-user")
+    brain.wait_for_idle()
+    (dispute,) = brain.contradictions()
+    other = dispute.claim_a_id if dispute.claim_b_id == tuesday else dispute.claim_b_id
+    settled = brain.settle_contradiction(dispute.id, tuesday, reason="checked the release calendar")
+    assert settled.state == "resolved" and settled.resolution["settled"]["winner"] == tuesday
+    assert settled.resolution["settled"]["reason"] == "checked the release calendar"
+    assert brain.get(tuesday).state == "active" and brain.get(other).state == "disputed"
+    assert brain.storage.audit_entries(brain.agent)[-1]["action"] == "settle"
+    both = brain.settle_contradiction(dispute.id, None)
+    assert both.resolution["settled"]["both_hold"] and brain.get(other).state == "active"
+    with pytest.raises(InvalidInputError, match="one of the contradiction's claims"):
+        brain.settle_contradiction(dispute.id, "01NOTACLAIM")
+    with pytest.raises(NotFoundError):
+        brain.settle_contradiction("no-such-contradiction", None)

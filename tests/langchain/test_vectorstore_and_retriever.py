@@ -36,6 +36,15 @@ def test_metadata_maps_to_audreys_fields_and_comes_back_as_stored(lc_brain):
     assert [d.metadata for d in store.similarity_search_by_vector(vector, k=1)] == [STORED[0].metadata]
 
 
+def test_texts_added_with_a_ttl_expire(lc_brain, clock):
+    store = AudreyVectorStore(audrey=lc_brain)
+    brief, lasting = store.add_texts(["the guest wifi code is 1234"], ttl=60) + store.add_texts(["the wifi is slow"])
+    assert {d.id for d in store.similarity_search("wifi", k=5)} == {brief, lasting}
+    clock.advance(seconds=60)
+    assert [d.id for d in store.similarity_search("wifi", k=5)] == [lasting]
+    assert store.get_by_ids([brief]) == []
+
+
 def test_scored_searches_add_audreys_fields_and_the_switch_sets_them_everywhere_or_nowhere(lc_brain):
     ids = AudreyVectorStore(audrey=lc_brain).add_documents(STORED)
     for method in ("similarity_search_with_score", "similarity_search_with_relevance_scores"):

@@ -128,3 +128,16 @@ async def test_memory_block_truncation(li_brain):
     assert shorter is not None and shorter.count("\n") < content.count("\n") and content.startswith(shorter)
     assert await block.atruncate(content, 10_000) is None
     assert await block.aget([]) == ""
+
+
+def test_messages_stored_with_a_ttl_are_not_recalled_after_it(li_brain, clock):
+    SimpleChatEngine.from_defaults(llm=MockLLM(), memory=AudreyMemory.from_defaults(audrey=li_brain, ttl=3600)).chat(
+        "My locker code is 7731"
+    )
+    later = AudreyMemory.from_defaults(audrey=li_brain)
+    assert "7731" in later.get("What is my locker code?")[0].content
+    clock.advance(hours=1)
+    assert all("7731" not in (m.content or "") for m in AudreyMemory.from_defaults(audrey=li_brain).get("locker code"))
+    assert len(li_brain.sweep_expired()) == 2  # the user's message and the reply
+    with pytest.raises(ValueError):
+        AudreyMemory.from_defaults(audrey=li_brain, ttl=0)

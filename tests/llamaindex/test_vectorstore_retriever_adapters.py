@@ -167,3 +167,17 @@ def test_llm_and_embedding_adapters(tmp_path):
         LlamaIndexLLM("gpt")
     with pytest.raises(TypeError):
         LlamaIndexEmbedder(object())
+
+
+def test_nodes_added_with_a_ttl_expire(index, clock):
+    idx, store, brain = index
+    store.ttl = 60.0
+    idx.insert(Document(text="The canteen closes early today", doc_id="d-canteen"))
+    store.add([Document(text="Parking is free this week", doc_id="d-parking")], ttl=600)
+    query = "when does the canteen close and is parking free?"
+    assert {n.node.ref_doc_id for n in idx.as_retriever(similarity_top_k=5).retrieve(query)} >= {"d-canteen"}
+    clock.advance(seconds=60)
+    found = {n.node.ref_doc_id or n.node.node_id for n in idx.as_retriever(similarity_top_k=5).retrieve(query)}
+    assert "d-canteen" not in found and "d-parking" in found
+    clock.advance(seconds=540)
+    assert len(brain.sweep_expired()) == 2

@@ -131,10 +131,15 @@ async def every_tool(session) -> None:
     for extra in (asked, reply):
         await call(session, "forget", ids=[extra["id"]])
 
+    fleeting = await call(session, "remember", content="The door code is 4412", source="told-by-user", ttl_seconds=0.3)
+    assert fleeting["id"] in [r["id"] for r in (await call(session, "recall", query="door code"))["results"]]
+    time.sleep(0.4)
+    assert fleeting["id"] not in [r["id"] for r in (await call(session, "recall", query="door code"))["results"]]
+
     gone = await call(session, "forget", ids=[newer["id"], "01NOTAMEMORY"])
     assert gone == {"forgotten": [newer["id"]], "not_found": ["01NOTAMEMORY"]}
     status = await call(session, "status")
-    assert status["counts"]["episodic"] == 5 and status["counts"]["semantic"] >= 1
+    assert status["counts"]["episodic"] == 6 and status["counts"]["semantic"] >= 1  # the expired one until a sweep
     assert status["indexes"] and not any("folder" in index for index in status["indexes"])
 
 
@@ -157,6 +162,7 @@ async def bad_input(session, db) -> None:
     before = await call(session, "status")
     assert "told-by-user" in await refused(session, "remember", content="x", source="rumour")
     assert "nothing to remember" in await refused(session, "remember", content="   ", source="told-by-user")
+    assert "more than 0" in await refused(session, "remember", content="x", source="told-by-user", ttl_seconds=-1)
     assert "positive" in await refused(session, "recall", query="tea", limit=0)
     outside = await refused(
         session, "remember", content="Bob drinks coffee", source="told-by-user", scope=["user", "bob"]

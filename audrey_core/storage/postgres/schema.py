@@ -17,6 +17,7 @@ from typing import Any
 from ..sql.migrations import (
     FTS_TABLE,
     Migration,
+    expiry_statements,
     initial_statements,
     run_migrations,
     text_and_time_statements,
@@ -69,11 +70,17 @@ def _turns(connection: Any, dimensions: int = 0) -> None:
     connection.execute(f"UPDATE {FTS_TABLE} SET document = setweight(document, 'A')")
 
 
+def _expiry(connection: Any, dimensions: int = 0) -> None:
+    for statement in expiry_statements():
+        connection.execute(to_postgres(statement))
+
+
 MIGRATIONS = (
     Migration(1, "memory tables, full text, sequences (SQLite schema 3 in PostgreSQL types)", _initial),
     Migration(2, "validity intervals and supersession for every memory type (SQLite schema 4)", _validity),
     Migration(3, "episodes waiting for validation, resumed by the next open (SQLite schema 7)", _validation_queue),
     Migration(4, "conversation turns: session, speaker, place; neighbours' words (SQLite schema 8)", _turns),
+    Migration(5, "expiry: a time to live the caller gives a memory (SQLite schema 9)", _expiry),
 )
 LATEST_VERSION = MIGRATIONS[-1].version
 

@@ -31,6 +31,7 @@ from ..maintenance import Maintenance
 from ..sql.embedding_check import check_embedding
 from ..sql.maintenance import SQLMaintenance
 from ..sql.migrations import FTS_TABLE, VECTOR_TABLE
+from ..sql.overview import SQLOverview
 from ..sql.reads import SPAN_EXACT_UPTO, SQLReads
 from ..sql.records import SQLRecords
 from ..sql.rows import COLUMNS, TABLES, row_to_memory
@@ -43,7 +44,15 @@ from .schema import LATEST_VERSION, MIGRATION_LOCK, TEXT_SEARCH_CONFIG, migrate,
 
 
 class PostgresStorage(
-    PostgresKeywords, SQLMaintenance, SQLReads, SQLWrites, SQLRecords, SQLValidationQueue, Storage, Maintenance
+    PostgresKeywords,
+    SQLMaintenance,
+    SQLReads,
+    SQLOverview,
+    SQLWrites,
+    SQLRecords,
+    SQLValidationQueue,
+    Storage,
+    Maintenance,
 ):
     """Audrey's server store. Thread-safe and multi-process: each transaction runs on its own pooled connection."""
 

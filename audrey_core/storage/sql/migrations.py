@@ -262,6 +262,17 @@ def turn_statements() -> list[str]:
     ]
 
 
+def expiry_statements() -> list[str]:
+    """Migration 9's portable part (PostgreSQL 5): when a memory expires (the caller's time to live, which a refresh
+    restarts), indexed for the sweep."""
+    statements = []
+    for table in ("episodes", "semantics", "procedures"):
+        statements.append(f"ALTER TABLE {table} ADD COLUMN expires_at TEXT")
+        statements.append(f"ALTER TABLE {table} ADD COLUMN ttl_seconds REAL")
+        statements.append(f"CREATE INDEX {table}_expiry ON {table}(agent, expires_at) WHERE expires_at IS NOT NULL")
+    return statements
+
+
 class MigrationDialect(Protocol):
     """What the one migration runner needs from a dialect."""
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import replace
+from datetime import datetime
 from typing import Any
 
 import numpy as np
@@ -167,6 +168,12 @@ class SQLReads(SQLDialect):
             conditions.append(f"{alias}.created_at <= ? AND COALESCE({alias}.event_time, {alias}.created_at) <= ?")
             conditions.append(f"({alias}.valid_until IS NULL OR {alias}.valid_until > ?)")
             params.extend([moment, moment, moment])
+        if where.alive_at is not None:
+            conditions.append(f"({alias}.expires_at IS NULL OR {alias}.expires_at > ?)")
+            params.append(to_iso(where.alive_at))
+        if where.expired_by is not None:
+            conditions.append(f"{alias}.expires_at <= ?")
+            params.append(to_iso(where.expired_by))
         if where.time_range is not None:
             start, end = where.time_range
             moment = f"COALESCE({alias}.event_time, {alias}.created_at)"  # fixed-width UTC text compares as time
@@ -254,13 +261,19 @@ class SQLReads(SQLDialect):
         found = self.get_memories([r[0] for r in rows], {r[0]: r[1] for r in rows})
         return [found[r[0]] for r in rows if r[0] in found]
 
-    def scopes(self, agent: str | None) -> list[tuple[str, ...]]:
-        scope_sql = " UNION ".join(
-            f"SELECT scope FROM {table}" + (" WHERE agent = ?" if agent is not None else "")
-            for table in TABLES.values()
-        )
+    def scopes(self, agent: str | None, alive_at: datetime | None = None) -> list[tuple[str, ...]]:
+        conditions: list[str] = []
+        values: list[str] = []
+        if agent is not None:
+            conditions.append("agent = ?")
+            values.append(agent)
+        if alive_at is not None:
+            conditions.append("(expires_at IS NULL OR expires_at > ?)")
+            values.append(to_iso(alive_at))
+        where = f" WHERE {' AND '.join(conditions)}" if conditions else ""
+        scope_sql = " UNION ".join(f"SELECT scope FROM {table}{where}" for table in TABLES.values())
         with self._read() as db:
-            rows = db.execute(scope_sql, [agent] * len(TABLES) if agent is not None else []).fetchall()
+            rows = db.execute(scope_sql, values * len(TABLES)).fetchall()
         return sorted(decode_scope(r[0]) for r in rows)
 
     def get_memories(

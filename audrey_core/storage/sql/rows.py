@@ -40,6 +40,8 @@ COMMON_COLUMNS: tuple[str, ...] = (
     "event_time",
     "superseded_by",
     "valid_until",
+    "expires_at",
+    "ttl_seconds",
 )
 DERIVED_COLUMNS = ("evidence_episode_ids", "consolidation_run_id", "consolidation_model", "consolidation_prompt_hash")
 COLUMNS: dict[str, tuple[str, ...]] = {
@@ -104,7 +106,7 @@ RUN_COLUMNS = (
     "plan",
 )
 
-_TIME = frozenset({"event_time", "valid_until"}) | frozenset(
+_TIME = frozenset({"event_time", "valid_until", "expires_at"}) | frozenset(
     {
         "created_at",
         "last_reinforced_at",

@@ -12,6 +12,7 @@ from ..sql.migrations import (
     FTS_RANK,
     FTS_TABLE,
     Migration,
+    expiry_statements,
     initial_statements,
     run_migrations,
     search_log_statements,
@@ -147,6 +148,11 @@ def _turns(connection: Any, dimensions: int) -> None:
     )
 
 
+def _expiry(connection: Any, dimensions: int) -> None:
+    for statement in expiry_statements():
+        connection.execute(statement)
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "initial schema: seed 002 tables, vec0 vectors, tags", _initial_schema),
     Migration(2, "full-text index (FTS5) for hybrid recall; event times; chunk spans", _full_text),
@@ -156,6 +162,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(6, "a log of vector-row changes for the vector index", _vector_log),
     Migration(7, "episodes waiting for validation, resumed by the next open", _validation_queue),
     Migration(8, "conversation turns: session, speaker, place; the neighbours' words in the full text", _turns),
+    Migration(9, "expiry: a time to live the caller gives a memory", _expiry),
 )
 
 

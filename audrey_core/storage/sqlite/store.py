@@ -47,6 +47,7 @@ from ..maintenance import Maintenance
 from ..sql.embedding_check import check_embedding
 from ..sql.filters import scope_tokens
 from ..sql.migrations import FTS_TABLE
+from ..sql.overview import SQLOverview
 from ..sql.records import SQLRecords
 from ..sql.validation_queue import SQLValidationQueue
 from ..sql.writes import SQLWrites
@@ -64,6 +65,7 @@ class SQLiteStorage(
     SQLiteSearchLog,
     SQLiteMaintenance,
     SQLiteReads,
+    SQLOverview,
     SQLWrites,
     SQLRecords,
     SQLValidationQueue,
