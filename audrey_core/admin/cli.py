@@ -30,6 +30,7 @@ from .cli_settings import (
     json_option,
 )
 from .cli_store import backfill_cmd, export_cmd, import_cmd, migrate_store_cmd, reembed_cmd
+from .cli_ui import ui_cmd
 
 # -- the command group ----------------------------------------------------------------------------------------------
 
@@ -114,7 +115,7 @@ def mcp_cmd(s: Settings, address: str | None, scope: str | None, token: str | No
 
 for command in (encode, recall, consolidate, decay, sweep, rollback, history, status, reindex):
     cli.add_command(command)
-for command in (export_cmd, import_cmd, reembed_cmd, backfill_cmd, migrate_store_cmd):
+for command in (export_cmd, import_cmd, reembed_cmd, backfill_cmd, migrate_store_cmd, ui_cmd):
     cli.add_command(command)
 
 

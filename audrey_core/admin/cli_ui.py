@@ -1,0 +1,56 @@
+"""``audrey ui``: a local web page to look at what the agent remembers (see :mod:`audrey_core.ui`)."""
+
+from __future__ import annotations
+
+import click
+
+from ..config import AudreyConfig
+from .cli_settings import EXIT_USAGE, CliError, Settings
+
+DEFAULT_ADDRESS = "127.0.0.1:8787"
+
+
+def require_ui() -> None:
+    try:
+        import jinja2  # noqa: F401
+        import starlette  # noqa: F401
+        import uvicorn  # noqa: F401
+    except ImportError as exc:
+        needed = "audrey ui needs the ui extra: pip install 'audrey-agent-memory[ui]'"
+        raise CliError(f"{needed} ({exc})", EXIT_USAGE) from exc
+
+
+def parse_address(address: str) -> tuple[str, int]:
+    host, _, port = address.rpartition(":")
+    if not host or not port.isdigit() or not 0 < int(port) < 65536:
+        raise CliError(f"--http takes HOST:PORT such as {DEFAULT_ADDRESS}, got {address!r}", EXIT_USAGE)
+    return host.strip("[]"), int(port)
+
+
+@click.command("ui")
+@click.option("--http", "address", default=DEFAULT_ADDRESS, show_default=True, metavar="HOST:PORT")
+@click.option("--scope", default=None, metavar="PATH", help="Show only this scope and below, e.g. user/alice.")
+@click.option("--allow-writes", is_flag=True, help="Allow forgetting, correcting, settling disputes and rollbacks.")
+@click.option("--token", envvar="AUDREY_UI_TOKEN", default=None, help="Access token (required off localhost).")
+@click.pass_obj
+def ui_cmd(s: Settings, address: str, scope: str | None, allow_writes: bool, token: str | None) -> None:
+    """A local web page to look at this memory: search with the score's parts, a memory's history and evidence,
+    disputes, consolidation runs, the timeline and status. Read-only unless --allow-writes."""
+    require_ui()
+    host, port = parse_address(address)
+    from ..ui.app import LOOPBACK, build_app
+
+    if host not in LOOPBACK and not token:
+        raise CliError(
+            f"serving on {host} needs a token (--token or AUDREY_UI_TOKEN): anyone who reaches the port could read "
+            "this memory; use 127.0.0.1 to serve this machine only",
+            EXIT_USAGE,
+        )
+    labels = tuple(scope.strip("/").split("/")) if scope else None
+    import uvicorn
+
+    with s.audrey(scope=labels, config=AudreyConfig()) as brain:
+        app = build_app(brain, host=host, port=port, allow_writes=allow_writes, token=token)
+        where = f"http://{host}:{port}/" + (f"?token={token}" if token else "")
+        click.echo(f"audrey ui for {s.name} (agent {brain.agent}) at {where}", err=True)
+        uvicorn.run(app, host=host, port=port, log_level="warning")

@@ -1,0 +1,124 @@
+"""The changes ``audrey ui --allow-writes`` permits: forget a memory, supersede an episode, settle a dispute, roll
+back a consolidation run. Each is a GET that shows what will happen (a confirmation page) and a POST that does it,
+carrying the CSRF token; without ``--allow-writes`` both are refused (403)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from starlette.concurrency import run_in_threadpool
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import RedirectResponse, Response
+from starlette.routing import Route
+
+from ..config import SOURCES
+from ..errors import InvalidInputError
+from .render import check_csrf, page
+
+READ_ONLY = "this page is read-only: start it with `audrey ui --allow-writes` to change the memory"
+
+
+def action_routes() -> list[Route]:
+    return [
+        Route("/memory/{memory_id}/forget", forget, methods=["GET", "POST"]),
+        Route("/memory/{memory_id}/supersede", supersede, methods=["GET", "POST"]),
+        Route("/disputes/{contradiction_id}/settle", settle, methods=["GET", "POST"]),
+        Route("/runs/{run_id}/rollback", rollback, methods=["GET", "POST"]),
+    ]
+
+
+def _allowed(request: Request) -> Any:
+    settings = request.app.state.ui
+    if not settings.allow_writes:
+        raise HTTPException(403, READ_ONLY)
+    return settings.brain
+
+
+async def _form(request: Request) -> dict[str, str]:
+    """The POSTed form, its CSRF token checked."""
+    form = await request.form()
+    check_csrf(request, form.get("csrf"))
+    return {k: v for k, v in form.items() if isinstance(v, str)}
+
+
+def _confirm(
+    request: Request, what: str, details: list[str], fields: dict[str, str], danger: bool, back: str
+) -> Response:
+    context = {"what": what, "details": details, "fields": fields, "danger": danger, "action": request.url.path}
+    context["back"] = back
+    return page(request, "confirm.html", context)
+
+
+def _memory(brain: Any, memory_id: str) -> Any:
+    found = brain.get(memory_id)
+    if found is None:
+        raise HTTPException(404, f"no memory {memory_id} here (or not in this agent's scope)")
+    return found
+
+
+async def forget(request: Request) -> Response:
+    brain = _allowed(request)
+    found = _memory(brain, request.path_params["memory_id"])
+    if request.method == "GET":
+        return _confirm(request, "Forget this memory for good?", [found.content], {}, True, f"/memory/{found.id}")
+    await _form(request)
+    await run_in_threadpool(brain.forget, [found.id])
+    return RedirectResponse("/?forgotten=" + found.id, status_code=303)
+
+
+async def supersede(request: Request) -> Response:
+    brain = _allowed(request)
+    found = _memory(brain, request.path_params["memory_id"])
+    if found.memory_type != "episodic":
+        raise HTTPException(400, "only an episode can be superseded by a correction; forget a principle instead")
+    if request.method == "GET":
+        details = [f"Replaces: {found.content}", "Write what holds now; the old memory is kept, marked superseded."]
+        fields = {"content": "", "source": "told-by-user"}
+        return _confirm(request, "Correct this memory", details, fields, False, f"/memory/{found.id}")
+    form = await _form(request)
+    source = form.get("source", "told-by-user")
+    if source not in SOURCES:
+        raise InvalidInputError(f"unknown source {source!r}: choose one of {', '.join(SOURCES)}")
+    new = await run_in_threadpool(brain.encode, form.get("content", ""), source, supersedes=found.id)
+    return RedirectResponse(f"/memory/{new}", status_code=303)
+
+
+async def settle(request: Request) -> Response:
+    brain = _allowed(request)
+    wanted = request.path_params["contradiction_id"]
+    found = next((c for c in brain.contradictions() if c.id == wanted), None)
+    if found is None:
+        raise HTTPException(404, f"no contradiction {wanted} here")
+    winner = (
+        request.query_params.get("winner", "") if request.method == "GET" else (await _form(request)).get("winner", "")
+    )
+    if winner not in (found.claim_a_id, found.claim_b_id, "both"):
+        raise HTTPException(400, "winner must name one of the two claims, or be 'both'")
+    if request.method == "GET":
+        claims = {m.id: m.content for m in brain.get_many([found.claim_a_id, found.claim_b_id]) if m is not None}
+        details = ["Both claims hold." if winner == "both" else f"Keep: {claims.get(winner, winner)}"]
+        details += [f"Set aside (kept, disputed): {text}" for i, text in claims.items() if winner not in ("both", i)]
+        return _confirm(request, "Settle this dispute?", details, {"winner": winner, "reason": ""}, False, "/disputes")
+    reason = (await request.form()).get("reason", "")
+    brain.settle_contradiction(
+        found.id, None if winner == "both" else winner, reason if isinstance(reason, str) else ""
+    )
+    return RedirectResponse("/disputes?state=resolved", status_code=303)
+
+
+async def rollback(request: Request) -> Response:
+    brain = _allowed(request)
+    wanted = request.path_params["run_id"]
+    found = next((r for r in brain.consolidation_history() if r.id == wanted), None)
+    if found is None:
+        raise HTTPException(404, f"no consolidation run {wanted} here")
+    if request.method == "GET":
+        details = [
+            f"{len(found.output_memory_ids)} principles it made become rolled_back (kept, out of recall)",
+            f"{len(found.input_episode_ids)} episodes it read become unconsolidated again",
+        ]
+        return _confirm(request, f"Roll back run {found.id}?", details, {}, True, f"/runs/{found.id}")
+    await _form(request)
+    await run_in_threadpool(brain.rollback, found.id)
+    return RedirectResponse(f"/runs/{found.id}", status_code=303)

@@ -1,0 +1,130 @@
+"""``audrey ui``'s web application: Starlette, server-rendered Jinja2 pages, no JavaScript, nothing fetched from a
+network. Who may reach it and what it may change are decided here, once for every page:
+
+* the Host header must name the address it serves (a page of another site cannot reach a local one by DNS
+  rebinding); off localhost a token is required, given once as ``?token=`` (then kept in a cookie) or as a bearer
+  header;
+* read-only unless ``allow_writes``; then every change is a POST behind a confirmation page, carrying the process's
+  CSRF token and, when the browser sends one, an Origin of this address;
+* bad input anywhere is a 4xx page with Audrey's message; nothing else ever shows a traceback.
+"""
+
+from __future__ import annotations
+
+import hmac
+import logging
+import secrets
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlencode, urlsplit
+
+from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
+from starlette.middleware import Middleware
+from starlette.middleware.base import BaseHTTPMiddleware, RequestResponseEndpoint
+from starlette.requests import Request
+from starlette.responses import RedirectResponse, Response
+from starlette.routing import Mount
+from starlette.staticfiles import StaticFiles
+from starlette.templating import Jinja2Templates
+
+from ..audrey import Audrey
+from ..errors import AudreyError, InvalidInputError, NotFoundError
+from .render import Settings, page
+from .routes import routes
+
+log = logging.getLogger(__name__)
+HERE = Path(__file__).parent
+LOOPBACK = frozenset({"127.0.0.1", "localhost", "::1"})
+TOKEN_COOKIE = "audrey_ui_token"
+
+
+def build_app(
+    brain: Audrey, *, host: str = "127.0.0.1", port: int = 8787, allow_writes: bool = False, token: str | None = None
+) -> Starlette:
+    """The application serving ``brain`` at ``host:port`` (the address is needed to check Host and Origin)."""
+    if host not in LOOPBACK and not token:
+        raise InvalidInputError(f"serving on {host} needs a token (--token): use 127.0.0.1 to serve this machine only")
+    import jinja2
+
+    env = jinja2.Environment(loader=jinja2.FileSystemLoader(HERE / "templates"), autoescape=True)
+    env.filters["replace_param"] = _replace_param
+    templates = Jinja2Templates(env=env)
+    settings = Settings(brain, allow_writes, secrets.token_urlsafe(32), templates)
+    app = Starlette(
+        routes=[*routes(), Mount("/static", StaticFiles(directory=HERE / "static"), name="static")],
+        middleware=[Middleware(Guard, host=host, port=port, token=token)],
+        exception_handlers={HTTPException: _http_error, AudreyError: _audrey_error, Exception: _server_error},
+    )
+    app.state.ui = settings
+    return app
+
+
+class Guard(BaseHTTPMiddleware):
+    """The Host check, the token and the Origin of writes, before any page runs."""
+
+    def __init__(self, app: Any, host: str, port: int, token: str | None) -> None:
+        super().__init__(app)
+        self.names = {host} | (set(LOOPBACK) if host in LOOPBACK else set())
+        self.any_host = host in ("0.0.0.0", "::")  # every interface: the token is the check
+        self.port = port
+        self.token = token
+
+    async def dispatch(self, request: Request, call_next: RequestResponseEndpoint) -> Response:
+        hostname = urlsplit(f"//{request.headers.get('host', '')}").hostname or ""
+        if not self.any_host and hostname not in self.names:
+            return _plain(request, 421, f"this server answers for {sorted(self.names)[0]}, not {hostname!r}")
+        if self.token is not None:
+            given = request.query_params.get("token")
+            if given is not None:
+                if not hmac.compare_digest(given, self.token):
+                    return _plain(request, 401, "wrong token")
+                clean = request.url.remove_query_params("token")
+                response = RedirectResponse(str(clean), status_code=303)
+                response.set_cookie(TOKEN_COOKIE, given, httponly=True, samesite="strict")
+                return response
+            header = request.headers.get("authorization", "")
+            held = request.cookies.get(TOKEN_COOKIE) or header.removeprefix("Bearer ").strip()
+            if not held or not hmac.compare_digest(held, self.token):
+                return _plain(request, 401, "this page needs the server's token: open it once with ?token=...")
+        if request.method not in ("GET", "HEAD"):
+            origin = request.headers.get("origin")
+            if origin and urlsplit(origin).hostname not in self.names and not self.any_host:
+                return _plain(request, 403, f"a change from another site ({origin}) is refused")
+        response = await call_next(request)
+        response.headers.update(SECURITY_HEADERS)
+        return response
+
+
+SECURITY_HEADERS = {
+    "Content-Security-Policy": "default-src 'none'; style-src 'self'; img-src 'self' data:; form-action 'self'; "
+    "frame-ancestors 'none'; base-uri 'none'",
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "same-origin",  # "no-referrer" makes a browser send Origin: null with a form
+}
+
+
+def _replace_param(params: Any, key: str, value: Any) -> str:
+    """A query string with ``key`` set to ``value`` (the pager's links keep every other parameter)."""
+    kept = [(k, v) for k, v in params.multi_items() if k != key]
+    return urlencode([*kept, (key, str(value))])
+
+
+def _plain(request: Request, status: int, message: str) -> Response:
+    return Response(f"{status}: {message}\n", status_code=status, media_type="text/plain")
+
+
+async def _http_error(request: Request, exc: Exception) -> Response:
+    assert isinstance(exc, HTTPException)
+    return page(request, "error.html", {"status": exc.status_code, "message": exc.detail}, exc.status_code)
+
+
+async def _audrey_error(request: Request, exc: Exception) -> Response:
+    status = 404 if isinstance(exc, NotFoundError) else 400 if isinstance(exc, InvalidInputError) else 409
+    return page(request, "error.html", {"status": status, "message": str(exc)}, status)
+
+
+async def _server_error(request: Request, exc: Exception) -> Response:
+    log.exception("audrey ui: %s %s failed", request.method, request.url.path)
+    message = "something went wrong on the server; its log says what"
+    return page(request, "error.html", {"status": 500, "message": message}, 500)

@@ -1,0 +1,167 @@
+"""`audrey ui` without a browser: who may reach it (Host, token, Origin, CSRF), the writes, paging, the command's
+arguments, and the pure parts (form checks, the score's parts, confidence over time, timeline buckets)."""
+
+from __future__ import annotations
+
+import itertools
+import re
+from datetime import datetime, timedelta, timezone
+
+import pytest
+from click.testing import CliRunner
+from starlette.testclient import TestClient
+
+from audrey_core import Audrey, InvalidInputError
+from audrey_core.admin.cli import cli
+from audrey_core.testing import DeterministicEmbedder
+from audrey_core.ui.app import build_app
+from audrey_core.ui.forms import search_from
+from audrey_core.ui.views import confidence_curve, timeline_buckets
+
+from ..conftest import SYNC
+
+
+@pytest.fixture
+def brain(tmp_path, clock):
+    with Audrey(tmp_path / "ui.db", agent="ui", embedder=DeterministicEmbedder(), clock=clock, config=SYNC) as made:
+        yield made
+
+
+def client(brain, **options) -> TestClient:
+    host = options.get("host", "127.0.0.1")
+    return TestClient(build_app(brain, **options), base_url=f"http://{host}:8787", follow_redirects=False)
+
+
+def csrf_of(html: str) -> str:
+    return re.search(r'name="csrf" value="([^"]+)"', html).group(1)
+
+
+def test_listing_pages_through_a_large_store(brain):
+    ids = brain.encode_batch([f"note number {i}" for i in range(60)])
+    web = client(brain)
+    first = web.get("/").text
+    assert ids[-1] in first and ids[-25] in first and ids[-26] not in first and 'rel="next"' in first
+    third = web.get("/?offset=50").text
+    assert ids[9] in third and ids[0] in third and 'rel="next"' not in third and 'rel="prev"' in third
+
+
+def test_off_localhost_the_token_is_required_then_kept_in_a_cookie(brain):
+    with pytest.raises(InvalidInputError, match="needs a token"):
+        build_app(brain, host="0.0.0.0")
+    web = client(brain, host="0.0.0.0", token="s3cret")
+    assert web.get("/").status_code == 401
+    assert web.get("/?token=wrong").status_code == 401
+    entered = web.get("/status?token=s3cret")
+    assert entered.status_code == 303 and entered.headers["location"].endswith("/status")
+    assert web.get("/status").status_code == 200  # the cookie holds it now
+    bearer = client(brain, host="0.0.0.0", token="s3cret")
+    assert bearer.get("/status", headers={"Authorization": "Bearer s3cret"}).status_code == 200
+
+
+def test_another_host_name_is_refused_on_localhost(brain):
+    rebound = TestClient(build_app(brain), base_url="http://attacker.example:8787")
+    response = rebound.get("/")
+    assert response.status_code == 421 and "127.0.0.1" in response.text
+
+
+def test_pages_carry_a_content_security_policy_without_scripts(brain):
+    headers = client(brain).get("/").headers
+    assert "default-src 'none'" in headers["content-security-policy"]
+    assert "script-src" not in headers["content-security-policy"]  # none allowed: default-src 'none'
+
+
+def test_supersede_and_forget_through_the_page(brain):
+    old = brain.encode("the office is on floor 3", source="told-by-user")
+    web = client(brain, allow_writes=True)
+    form = web.get(f"/memory/{old}/supersede")
+    assert form.status_code == 200 and "What holds now" in form.text
+    token = csrf_of(form.text)
+    bad = web.post(f"/memory/{old}/supersede", data={"csrf": token, "content": "x", "source": "rumour"})
+    assert bad.status_code == 400 and "unknown source" in bad.text
+    empty = web.post(f"/memory/{old}/supersede", data={"csrf": token, "content": "  ", "source": "told-by-user"})
+    assert empty.status_code == 400 and "nothing to remember" in empty.text
+    done = web.post(f"/memory/{old}/supersede", data={"csrf": token, "content": "the office moved to floor 5"})
+    new = done.headers["location"].rsplit("/", 1)[1]
+    assert done.status_code == 303 and brain.get(old).superseded_by == new
+    chain = web.get(f"/memory/{new}").text
+    assert "the office is on floor 3" in chain and "the office moved to floor 5" in chain
+    assert web.post(f"/memory/{new}/forget", data={"csrf": token}).status_code == 303
+    assert brain.get(new) is None and web.get(f"/memory/{new}").status_code == 404
+
+
+def test_settling_a_dispute_through_the_page(brain):
+    tuesday = brain.encode("The deploy window is on Tuesday", source="told-by-user")
+    brain.encode("The deploy window is not on Tuesday", source="inference")
+    brain.wait_for_idle()
+    (dispute,) = brain.contradictions()
+    web = client(brain, allow_writes=True)
+    page = web.get("/disputes?state=all").text
+    assert f"/disputes/{dispute.id}/settle?winner={tuesday}" in page
+    assert web.get(f"/disputes/{dispute.id}/settle?winner=someone").status_code == 400
+    confirm = web.get(f"/disputes/{dispute.id}/settle?winner={tuesday}")
+    assert "Keep: The deploy window is on Tuesday" in confirm.text
+    data = {"csrf": csrf_of(confirm.text), "winner": tuesday, "reason": "the calendar says so"}
+    assert web.post(f"/disputes/{dispute.id}/settle", data=data).status_code == 303
+    (settled,) = brain.contradictions()
+    assert settled.state == "resolved" and settled.resolution["settled"]["reason"] == "the calendar says so"
+
+
+def test_the_command_checks_its_address_and_token(tmp_path):
+    db = tmp_path / "cli.db"
+    runner = CliRunner()
+    runner.invoke(cli, ["--db", str(db), "--embedder", "deterministic", "encode", "x"])
+    bad = runner.invoke(cli, ["--db", str(db), "ui", "--http", "nowhere"])
+    assert bad.exit_code == 2 and "HOST:PORT" in bad.output
+    open_to_all = runner.invoke(cli, ["--db", str(db), "ui", "--http", "0.0.0.0:8787"], env={"AUDREY_UI_TOKEN": ""})
+    assert open_to_all.exit_code == 2 and "needs a token" in open_to_all.output
+
+
+def test_form_checks():
+    assert search_from({"q": " rate limit ", "tags": "a, b,", "scope": "/user/alice/"}).recall_options() == {
+        "tags": ["a", "b"],
+        "scope_prefix": ("user", "alice"),
+        "include_dormant": True,
+    }
+    assert search_from({"show": "all"}).recall_options()["states"][0] == "active"
+    span = search_from({"from": "2026-01-01", "to": "2026-01-31"}).recall_options()["time_range"]
+    assert span[0] == datetime(2026, 1, 1, tzinfo=timezone.utc) and span[1].day == 31 and span[1].hour == 23
+    for params, message in [
+        ({"from": "2026-02-01", "to": "2026-01-01"}, "after 'to'"),
+        ({"limit": "0"}, "between 1 and 100"),
+        ({"min_confidence": "2"}, "between 0.0 and 1.0"),
+        ({"mode": "fuzzy"}, "unknown mode"),
+        ({"show": "some"}, "unknown show"),
+        ({"q": "x" * 3000}, "too long"),
+    ]:
+        with pytest.raises(InvalidInputError, match=message):
+            search_from(params)
+
+
+def test_confidence_curve_decays_without_use_and_steps_at_a_reinforcement(brain, clock):
+    memory = brain.get(brain.encode("a fact", source="told-by-user"))
+    points, projected, marks = confidence_curve(memory, clock() + timedelta(days=90), brain.config.confidence)
+    values = [v for _, v in points]
+    assert values[0] > values[-1] and all(a >= b - 1e-9 for a, b in itertools.pairwise(values))
+    assert projected[-1][1] <= values[-1] and marks == [(memory.created_at, "stored")]
+
+
+def test_timeline_buckets_by_day_week_and_month():
+    rows = [("2026-01-01", "episodic", "active", 2), ("2026-01-01", "semantic", "dormant", 1)]
+    unit, buckets = timeline_buckets([*rows, ("2026-01-03", "episodic", "active", 4)], "type")
+    assert unit == "day"
+    assert buckets == [("2026-01-01", {"episodic": 2, "semantic": 1}), ("2026-01-03", {"episodic": 4})]
+    unit, buckets = timeline_buckets([*rows, ("2026-05-01", "episodic", "dormant", 1)], "state")
+    assert unit == "week" and buckets[0] == ("2025-12-29", {"active": 2, "dormant": 1})
+    unit, _ = timeline_buckets([*rows, ("2028-01-01", "episodic", "active", 1)], "state")
+    assert unit == "month"
+
+
+def test_an_empty_agent_is_told_which_agents_the_store_holds(tmp_path):
+    path = tmp_path / "shared.db"
+    with Audrey(path, agent="payments-agent", embedder=DeterministicEmbedder(), config=SYNC) as other:
+        other.encode_batch(["one", "two"])
+    with Audrey(path, agent="default", embedder=DeterministicEmbedder(), config=SYNC) as empty:
+        page = client(empty).get("/").text
+        assert "<b>payments-agent</b> (2)" in page and "audrey --agent payments-agent ui" in page
+    with Audrey(path, agent="default", scope=("user", "x"), embedder=DeterministicEmbedder(), config=SYNC) as scoped:
+        assert "payments-agent" not in client(scoped).get("/").text  # a confined page names no other tenant
