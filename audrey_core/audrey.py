@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -12,38 +12,34 @@ from typing import Any
 import numpy as np
 
 from .aio import collected, stream_twin, twin
-from .config import STATES, AudreyConfig, ExpiryConfig
+from .config import AudreyConfig
 from .errors import InvalidInputError
 from .events import EventBus, Handler
 from .models import (
     ConsolidationRun,
-    Contradiction,
     DecayReport,
     RecallResult,
 )
 from .providers.embedding import QueryCache, check_embedder
 from .providers.llm import as_llm
 from .providers.local import local_embedder
-from .reading import MemoryReading
 from .rules.arguments import EncodeRequest, check_instance, check_request, check_scope, requests_from_items
 from .rules.inputs import check_text
 from .rules.ownership import Tenant
 from .stages import consolidate as consolidate_stage
 from .stages import decay as decay_stage
 from .stages import encode as encode_stage
-from .stages import expiry as expiry_stage
 from .stages import recall as recall_stage
-from .stages import records
 from .stages import rollback as rollback_stage
-from .stages import settle as settle_stage
 from .stages.background import Background
 from .stages.context import StageContext
 from .stages.outdated import retire_outdated_principles
 from .storage import Storage, open_storage
 from .timeutil import Clock, system_clock
+from .upkeep import MemoryUpkeep
 
 
-class Audrey(MemoryReading):
+class Audrey(MemoryUpkeep):
     """A memory for one agent: encode observations, recall them by meaning, ranked by confidence.
 
     ``path`` is a SQLite file (created with its parent folder if missing) or ``":memory:"``. ``embedder`` defaults
@@ -217,36 +213,74 @@ class Audrey(MemoryReading):
         sources: Sequence[str] | None = None,
         include_dormant: bool = False,
         include_provenance: bool = False,
-        **filters: Any,
+        *,
+        states: Sequence[str] | None = None,
+        filter: Mapping[str, Any] | None = None,
+        scope: Sequence[str] | None = None,
+        scope_prefix: Sequence[str] | None = None,
+        scoped: bool = False,
+        mode: str = "hybrid",
+        token_budget: int | None = None,
+        time_range: tuple[datetime | None, datetime | None] | None = None,
+        as_of: datetime | None = None,
+        include_superseded: bool = False,
+        order: str = "relevance",
+        parse_time: bool = True,
+        spread: bool | str = False,
+        reinforce: bool = True,
+        query_vector: Sequence[float] | np.ndarray | None = None,
     ) -> Iterator[RecallResult]:
         """Memories relevant to ``query``, best first by relevance x confidence, one at a time (:meth:`recall` takes
         the same arguments and returns a list). Only what the consumer takes is reinforced.
 
-        Filters run inside the vector search: ``types`` (episodic / semantic / procedural), ``tags`` (any of),
-        ``sources``, ``states`` (default active, disputed, context_dependent; ``include_dormant`` adds dormant),
-        ``filter`` (metadata, see :mod:`audrey_core.rules.filters`), ``scope`` (exactly) or ``scope_prefix`` (a scope
-        and everything below it), both inside the instance's scope (``None`` means not given), ``scoped=True`` (anything
-        but the root scope). ``token_budget=N`` stops before the returned contents would exceed N tokens (the
-        embedder's tokenizer, or about 4 characters per token).
+        Recall answers what is true now: a memory an update replaced is left out, and a result that is one side of an
+        open contradiction carries the other sides in ``counterclaims``. Semantic and procedural memories returned are
+        reinforced, except the agent's own unsupported inferences. Time in the query is read against the clock: a
+        calendar date, month or year filters ("on 9 May 2023"), a relative one favours ("last week", "before she
+        moved"), "the first time" / "lately" favour the earliest / latest. Conversation turns are read with their
+        neighbours, and the speaker a question names is favoured (see :meth:`encode`). Every filter runs inside the
+        searches, not after them.
 
-        Recall answers what is true now: a memory an update replaced is left out (``include_superseded=True`` shows
-        it, with ``superseded_by`` and ``valid_until``; ``include_provenance`` says what each result replaced).
-        ``as_of=datetime`` answers what was believed true then. A result that is one side of an open contradiction
-        carries the other sides in ``counterclaims``. Semantic and procedural memories returned are reinforced,
-        except the agent's own unsupported inferences.
+        Args:
+            query: What to look for, in words.
+            limit: How many results at most (a positive int).
+            min_confidence: Leave out memories whose confidence is below this (0 to 1).
+            types: Only these memory types: ``episodic``, ``semantic``, ``procedural``.
+            tags: Only memories carrying at least one of these tags.
+            sources: Only memories from these sources (``told-by-user``, ``tool-result``, ...).
+            include_dormant: Add dormant (faded) memories to the default states.
+            include_provenance: Give each result its ``provenance``: its evidence, what it replaced, its lineage.
+            states: Only memories in these states (default: active, disputed, context_dependent).
+            filter: A metadata filter: ``{"team": "payments"}``, operators ``$eq $ne $gt $gte $lt $lte $in $nin``,
+                combined with ``$and`` / ``$or`` (see :mod:`audrey_core.rules.filters`).
+            scope: Only memories of exactly this scope, inside the instance's (``None``: not given).
+            scope_prefix: Only memories of this scope and the scopes below it, inside the instance's.
+            scoped: Only memories below the root scope.
+            mode: ``"hybrid"`` (keywords and meaning), ``"vector"`` or ``"keyword"``.
+            token_budget: Stop before the returned contents would exceed this many tokens (the embedder's tokenizer,
+                or about 4 characters a token).
+            time_range: ``(start, end)``, aware datetimes or ``None``: only memories whose event time (else the time
+                they were stored) lies within.
+            as_of: An aware datetime: what was believed true then (memories stored by then and valid then,
+                superseded ones included).
+            include_superseded: Add memories an update replaced, with ``superseded_by`` and ``valid_until``.
+            order: ``"relevance"``, or ``"time"``: the chosen memories oldest first.
+            parse_time: Read time in the query (``False``: take its words only).
+            spread: ``True`` spreads the results over conversations; ``"auto"`` does for questions asking for
+                several things.
+            reinforce: ``False`` looks without touching: nothing returned is reinforced (a dashboard, a debugger).
+            query_vector: The query's embedding, when you have it (the embedder's dimensions); skips embedding.
 
-        Time in the query is read against the clock (``parse_time=False`` turns it off): a calendar date, month or
-        year filters ("on 9 May 2023"), a relative one favours ("last week", "in June", "before she moved"), "the
-        first time" / "lately" favour the earliest / latest. ``time_range=(start, end)`` filters explicitly.
-        ``order="time"`` returns the chosen memories oldest first; ``spread=True`` (or ``"auto"``, for questions
-        asking for several things) spreads them over conversations. Conversation turns are read with their
-        neighbours, and the speaker a question names is favoured (see :meth:`encode`). ``reinforce=False`` looks
-        without touching: nothing returned is reinforced (a dashboard, a debugger).
+        Raises:
+            InvalidInputError: an argument is out of range or of the wrong kind (nothing is searched).
         """
         given = {"min_confidence": min_confidence, "types": types, "tags": tags, "sources": sources}
-        given |= {"include_dormant": include_dormant, "include_provenance": include_provenance}
-        query_vector = filters.pop("query_vector", None)
-        checked = recall_stage.options(self._context, limit, given | filters)
+        given |= {"include_dormant": include_dormant, "include_provenance": include_provenance, "states": states}
+        given |= {"filter": filter, "scope": scope, "scope_prefix": scope_prefix, "scoped": scoped, "mode": mode}
+        given |= {"token_budget": token_budget, "time_range": time_range, "as_of": as_of, "order": order}
+        given |= {"include_superseded": include_superseded, "parse_time": parse_time, "spread": spread}
+        given["reinforce"] = reinforce
+        checked = recall_stage.options(self._context, limit, given)
         self._check_open()
         return recall_stage.recall(self._context, query, checked, query_vector)
 
@@ -292,53 +326,6 @@ class Audrey(MemoryReading):
         with self._consolidation_lock:
             return rollback_stage.rollback(self._context, run_id)
 
-    def settle_contradiction(self, contradiction_id: str, winner: str | None, reason: str = "") -> Contradiction:
-        """Decide a contradiction by hand: ``winner`` (one of its two claims) stays active and the other becomes
-        disputed; ``winner=None`` says both hold. Both claims are kept; the decision is audited and recorded in the
-        contradiction's ``resolution["settled"]``."""
-        self._check_open()
-        return settle_stage.settle(self._context, contradiction_id, winner, reason)
-
-    def sweep_expired(self) -> list[str]:
-        """Delete this instance's memories whose ``ttl`` / ``expires_at`` has passed (reads hide them already); an
-        audit entry records each page deleted. Returns their ids."""
-        self._check_open()
-        return expiry_stage.sweep(self._context)
-
-    def start_expiry_sweeper(self, interval_seconds: float) -> None:
-        """Sweep expired memories every ``interval_seconds`` on a background thread until :meth:`close` or
-        :meth:`stop_expiry_sweeper` (``ExpiryConfig.sweep_interval_seconds`` starts one at open)."""
-        self._check_open()
-        ExpiryConfig(sweep_interval_seconds=interval_seconds)  # the same check as the configuration's
-        self._background.start_sweeper(float(interval_seconds))
-
-    def stop_expiry_sweeper(self, timeout: float = 60.0) -> bool:
-        """Stop the scheduled sweeps (a sweep under way finishes); False if it still ran after ``timeout`` s."""
-        return self._background.stop_sweeper(timeout)
-
-    def refresh_expiry(self, ids: Sequence[str]) -> list[str]:
-        """Restart the ``ttl`` of this instance's live memories among ``ids`` (LangGraph's refresh on read); return
-        the ids refreshed. Expired memories, and those with a fixed ``expires_at``, are left as they are."""
-        self._check_open()
-        return expiry_stage.refresh(self._context, ids)
-
-    def forget_all(self, **filters: Any) -> list[str]:
-        """Forget every memory of this instance matching :meth:`recall`'s filters, in every state unless ``states``
-        says otherwise (e.g. ``forget_all(scope=("user", "alice"))``); return their ids. Expired memories the
-        filters cannot see any more are swept first."""
-        self.sweep_expired()
-        filters.setdefault("states", list(STATES))
-        ids = [memory.id for memory in self.iter_memories(**filters)]
-        return [forgotten for start in range(0, len(ids), 1000) for forgotten in self.forget(ids[start : start + 1000])]
-
-    def forget(self, ids: Sequence[str]) -> list[str]:
-        """Delete memories for good (explicit forgetting, unlike decay); return the ids that existed.
-
-        Only this instance's memories are deleted (its agent's, at or below its scope): another tenant's id is
-        treated as missing. An audit entry records what was forgotten."""
-        self._check_open()
-        return records.forget(self._context, ids)
-
     # -- async twins: each runs its method in a worker thread, with the method's signature ----------------------
 
     aencode = twin(encode)
@@ -349,11 +336,6 @@ class Audrey(MemoryReading):
     aconsolidate = twin(consolidate)
     adecay = twin(decay)
     arollback = twin(rollback)
-    aforget = twin(forget)
-    aforget_all = twin(forget_all)
-    asweep_expired = twin(sweep_expired)
-    asettle_contradiction = twin(settle_contradiction)
-    arefresh_expiry = twin(refresh_expiry)
     await_for_idle = twin(wait_for_idle)
     aclose = twin(close)
 

@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from .aio import twin
+from .aio import stream_twin, twin
 from .config import AudreyConfig
 from .errors import ClosedError, InvalidInputError
 from .models import CausalLink, ConsolidationRun, Contradiction, Introspection, Memory
@@ -158,5 +158,8 @@ class MemoryReading:
     achunks = twin(chunks)
     atimeline = twin(timeline)
     alist_memories = twin(list_memories)
+    aiter_memories = stream_twin(iter_memories)
+    aembed_query = twin(embed_query)
+    avectors = twin(vectors)
     ascopes = twin(scopes)
     aintrospect = twin(introspect)

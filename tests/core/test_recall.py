@@ -340,6 +340,23 @@ async def test_async_twins(brain):
     assert streamed == [mid]
     assert (await brain.aget(mid)).content == "async memories work"
     assert (await brain.aintrospect()).counts["episodic"] == 3
+    assert [m.id async for m in brain.aiter_memories()][0] == mid
+    vector = await brain.aembed_query("async memories")
+    assert vector.shape == (brain.embedder.dimensions,)
+    assert set(await brain.avectors([mid])) == {mid}
+
+
+def test_every_public_method_has_an_async_twin():
+    import inspect
+
+    public = {
+        name
+        for name, member in inspect.getmembers(Audrey)
+        if not name.startswith(("_", "a")) and callable(member) and not isinstance(member, type)
+    }
+    lifecycle = {"on", "off", "confidence"}  # cheap, never blocking: no twin needed
+    missing = sorted(name for name in public - lifecycle if not hasattr(Audrey, f"a{name}"))
+    assert not missing, f"methods without an async twin: {missing}"
 
 
 def test_recency_halves_after_one_half_life_in_a_real_recall(brain, clock):
