@@ -17,8 +17,8 @@ from .errors import ConfigurationError
 SOURCES: tuple[str, ...] = ("direct-observation", "told-by-user", "tool-result", "inference", "model-generated")
 MEMORY_TYPES: tuple[str, ...] = ("episodic", "semantic", "procedural")
 STATES: tuple[str, ...] = ("active", "disputed", "superseded", "context_dependent", "dormant", "rolled_back")
-# States recall searches unless told otherwise: what the memory currently holds to be (possibly) true.
 RECALLABLE_STATES: tuple[str, ...] = ("active", "disputed", "context_dependent")
+"""States recall searches unless told otherwise: what the memory currently holds to be (possibly) true."""
 
 
 def _frozen(mapping: Mapping[str, float]) -> Mapping[str, float]:
@@ -30,9 +30,13 @@ class ConfidenceConfig:
     """The compositional confidence C = w_s*S + w_e*E + w_r*R + w_ret*Ret (seed 002) and its parameters."""
 
     weight_source: float = 0.30
+    """The weight w_s of source reliability S (the four weights sum to 1)."""
     weight_evidence: float = 0.35
+    """The weight w_e of evidence agreement E: supporting against contradicting evidence."""
     weight_recency: float = 0.20
+    """The weight w_r of recency R: exponential decay since the memory was last reinforced."""
     weight_retrieval: float = 0.15
+    """The weight w_ret of retrieval reinforcement Ret (principles and procedures recalled and used)."""
     source_reliability: Mapping[str, float] = field(
         default_factory=lambda: _frozen(
             {
@@ -44,17 +48,21 @@ class ConfidenceConfig:
             }
         )
     )
+    """S for each source: how far a claim from it is trusted before any evidence."""
     half_life_days: Mapping[str, float] = field(
         default_factory=lambda: _frozen({"episodic": 7.0, "semantic": 30.0, "procedural": 90.0})
     )
-    # Ret = min(1, retrieval_coefficient * ln(1 + n) * exp(-lambda_ret * days since last retrieval)),
-    # lambda_ret = ln 2 / retrieval_half_life_days (the seed leaves lambda_ret open; 14 days is our default).
+    """The recency half-life of each memory type in days: episodes fade in a week, principles in a month."""
     retrieval_coefficient: float = 0.3
+    """Ret = min(1, retrieval_coefficient * ln(1 + n) * exp(-lambda_ret * days since last retrieval)), lambda_ret = ln 2
+    / retrieval_half_life_days (the seed leaves lambda_ret open; 14 days is our default)."""
     retrieval_half_life_days: float = 14.0
-    # Salience stretches the recency half-life: factor = 1 + salience_retention * (salience - 0.5),
-    # so the default salience 0.5 keeps the nominal half-life and salient memories fade slower (the amygdala).
+    """How fast the retrieval reinforcement fades once a memory is no longer recalled, in days."""
     salience_retention: float = 1.0
+    """Salience stretches the recency half-life: factor = 1 + salience_retention * (salience - 0.5), so the default
+    salience 0.5 keeps the nominal half-life and salient memories fade slower (the amygdala)."""
     model_generated_cap: float = 0.6
+    """The highest confidence a model-generated memory can reach, whatever backs it."""
 
     def __post_init__(self) -> None:
         weights = (self.weight_source, self.weight_evidence, self.weight_recency, self.weight_retrieval)
@@ -82,45 +90,55 @@ class RecallConfig:
     """How recall gathers and fuses candidates before re-ranking them by relevance x confidence (seed 000 §3)."""
 
     candidate_multiplier: int = 3
-    # With filters or a confidence floor more candidates are dropped after scoring, so start from a wider pool.
+    """Candidates each search gathers per result asked for (limit x this, at least min_candidates)."""
     filtered_candidate_multiplier: int = 6
+    """With filters or a confidence floor more candidates are dropped after scoring, so start from a wider pool."""
     min_candidates: int = 20
-    max_candidates: int = 4096  # sqlite-vec's largest k
+    """The fewest candidates each search gathers, however small the limit."""
+    max_candidates: int = 4096
+    """sqlite-vec's largest k"""
     query_cache_size: int = 1024
-    # How much confidence weighs on relevance: score = relevance x (1 - w + w x confidence). 1 is the seed's
-    # plain product; lower values let a relevant but old or weakly-sourced memory still rank.
+    """Query embeddings kept per instance (0: none), so a repeated question is not embedded again."""
     confidence_influence: float = 1.0
-    # Hybrid fusion: "convex" = vector_weight x (cosine / best cosine) + (1 - vector_weight) x (BM25 / best BM25)
-    # over the candidates; "rrf" = reciprocal-rank fusion. Measured with benchmarks/retrieval.py (see README).
+    """How much confidence weighs on relevance: score = relevance x (1 - w + w x confidence). 1 is the seed's plain
+    product; lower values let a relevant but old or weakly-sourced memory still rank."""
     fusion: str = "convex"
+    """Hybrid fusion: "convex" = vector_weight x (cosine / best cosine) + (1 - vector_weight) x (BM25 / best BM25) over
+    the candidates; "rrf" = reciprocal-rank fusion. Measured with benchmarks/retrieval.py (see README)."""
     vector_weight: float = 0.7
-    rrf_k: int = 60  # the constant of reciprocal-rank fusion (Cormack et al. 2009)
-    # When the confidence floor or the filters leave fewer than `limit`, the pool grows by this factor and the
-    # searches run again (until max_candidates or the store runs out).
+    """In convex fusion, the share of the vector side (the keyword side has the rest)."""
+    rrf_k: int = 60
+    """the constant of reciprocal-rank fusion (Cormack et al. 2009)"""
     widen_factor: int = 4
-    # Per memory type (seed 004): a multiplier on the score (e.g. favour semantic principles), and a floor on cosine
-    # similarity below which a candidate found only by the vector search is not returned.
+    """When the confidence floor or the filters leave fewer than `limit`, the pool grows by this factor and the searches
+    run again (until max_candidates or the store runs out)."""
     type_weights: Mapping[str, float] = field(
         default_factory=lambda: _frozen({"episodic": 1.0, "semantic": 1.0, "procedural": 1.0})
     )
+    """Per memory type (seed 004): a multiplier on the score (e.g. favour semantic principles), and a floor on cosine
+    similarity below which a candidate found only by the vector search is not returned."""
     similarity_floors: Mapping[str, float] = field(
         default_factory=lambda: _frozen({"episodic": -1.0, "semantic": -1.0, "procedural": -1.0})  # no floor
     )
-    # Conversation turns (see rules/turns.py): a turn's vector relevance is that of its own vector plus those of the
-    # turns this many places before and after it in its session, its own weighing this many times one neighbour's.
+    """The cosine floor of each memory type for candidates the vector search alone found (-1: no floor)."""
     turn_context_before: int = 2
+    """Conversation turns (see rules/turns.py): a turn's vector relevance is that of its own vector plus those of the
+    turns this many places before and after it in its session, its own weighing this many times one neighbour's."""
     turn_context_after: int = 1
+    """Turns after a turn whose vectors join its relevance (see turn_context_before)."""
     turn_self_weight: float = 2.0
-    # When a question names exactly one speaker of the candidates ("What did Alice paint?"), that speaker's turns
-    # gain this share of relevance.
+    """How many neighbours' weights a turn's own vector counts for in its context relevance."""
     speaker_boost: float = 0.1
-    # Time in a question (see stages/recall_time.py): memories inside a vague span it names ("last week", "in June")
-    # gain this share of relevance; "the first time" / "most recently" favour the earliest / latest by up to this.
+    """When a question names exactly one speaker of the candidates ("What did Alice paint?"), that speaker's turns gain
+    this share of relevance."""
     time_boost: float = 0.25
+    """Time in a question (see stages/recall_time.py): memories inside a vague span it names ("last week", "in June")
+    gain this share of relevance; "the first time" / "most recently" favour the earliest / latest by up to this."""
     order_boost: float = 0.15
-    # recall(spread=True) (or "auto", for a question asking for several things: "What books has she read?") spreads
-    # the top k over conversations: each further result from a session already in it counts this many times less.
+    """How much "the first time" / "most recently" in a question favour the earliest / latest memories."""
     session_spread: float = 0.8
+    """recall(spread=True) (or "auto", for a question asking for several things: "What books has she read?") spreads the
+    top k over conversations: each further result from a session already in it counts this many times less."""
 
     def __post_init__(self) -> None:
         if min(self.candidate_multiplier, self.filtered_candidate_multiplier, self.min_candidates) < 1:
@@ -155,19 +173,27 @@ class RecallConfig:
 class ValidationConfig:
     """How each new episode is checked against the nearest memories of its scope (seed 002, pipeline step 2)."""
 
-    reinforce_similarity: float = 0.85  # at or above: same claim; reinforce unless it conflicts
-    conflict_similarity: float = 0.60  # at or above: check for conflict (the LLM below reinforce_similarity)
-    update_similarity: float = 0.50  # at or above, between claims from different times: check for an update
-    update_neighbors: int = 5  # nearest memories of the scope (any type) each new episode is compared with
-    resolution_delta: float = 0.3  # confidence gap above which the weaker claim becomes disputed
-    reopen_min_sources: int = 3  # independent supporting episodes (distinct source types) that reopen a dispute
-    # Independent sources (distinct source types, no shared ancestor) behind a claim that one newer statement of
-    # another value cannot replace (it is recorded as a contradiction instead); a principle always stands.
+    reinforce_similarity: float = 0.85
+    """at or above: same claim; reinforce unless it conflicts"""
+    conflict_similarity: float = 0.60
+    """at or above: check for conflict (the LLM below reinforce_similarity)"""
+    update_similarity: float = 0.50
+    """at or above, between claims from different times: check for an update"""
+    update_neighbors: int = 5
+    """nearest memories of the scope (any type) each new episode is compared with"""
+    resolution_delta: float = 0.3
+    """confidence gap above which the weaker claim becomes disputed"""
+    reopen_min_sources: int = 3
+    """independent supporting episodes (distinct source types) that reopen a dispute"""
     evidence_sources: int = 2
-    # With an LLM, claims from different times are judged down to this similarity (offline: update_similarity).
+    """Independent sources (distinct source types, no shared ancestor) behind a claim that one newer statement of
+    another value cannot replace (it is recorded as a contradiction instead); a principle always stands."""
     judge_similarity: float = 0.40
-    background: bool = True  # validate in a worker thread; False validates inside encode()
+    """With an LLM, claims from different times are judged down to this similarity (offline: update_similarity)."""
+    background: bool = True
+    """validate in a worker thread; False validates inside encode()"""
     batch_size: int = 32
+    """Episodes the background validation takes at a time."""
 
     def __post_init__(self) -> None:
         if not 0.0 <= self.judge_similarity <= self.update_similarity <= self.conflict_similarity <= 1.0:
@@ -187,14 +213,20 @@ class ConsolidationConfig:
     """The sleep cycle: clustering, the adaptive minimum cluster size and the independent-evidence rule."""
 
     cluster_similarity: float = 0.80
+    """The cosine two episodes need to join one cluster of a consolidation."""
     min_episodes: int = 3
-    # Minimum size = max(min_episodes, ceil(cluster_variance * confidence_target)), where cluster_variance is the
-    # mean squared distance of the members' unit vectors from their centroid (0 for identical, up to 2).
+    """The fewest episodes a cluster needs to become a principle (raised for a loose cluster: confidence_target)."""
     confidence_target: float = 2.0
+    """Minimum size = max(min_episodes, ceil(cluster_variance * confidence_target)), where cluster_variance is the mean
+    squared distance of the members' unit vectors from their centroid (0 for identical, up to 2)."""
     min_source_types: int = 2
-    max_neighbors: int = 32  # k of each clustering KNN query
-    interval_seconds: float | None = None  # run consolidate() in the background this often
-    episode_trigger: int | None = None  # ... or after this many new episodes
+    """The fewest distinct source types a cluster needs: one source repeating itself is not evidence."""
+    max_neighbors: int = 32
+    """k of each clustering KNN query"""
+    interval_seconds: float | None = None
+    """run consolidate() in the background this often"""
+    episode_trigger: int | None = None
+    """... or after this many new episodes"""
 
     def __post_init__(self) -> None:
         if not 0.0 < self.cluster_similarity <= 1.0:
@@ -214,6 +246,7 @@ class DecayConfig:
     """When a memory fades to dormant (never deleted): when confidence x recency < ``dormant_threshold``."""
 
     dormant_threshold: float = 0.1
+    """A memory whose retention (confidence x recency) falls below this goes dormant at the next decay()."""
 
 
 @dataclass(frozen=True)
@@ -223,6 +256,7 @@ class ExpiryConfig:
     :meth:`~audrey_core.Audrey.sweep_expired`."""
 
     sweep_interval_seconds: float | None = None
+    """Sweep expired memories in the background this often (None: only when asked)."""
 
     def __post_init__(self) -> None:
         interval = self.sweep_interval_seconds
@@ -237,62 +271,91 @@ class AudreyConfig:
     """All of Audrey's settings; every part has the seed's defaults."""
 
     confidence: ConfidenceConfig = field(default_factory=ConfidenceConfig)
+    """How confidence is composed."""
     recall: RecallConfig = field(default_factory=RecallConfig)
+    """How recall gathers, fuses and ranks."""
     decay: DecayConfig = field(default_factory=DecayConfig)
+    """When unused memories go dormant."""
     validation: ValidationConfig = field(default_factory=ValidationConfig)
+    """How each new episode is checked against what is known."""
     consolidation: ConsolidationConfig = field(default_factory=ConsolidationConfig)
+    """The sleep cycle."""
     expiry: ExpiryConfig = field(default_factory=ExpiryConfig)
+    """When expired memories are swept."""
 
 
 # -- Derived search indexes and background work: per process, tuned to the machine rather than to the memory --------
 
-WARM_FROM_BYTES = 256 << 20  # a store file this large (and its keyword index) is read ahead in the background on open
-RECALL_SEARCH_THREADS = 4  # threads that run a hybrid recall's vector search beside its keyword search
+WARM_FROM_BYTES = 256 << 20
+"""a store file this large (and its keyword index) is read ahead in the background on open"""
+RECALL_SEARCH_THREADS = 4
+"""threads that run a hybrid recall's vector search beside its keyword search"""
 
 # The vector index (usearch HNSW over int8 codes, re-scored against float32 rows)
 CONNECTIVITY = 16
-EXPANSION_ADD = 128  # below ADD_WIDER_FROM rows; twice as wide above
+"""links per node of the graph (usearch's connectivity)"""
+EXPANSION_ADD = 128
+"""below ADD_WIDER_FROM rows; twice as wide above"""
 ADD_WIDER_FROM = 250_000
-EXPANSION_SEARCH = 128  # at 100k rows; smaller graphs narrow it, larger ones widen it (see expansion_for)
+"""rows from which each insert walks the graph twice as widely (EXPANSION_ADD x 2)"""
+EXPANSION_SEARCH = 128
+"""at 100k rows; smaller graphs narrow it, larger ones widen it (see expansion_for)"""
 EXPANSION_MIN = 64
-SAVE_AFTER = 10_000  # changes applied in memory before a new snapshot is written
-VECTOR_REBUILD_AFTER = 20_000  # more changes than this (and than half the graph) to catch up: rebuild instead
-# A rebuild of more rows than this runs on a background thread while searches go to the database (exact, slower);
-# of fewer, in the thread that needs it (20,000 rows: ~3 s for the graph, ~1 s for the keyword index on two cores).
+"""the narrowest search walk, for small graphs"""
+SAVE_AFTER = 10_000
+"""changes applied in memory before a new snapshot is written"""
+VECTOR_REBUILD_AFTER = 20_000
+"""more changes than this (and than half the graph) to catch up: rebuild instead"""
 BUILD_INLINE_UPTO = 20_000
-EXACT_BELOW = 5_000  # row ids below this: scanned exhaustively (as fast as walking the graph, and exact)
-PENDING_MAX = 512  # rows caught up but not yet in the graph, searched exactly, before a background insert begins
-PENDING_BUSY = 4_096  # waiting rows a validation run of graph searches inserts itself (~0.4 ms to scan them all)
-RESCORE_EXTRA = 16  # int8 codes order near ties differently from float32: re-score this many more than asked
-QUIET = 0.005  # seconds without a graph search before a background insert takes the graph from a run of them
-PREFETCH_FROM = 100_000  # a mapped snapshot this large is read through in the background once loaded
-COPY_SHARE = 0.01  # a mapped graph is copied (to insert into) once this share of its size waits beside it
-BULK_SLICE_S = 0.25  # seconds a bulk slice (PENDING_BUSY rows waiting or more) should hold the graph
-BULK_SLICE_MAX = 16_384  # rows in one bulk slice at most
-INSERT_SLICE = 128  # rows a background insert adds at once, holding the graph: ~20 ms at 100k rows on two cores
+"""A rebuild of more rows than this runs on a background thread while searches go to the database (exact, slower); of
+fewer, in the thread that needs it (20,000 rows: ~3 s for the graph, ~1 s for the keyword index on two cores)."""
+EXACT_BELOW = 5_000
+"""row ids below this: scanned exhaustively (as fast as walking the graph, and exact)"""
+PENDING_MAX = 512
+"""rows caught up but not yet in the graph, searched exactly, before a background insert begins"""
+PENDING_BUSY = 4_096
+"""waiting rows a validation run of graph searches inserts itself (~0.4 ms to scan them all)"""
+RESCORE_EXTRA = 16
+"""int8 codes order near ties differently from float32: re-score this many more than asked"""
+QUIET = 0.005
+"""seconds without a graph search before a background insert takes the graph from a run of them"""
+PREFETCH_FROM = 100_000
+"""a mapped snapshot this large is read through in the background once loaded"""
+COPY_SHARE = 0.01
+"""a mapped graph is copied (to insert into) once this share of its size waits beside it"""
+BULK_SLICE_S = 0.25
+"""seconds a bulk slice (PENDING_BUSY rows waiting or more) should hold the graph"""
+BULK_SLICE_MAX = 16_384
+"""rows in one bulk slice at most"""
+INSERT_SLICE = 128
+"""rows a background insert adds at once, holding the graph: ~20 ms at 100k rows on two cores"""
 
 # The keyword index (tantivy)
 WRITER_HEAP = 50_000_000
-KEYWORD_PRUNE_AFTER = 10_000  # applied log entries kept before they are deleted
-KEYWORD_REBUILD_AFTER = 20_000  # more changes than this (and than half the index) to catch up: rebuild instead
+"""bytes of memory the index writer may use"""
+KEYWORD_PRUNE_AFTER = 10_000
+"""applied log entries kept before they are deleted"""
+KEYWORD_REBUILD_AFTER = 20_000
+"""more changes than this (and than half the index) to catch up: rebuild instead"""
 
-# Conversation turns in the full text (stored in the database, so one setting per store, not per instance): a turn's
-# text row also holds the words of the turns this many places before and after it in its session, searched beside
-# its own words at this weight (tantivy's field boost, FTS5's bm25 column weight, PostgreSQL's weight D). A reply
-# ("Yes, it was great!") is found by the question it answers. Measured with benchmarks.conversations (see README).
 KEYWORD_CONTEXT_TURNS = (1, 1)
+"""Conversation turns in the full text (stored in the database, so one setting per store, not per instance): a turn's
+text row also holds the words of the turns this many places before and after it in its session, searched beside its
+own words at this weight (tantivy's field boost, FTS5's bm25 column weight, PostgreSQL's weight D). A reply ("Yes, it
+was great!") is found by the question it answers. Measured with benchmarks.conversations (see README)."""
 KEYWORD_CONTEXT_WEIGHT = 0.3
 
-# Cost model for choosing between the graph and sqlite-vec's exact scan of a filter's partitions, measured on two
-# cores at 384 dimensions: a scan costs about 1.5 us per row; a graph search about 0.5 ms plus 4 us per candidate.
 SCAN_US_PER_ROW = 1.5
+"""Cost model for choosing between the graph and sqlite-vec's exact scan of a filter's partitions, measured on two cores
+at 384 dimensions: a scan costs about 1.5 us per row; a graph search about 0.5 ms plus 4 us per candidate."""
 GRAPH_US_BASE = 500.0
 GRAPH_US_PER_CANDIDATE = 4.0
-GRAPH_MAX_SHARE = 0.5  # a search that must visit more of the graph than this scans instead (exact, and cheaper)
+GRAPH_MAX_SHARE = 0.5
+"""a search that must visit more of the graph than this scans instead (exact, and cheaper)"""
 
-# PostgreSQL
-# HNSW's candidate list per query (pgvector's default is 40). Measured on 10k random 384-d unit vectors, the hard
-# case (m=16, ef_construction=64, pgvector's defaults): recall of the exact top 10 39% at 40, 62% at 100, 82% at 200,
-# 95% at 400, at 0.7 / 1.1 / 1.8 / 2.9 ms per query; sentence embeddings have structure and do better.
 DEFAULT_EF_SEARCH = 400
-KEYWORD_CANDIDATES = 2_000  # rows a keyword search ranks before widening
+"""PostgreSQL HNSW's candidate list per query (pgvector's default is 40). Measured on 10k random 384-d unit vectors, the
+hard case (m=16, ef_construction=64, pgvector's defaults): recall of the exact top 10 39% at 40, 62% at 100, 82% at
+200, 95% at 400, at 0.7 / 1.1 / 1.8 / 2.9 ms per query; sentence embeddings have structure and do better."""
+KEYWORD_CANDIDATES = 2_000
+"""rows a keyword search ranks before widening"""
