@@ -181,3 +181,21 @@ def test_the_conversations_benchmark_scores_each_kind_and_variant(tmp_path, monk
     assert full["categories 1-4"]["n"] == 3 and full["categories 1-4"]["recall@10"] == 100.0
     assert summary["table"]["plain"]["paired_with_full"]["first"] == 3  # three turns: every variant finds all
     assert set(summary["encode_turns_per_s"]) == {"plain", "turns"}
+
+
+def test_every_benchmark_is_listed_with_its_command():
+    import subprocess
+    import sys
+
+    from benchmarks.__main__ import runnable
+
+    root = Path(__file__).resolve().parents[1]
+    listed = subprocess.run(
+        [sys.executable, "-m", "benchmarks", "--help"], cwd=root, capture_output=True, text=True, check=True
+    ).stdout
+    readme = (root / "benchmarks" / "README.md").read_text(encoding="utf-8")
+    names = runnable()
+    assert {"bulk_load", "speed", "retrieval", "text_recall", "cold_start"} <= set(names)
+    for name, line in names.items():
+        assert f"  {name} " in listed and line in listed
+        assert f"`python -m benchmarks.{name}" in readme, f"benchmarks/README.md does not list {name}"
