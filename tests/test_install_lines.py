@@ -1,4 +1,4 @@
-"""Every install line a user can read (README, examples, error messages) names this distribution and extras it has:
+"""Every install line a user can read (README, the docs, examples, error messages) names this distribution and extras it has:
 `pip install 'audrey[...]'` once installed an unrelated 2017 package that owns that name on PyPI."""
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ LINE = re.compile(r"pip install -?e? ?'([^'{\[]+)\[([^\]]+)\]'")  # not the temp
 
 
 def texts() -> dict[str, str]:
-    paths = [ROOT / "README.md", *(ROOT / "examples").glob("*.py")]
+    paths = [ROOT / "README.md", *(ROOT / "docs").rglob("*.md"), *(ROOT / "examples").glob("*.py")]
     for package in ("audrey_core", "audrey_langchain", "audrey_llamaindex"):
         paths += (ROOT / package).rglob("*.py")
     return {str(p.relative_to(ROOT)): p.read_text(encoding="utf-8") for p in paths}

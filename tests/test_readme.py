@@ -1,5 +1,6 @@
-"""Every Python snippet in README.md runs as written, from a fresh virtual environment holding only the extras its
-section names: each section's snippets in order, in a new interpreter and an empty folder. Where a snippet names a
+"""Every Python snippet in README.md and in the documentation (docs/) runs as written, from a fresh virtual
+environment holding only the extras its section (README) or page (docs) names: each section's or page's snippets in
+order, in a new interpreter and an empty folder. Where a snippet names a
 hosted model, an offline stand-in answers: OpenAI's API on loopback (``OPENAI_BASE_URL``) with a dummy key; nothing
 leaves the machine but pip's requests to the package index."""
 
@@ -18,17 +19,27 @@ from .fake_openai import FakeOpenAIServer
 
 ROOT = Path(__file__).resolve().parents[1]
 README = ROOT / "README.md"
+DOCS = ROOT / "docs"
 NAMED = re.compile(r"pip install\s+'[a-z-]+\[([a-z,-]+)\]'")
 TORCH = "torch==2.13.0"  # pinned before the local model, as README's commands do (see README on torch)
 
 
 def sections() -> dict[str, tuple[list[str], set[str]]]:
-    """Under each level-2 heading with Python code: its code blocks in order and the extras its text names."""
+    """README's level-2 sections and each documentation page that hold Python code: the code blocks in order and the
+    extras the section's (or page's) text names."""
+    found = {f"README: {h}": v for h, v in _blocks(README, split=True).items()}
+    for page in sorted(DOCS.rglob("*.md")):
+        found |= {f"docs/{page.relative_to(DOCS)}": v for v in _blocks(page, split=False).values()}
+    return found
+
+
+def _blocks(path: Path, split: bool) -> dict[str, tuple[list[str], set[str]]]:
+    """Under each level-2 heading (``split``) or in the whole file: its Python blocks and the extras it names."""
     code: dict[str, list[str]] = {}
     prose: dict[str, list[str]] = {}
     heading, fence, lines = "", None, []
-    for line in README.read_text(encoding="utf-8").splitlines():
-        if fence is None and line.startswith("## "):
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if split and fence is None and line.startswith("## "):
             heading = line[3:]
             prose.setdefault(heading, []).append(line)
         elif fence is None and line.startswith("```"):
@@ -41,7 +52,7 @@ def sections() -> dict[str, tuple[list[str], set[str]]]:
             lines.append(line)
         else:
             prose.setdefault(heading, []).append(line)
-    named = {h: {e for found in NAMED.findall(" ".join(prose[h])) for e in found.split(",")} for h in code}
+    named = {h: {e for found in NAMED.findall(" ".join(prose.get(h, []))) for e in found.split(",")} for h in code}
     return {h: (code[h], named[h]) for h in code}
 
 
@@ -54,8 +65,10 @@ def judge(messages: list[dict]) -> str:
 
 def test_every_section_with_code_names_its_extras():
     found = sections()
-    assert {"Use", "The biological pipeline"} <= set(found)
-    assert any(h.startswith("LangChain") for h in found) and any(h.startswith("LlamaIndex") for h in found)
+    assert {"docs/core.md", "docs/pipeline.md", "docs/langchain.md", "docs/llamaindex.md"} <= set(found)
+    assert any(h.startswith("README: LangChain") for h in found) and any(
+        h.startswith("README: LlamaIndex") for h in found
+    )
     assert all(extras for _, extras in found.values()), {h: e for h, (_, e) in found.items()}
 
 
@@ -95,4 +108,4 @@ def test_each_sections_snippets_run_in_a_venv_with_only_the_extras_it_names(head
         done = subprocess.run(
             [str(python), str(script)], cwd=tmp_path, capture_output=True, text=True, timeout=600, env=env
         )
-    assert done.returncode == 0, f"README section {heading!r} with [{','.join(sorted(extras))}]:\n{done.stderr[-3000:]}"
+    assert done.returncode == 0, f"{heading!r} with [{','.join(sorted(extras))}]:\n{done.stderr[-3000:]}"
