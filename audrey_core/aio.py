@@ -25,7 +25,7 @@ def twin(method: Callable[Concatenate[S, P], R]) -> Callable[Concatenate[S, P], 
     async def run(self: S, *args: P.args, **kwargs: P.kwargs) -> R:
         return await asyncio.to_thread(getattr(self, name), *args, **kwargs)
 
-    run.__name__ = run.__qualname__ = f"a{name}"
+    run.__name__, run.__qualname__ = f"a{name}", _beside(method, f"a{name}")
     run.__doc__ = f"Async :meth:`{name}` (same arguments), run in a worker thread off the event loop."
     return run
 
@@ -47,7 +47,7 @@ def stream_twin(method: Callable[Concatenate[S, P], Iterator[T]]) -> Callable[Co
         finally:
             await asyncio.to_thread(stream.close)
 
-    run.__name__ = run.__qualname__ = f"a{name}"
+    run.__name__, run.__qualname__ = f"a{name}", _beside(method, f"a{name}")
     run.__doc__ = f"Async :meth:`{name}`: ``async for r in brain.a{name}(...)`` (same arguments)."
     run.__signature__ = _returning(method, "AsyncIterator[")  # type: ignore[attr-defined]
     return run
@@ -62,11 +62,17 @@ def collected(stream: Callable[P, Iterator[T]], summary: str) -> Callable[P, lis
         return list(stream(*args, **kwargs))
 
     name = stream.__name__.removesuffix("_stream")
-    collect.__name__ = collect.__qualname__ = name
+    collect.__name__, collect.__qualname__ = name, _beside(stream, name)
     rest = (stream.__doc__ or "").partition("\n\n")[2]
     collect.__doc__ = f"{summary}\n\n{rest}" if rest else summary
     collect.__signature__ = _returning(stream, "list[")  # type: ignore[attr-defined]
     return collect
+
+
+def _beside(method: Callable[..., Any], name: str) -> str:
+    """The qualified name of ``name`` in ``method``'s class (``Audrey.arecall``), so tools see it as a method there."""
+    owner = method.__qualname__.rpartition(".")[0]
+    return f"{owner}.{name}" if owner else name
 
 
 def _returning(method: Callable[..., Any], container: str) -> inspect.Signature:

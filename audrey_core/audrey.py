@@ -78,13 +78,13 @@ class Audrey(MemoryUpkeep):
         self.llm = as_llm(llm)
         self.clock: Clock = clock or system_clock
         self.events = EventBus()
-        self.storage: Storage = open_storage(
+        self._storage: Storage = open_storage(
             path, model_name=self.embedder.model_name, dimensions=self.embedder.dimensions
         )
         self._queries = QueryCache(self.embedder, self.config.recall.query_cache_size)
         self._closed = False
         self._close_lock = threading.Lock()
-        parts = (self.storage, self.embedder, self.llm, self.config, self.clock, self.events, self.agent, self.scope)
+        parts = (self._storage, self.embedder, self.llm, self.config, self.clock, self.events, self.agent, self.scope)
         self._context = StageContext(*parts, queries=self._queries)
         self._consolidation_lock = threading.Lock()
         self._background = Background(self._context, self.consolidate)
@@ -99,7 +99,7 @@ class Audrey(MemoryUpkeep):
                 return
             self._closed = True
         self._background.close()
-        self.storage.close()
+        self._storage.close()
 
     def wait_for_idle(self, timeout: float | None = None) -> bool:
         """Block until the work the writes so far started is done: every encoded episode validated, and the derived
@@ -109,7 +109,7 @@ class Audrey(MemoryUpkeep):
         if not self._background.wait_for_idle(timeout):
             return False
         self._check_open()
-        return self.storage.settle_indexes(None if until is None else max(0.0, until - time.monotonic()))
+        return self._storage.settle_indexes(None if until is None else max(0.0, until - time.monotonic()))
 
     def __enter__(self) -> Audrey:
         return self
@@ -308,7 +308,7 @@ class Audrey(MemoryUpkeep):
         """
         self._check_open()
         self.wait_for_idle()
-        with self._consolidation_lock, self.storage.consolidation_lock(self.agent):
+        with self._consolidation_lock, self._storage.consolidation_lock(self.agent):
             retire_outdated_principles(self._context)
             return consolidate_stage.consolidate(self._context, progress)
 
@@ -346,6 +346,6 @@ class Audrey(MemoryUpkeep):
         await self.aclose()
 
     def __repr__(self) -> str:
-        path = getattr(self.storage, "path", "?")
+        path = getattr(self._storage, "path", "?")
         scope = f", scope={self.scope!r}" if self.scope else ""
         return f"Audrey(path={path!r}, agent={self.agent!r}{scope}, embedder={self.embedder!r})"

@@ -4,8 +4,9 @@ half of :class:`~audrey_core.audrey.Audrey`, which adds the lifecycle and every 
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Iterator, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -17,23 +18,47 @@ from .providers.embedding import QueryCache
 from .rules.confidence import ConfidenceBreakdown, memory_confidence
 from .rules.inputs import check_ids_text, check_text
 from .rules.ownership import Tenant
+from .rules.recall_options import ListingFilters
 from .stages import recall as recall_stage
 from .stages import records
 from .stages.context import StageContext
 from .storage import Storage
 from .timeutil import Clock
 
+if TYPE_CHECKING:
+    from typing_extensions import Unpack  # typing.Unpack from Python 3.11: editors list each filter with its type
+
 
 class MemoryReading:
     """Reading an agent's memory within one tenant (set up by :class:`~audrey_core.audrey.Audrey`)."""
 
-    storage: Storage
+    _storage: Storage
     tenant: Tenant
     config: AudreyConfig
     clock: Clock
     _context: StageContext
     _queries: QueryCache
     _closed: bool = False
+
+    @property
+    def storage(self) -> Storage:
+        """Deprecated: the store behind the instance, which is not bound to its tenant (it reads any agent's rows).
+        Use the instance's own methods (``vectors``, ``get_many``, ``audit_log``, ``introspect``, ...); removed in
+        the next minor version."""
+        warnings.warn(
+            "Audrey.storage is deprecated and will be removed in the next minor version: it is not bound to the "
+            "instance's tenant; use the instance's methods (vectors, get_many, audit_log, introspect, ...)",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return self._storage
+
+    def audit_log(self) -> list[dict[str, Any]]:
+        """The audit entries of this instance's agent, oldest first: forgets, expiries, updates, rollbacks, settled
+        disputes (``action``, ``subject_id``, ``details``, ``created_at``). A scoped instance sees the entries about
+        memories it holds."""
+        self._check_open()
+        return records.audit_log(self._context)
 
     def _check_open(self) -> None:
         if self._closed:
@@ -79,7 +104,7 @@ class MemoryReading:
     @property
     def location(self) -> str:
         """Where the memory is stored: a file path, ``:memory:``, or a PostgreSQL URL without its password."""
-        return str(self.storage.path)
+        return str(self._storage.path)
 
     def principles_citing(self, episode_id: str) -> list[Memory]:
         """The principles and procedures of this instance that count the episode ``episode_id`` as evidence."""
@@ -106,7 +131,7 @@ class MemoryReading:
     def vectors(self, ids: Sequence[str]) -> dict[str, np.ndarray]:
         """The stored embedding of each of this instance's memories among ``ids``."""
         self._check_open()
-        return self.storage.get_vectors(check_ids_text("vectors", ids), owner=self.tenant)
+        return self._storage.get_vectors(check_ids_text("vectors", ids), owner=self.tenant)
 
     def list_memories(
         self,
@@ -114,7 +139,7 @@ class MemoryReading:
         offset: int = 0,
         types: Sequence[str] | None = None,
         include_dormant: bool = False,
-        **filters: Any,
+        **filters: Unpack[ListingFilters],
     ) -> list[Memory]:
         """This agent's memories without a query, newest first, with paging; same filters as :meth:`recall`."""
         self._check_open()
@@ -122,7 +147,7 @@ class MemoryReading:
         return recall_stage.list_memories(self._context, limit, offset, arguments)
 
     def iter_memories(
-        self, types: Sequence[str] | None = None, include_dormant: bool = False, **filters: Any
+        self, types: Sequence[str] | None = None, include_dormant: bool = False, **filters: Unpack[ListingFilters]
     ) -> Iterator[Memory]:
         """Every memory of this instance matching :meth:`recall`'s filters, oldest first, read a page at a time."""
         self._check_open()
@@ -139,7 +164,7 @@ class MemoryReading:
         """Every agent with memories in this store and how many each has: like ``introspect(all_agents=True)``, an
         explicit crossing of tenants for operators (``audrey ui`` says which agents a store holds)."""
         self._check_open()
-        return self.storage.agents()
+        return self._storage.agents()
 
     def introspect(self, all_agents: bool = False) -> Introspection:
         """Counts by type and state, contradictions, causal links, last consolidation, sources, embedding model: of
@@ -163,3 +188,4 @@ class MemoryReading:
     avectors = twin(vectors)
     ascopes = twin(scopes)
     aintrospect = twin(introspect)
+    aaudit_log = twin(audit_log)

@@ -5,16 +5,20 @@ kept apart so that each file reads as one purpose."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING
 
 from .aio import twin
 from .config import STATES, ExpiryConfig
 from .models import Contradiction
 from .reading import MemoryReading
+from .rules.recall_options import ListingFilters
 from .stages import expiry as expiry_stage
 from .stages import records
 from .stages import settle as settle_stage
 from .stages.background import Background
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
 
 
 class MemoryUpkeep(MemoryReading):
@@ -52,13 +56,13 @@ class MemoryUpkeep(MemoryReading):
         self._check_open()
         return expiry_stage.refresh(self._context, ids)
 
-    def forget_all(self, **filters: Any) -> list[str]:
+    def forget_all(self, types: Sequence[str] | None = None, **filters: Unpack[ListingFilters]) -> list[str]:
         """Forget every memory of this instance matching :meth:`recall`'s filters, in every state unless ``states``
         says otherwise (e.g. ``forget_all(scope=("user", "alice"))``); return their ids. Expired memories the
         filters cannot see any more are swept first."""
         self.sweep_expired()
         filters.setdefault("states", list(STATES))
-        ids = [memory.id for memory in self.iter_memories(**filters)]
+        ids = [memory.id for memory in self.iter_memories(types, **filters)]
         return [forgotten for start in range(0, len(ids), 1000) for forgotten in self.forget(ids[start : start + 1000])]
 
     def forget(self, ids: Sequence[str]) -> list[str]:

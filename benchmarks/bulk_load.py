@@ -71,13 +71,13 @@ def one_round(size: int, query_count: int, folder: Path, plain: bool = False, ch
         for first in range(0, size, BATCH):
             brain.encode_batch(items[first : first + BATCH], vectors=vectors[first : first + BATCH])
         loaded = time.perf_counter() - start
-        brain.storage.settle_indexes()  # the index work alone (validation goes on meanwhile, on its thread)
+        brain._storage.settle_indexes()  # the index work alone (validation goes on meanwhile, on its thread)
         indexed = time.perf_counter() - start
         brain.wait_for_idle()
         waited = time.perf_counter() - start - loaded
         waiting = waiting_rows(brain)
         right_after = timings_ms(lambda p: brain.recall(p[0], limit=10, query_vector=p[1]), pairs)
-        graph_at_rest(brain.storage.vector_index)
+        graph_at_rest(brain._storage.vector_index)
         at_rest = timings_ms(lambda p: brain.recall(p[0], limit=10, query_vector=p[1]), pairs)
         exact = timings_ms(lambda p: np.argpartition(-(vectors @ p[1]), 10)[:10], pairs)
     return {

@@ -86,7 +86,7 @@ def ranks(
     found: dict[str, list[int]] = {}
     with Audrey(":memory:", agent="docs", embedder=embedder, config=config(1.0)) as brain:
         if fts5:
-            brain.storage.keyword_index = None  # the FTS5 path, as without tantivy
+            brain._storage.keyword_index = None  # the FTS5 path, as without tantivy
         memories = [{"id": f"d{i}", "content": body} for i, (_, body) in enumerate(items)]
         brain.encode_batch(memories, vectors=body_vectors)
         for mode in ("hybrid", "keyword"):

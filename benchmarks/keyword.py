@@ -46,7 +46,7 @@ def store(brain: Audrey, texts: list[str]) -> None:
             for t in batch
         ]  # fmt: skip
         vectors = rng.standard_normal((len(batch), 384)).astype(np.float32)
-        brain.storage.insert_memories(episodes, vectors / np.linalg.norm(vectors, axis=1, keepdims=True))
+        brain._storage.insert_memories(episodes, vectors / np.linalg.norm(vectors, axis=1, keepdims=True))
 
 
 def median_ms(call, items) -> float:
@@ -57,7 +57,7 @@ def measure(size: int, turns: list[str], questions: list[str], folder: Path) -> 
     path = folder / f"keyword-{size}.db"
     with Audrey(path, agent="bench", embedder=RandomEmbedder()) as brain:
         store(brain, [f"{turns[i % len(turns)]} ({i})" for i in range(size)])
-        storage, index = brain.storage, brain.storage.keyword_index
+        storage, index = brain._storage, brain._storage.keyword_index
         start = time.perf_counter()
         index.ensure_fresh()  # catches up every row stored above
         build_s = time.perf_counter() - start
@@ -104,7 +104,7 @@ def measure_postgres(size: int, turns: list[str], questions: list[str], server_u
             terms = [query_terms(q) for q in questions]
 
             def top(t: list[str]) -> list[str]:
-                return [h.memory_id for h in brain.storage.keyword_search(t, 10, where)]
+                return [h.memory_id for h in brain._storage.keyword_search(t, 10, where)]
 
             for t in terms[:20]:
                 top(t)

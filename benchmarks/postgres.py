@@ -104,7 +104,7 @@ def stored_vectors(brain: Audrey) -> tuple[list[str], np.ndarray]:
             break
     found: dict[str, np.ndarray] = {}
     for first in range(0, len(ids), PAGE):
-        found.update(brain.storage.get_vectors(ids[first : first + PAGE]))
+        found.update(brain._storage.get_vectors(ids[first : first + PAGE]))
     ids = [i for i in ids if i in found]
     return ids, np.stack([found[i] for i in ids]) if ids else np.empty((0, DIMENSIONS), np.float32)
 
@@ -123,9 +123,9 @@ def exact_top(brain: Audrey, vectors: np.ndarray, k: int) -> list[set[str]]:
 
 
 def knn_plan(brain: Audrey, k: int, where: VectorFilter) -> str:
-    """How PostgreSQL runs ``brain.storage.knn(v, k, where)``: through the HNSW index, or exactly (a scan of the
+    """How PostgreSQL runs ``brain._storage.knn(v, k, where)``: through the HNSW index, or exactly (a scan of the
     filtered rows). EXPLAIN of the same statement, on one of the store's own connections (same settings)."""
-    storage = brain.storage
+    storage = brain._storage
     conditions, params = storage._vector_conditions(where)
     filters = " AND ".join(conditions)
     sql = (
@@ -142,13 +142,13 @@ def knn_plan(brain: Audrey, k: int, where: VectorFilter) -> str:
 def analyze(brain: Audrey) -> None:
     """Table statistics, as autovacuum would gather them soon after a bulk load: the planner's choice between the
     HNSW index and an exact scan depends on them."""
-    with brain.storage._read() as db:
+    with brain._storage._read() as db:
         db.execute("ANALYZE")
 
 
 def measure_store(brain: Audrey, size: int, vectors: np.ndarray, limit: int) -> dict:
     """Populate, then time recall_by_vector and the raw KNN, then compare knn's top 10 with the exact top 10."""
-    postgres = isinstance(brain.storage, PostgresStorage)
+    postgres = isinstance(brain._storage, PostgresStorage)
     start = time.perf_counter()
     populate(brain, size)
     populate_s = time.perf_counter() - start
@@ -160,11 +160,11 @@ def measure_store(brain: Audrey, size: int, vectors: np.ndarray, limit: int) -> 
     timings = timings_ms(lambda v: brain.recall_by_vector(v, limit=limit), vectors, warm=5)
     options = check_options(agent=brain.agent, limit=limit)
     k = pool_size(options, brain.config.recall)
-    knn_ms = timings_ms(lambda v: brain.storage.knn(v, k, options.where), vectors)
+    knn_ms = timings_ms(lambda v: brain._storage.knn(v, k, options.where), vectors)
     truth = exact_top(brain, vectors, TOP)
     everything = VectorFilter(agent=brain.agent)
     found = [
-        len({hit.memory_id for hit in brain.storage.knn(v, TOP, everything)} & best) / TOP
+        len({hit.memory_id for hit in brain._storage.knn(v, TOP, everything)} & best) / TOP
         for v, best in zip(vectors, truth)
     ]
     plans = [knn_plan(brain, k, options.where), knn_plan(brain, TOP, everything)] if postgres else ["exact"] * 2
@@ -194,7 +194,7 @@ def recall_rows(size: int, queries: int, limit: int, folder: Path, server_url: s
     schema = f"bench_recall_{size}"
     with Audrey(fresh_schema(server_url, schema), embedder=RandomEmbedder()) as brain:
         postgres_row = {"backend": "postgres", **measure_store(brain, size, vectors, limit)}
-        vector_table = brain.storage.vector_table
+        vector_table = brain._storage.vector_table
     postgres_row["size_mb"], postgres_row["index_mb"] = schema_mb(server_url, schema, vector_table)
     drop_schema(server_url, schema)
     return [sqlite_row, postgres_row]

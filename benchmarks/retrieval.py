@@ -86,7 +86,7 @@ def evaluate(
             ":memory:", agent=conv.sample_id, embedder=embedder, clock=clock, config=config(influence)
         ) as brain:
             if fts5:
-                brain.storage.keyword_index = None  # the FTS5 path, as without tantivy
+                brain._storage.keyword_index = None  # the FTS5 path, as without tantivy
             sessions = [conv.turns[-1].when] if at_once else sorted({t.when for t in conv.turns})
             for when in sessions:  # one batch per session, stored at its date (or all at the last one)
                 index = [i for i, t in enumerate(conv.turns) if at_once or t.when == when]

@@ -88,7 +88,7 @@ def populate(brain: Audrey, texts: list[str], vectors: np.ndarray, batch: int = 
     for first in range(0, len(texts), batch):
         requests = [request_from_item({"content": t}, i) for i, t in enumerate(texts[first : first + batch])]
         episodes = encode_episodes(
-            brain.storage, brain.embedder, requests, tenant=brain.tenant, now=brain.clock(),
+            brain._storage, brain.embedder, requests, tenant=brain.tenant, now=brain.clock(),
             confidence=brain.config.confidence, vectors=vectors[first : first + batch],
         )  # fmt: skip
         ids.extend(e.id for e in episodes)
@@ -104,7 +104,7 @@ def graph_settled(index) -> None:
 
 def indexes_built(brain: Audrey) -> None:
     """Wait until no index is being rebuilt in the background (searches go to the database until then)."""
-    for index in (brain.storage.keyword_index, brain.storage.vector_index):
+    for index in (brain._storage.keyword_index, brain._storage.vector_index):
         while index is not None and index.building():
             time.sleep(0.05)
 
@@ -134,7 +134,7 @@ def encode_rate(folder: Path, size: int, burst: int = 5000, sustained: int = 200
         brain.recall_by_vector(vectors[0], limit=1)  # a bulk load: the indexes are rebuilt in the background
         indexes_built(brain)  # the steady state is timed (searches meanwhile go to the database)
         first = size
-        index = brain.storage.vector_index
+        index = brain._storage.vector_index
         for name, count in (("", burst), ("sustained_", sustained), ("statements_", statements)):
             graph_settled(index)  # the previous run's rows in the graph first
             start = time.perf_counter()
@@ -159,7 +159,7 @@ def measure(size: int, query_count: int, folder: Path) -> dict:
     row: dict = {"memories": size}
     with Audrey(path, embedder=CorpusEmbedder()) as brain:
         row["populate_per_s"], ids = populate(brain, texts[:size], vectors[:size])
-        for kind, index in (("keyword", brain.storage.keyword_index), ("vector", brain.storage.vector_index)):
+        for kind, index in (("keyword", brain._storage.keyword_index), ("vector", brain._storage.vector_index)):
             start = time.perf_counter()
             index.rebuild()
             row[f"{kind}_build_s"] = time.perf_counter() - start
@@ -172,7 +172,7 @@ def measure(size: int, query_count: int, folder: Path) -> dict:
         for first in range(size, size + 3 * CATCH_UP, CATCH_UP):  # three rounds: the median is reported
             with Audrey(path, embedder=CorpusEmbedder()) as other:
                 ids += populate(other, texts[first : first + CATCH_UP], vectors[first : first + CATCH_UP])[1]
-            for times, index in ((keyword_ms, brain.storage.keyword_index), (vector_ms, brain.storage.vector_index)):
+            for times, index in ((keyword_ms, brain._storage.keyword_index), (vector_ms, brain._storage.vector_index)):
                 start = time.perf_counter()
                 index.ensure_fresh()
                 times.append((time.perf_counter() - start) * 1000)
@@ -181,7 +181,7 @@ def measure(size: int, query_count: int, folder: Path) -> dict:
         pairs = list(zip(qtexts, qvectors))
         for _ in range(2):  # warm the caches
             timings_ms(lambda p: brain.recall(p[0], limit=10, query_vector=p[1]), pairs[:20])
-        index = brain.storage.vector_index
+        index = brain._storage.vector_index
         row["waiting_rows"] = len(index.waiting) if index is not None else 0
         waiting = timings_ms(lambda p: brain.recall(p[0], limit=10, query_vector=p[1]), pairs)
         graph_at_rest(index)
@@ -197,7 +197,7 @@ def measure(size: int, query_count: int, folder: Path) -> dict:
             start = time.perf_counter()
             top = np.argpartition(-(vectors @ v), 10)[:10]
             exact_ms.append((time.perf_counter() - start) * 1000)
-            found = {position[h.memory_id] for h in brain.storage.knn(v, 10, where)}
+            found = {position[h.memory_id] for h in brain._storage.knn(v, 10, where)}
             overlap.append(len(found & set(top.tolist())) / 10)
     finally:
         brain.close()

@@ -151,7 +151,7 @@ def check(path: str, encoded: dict, forgotten: set[str], in_flight: set[str], sa
     started = time.perf_counter()
     brain = _open(path)
     opened = time.perf_counter() - started
-    indexes = [i for i in (brain.storage.keyword_index, brain.storage.vector_index) if i is not None]
+    indexes = [i for i in (brain._storage.keyword_index, brain._storage.vector_index) if i is not None]
     while any(index.building() for index in indexes):  # a large rebuild runs in the background: the lookups below
         time.sleep(0.1)  # are of the indexes (the database answers meanwhile, exactly but slower)
     ready = time.perf_counter() - started

@@ -119,7 +119,7 @@ def run(embedder: Any, cases: tuple[Case, ...], llm: Any = None, misses: list[st
             options = check_options(agent=brain.agent, limit=10, scope=scope)
             start = time.perf_counter()
             recall_stage.rank(
-                brain.storage, vector, options, now=clock(), confidence_cfg=brain.config.confidence,
+                brain._storage, vector, options, now=clock(), confidence_cfg=brain.config.confidence,
                 recall_cfg=brain.config.recall, terms=case.query.lower().split(),
             )  # fmt: skip
             rank_ms.append(1000 * (time.perf_counter() - start))

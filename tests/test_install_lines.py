@@ -1,5 +1,5 @@
-"""Every install line a user can read (README, the docs, examples, error messages) names this distribution and extras it has:
-`pip install 'audrey[...]'` once installed an unrelated 2017 package that owns that name on PyPI."""
+"""Every install line a user can read (README, the docs, examples, error messages) names this distribution and extras
+it has: `pip install 'audrey[...]'` once installed an unrelated 2017 package that owns that name on PyPI."""
 
 from __future__ import annotations
 

@@ -3,10 +3,10 @@ search: ``VectorFilter``), mode, token budget, and the tenant rule that keeps ev
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
-from typing import Any
+from typing import Any, TypedDict
 
 from ..config import MEMORY_TYPES, RECALLABLE_STATES, SOURCES, STATES
 from ..errors import InvalidInputError
@@ -47,6 +47,22 @@ class VectorFilter:
             self.time_range, self.as_of,
         )  # fmt: skip
         return self.scoped or any(x is not None for x in narrowing)
+
+
+class ListingFilters(TypedDict, total=False):
+    """The filters ``list_memories``, ``iter_memories`` and ``forget_all`` take as keywords, as :meth:`recall` does
+    (see its arguments): each narrows which memories count, inside the instance's tenant."""
+
+    tags: Sequence[str] | None
+    sources: Sequence[str] | None
+    states: Sequence[str] | None
+    filter: Mapping[str, Any] | None
+    scope: Sequence[str] | None
+    scope_prefix: Sequence[str] | None
+    scoped: bool
+    time_range: tuple[datetime | None, datetime | None] | None
+    as_of: datetime | None
+    include_superseded: bool
 
 
 MODES = ("hybrid", "vector", "keyword")

@@ -75,6 +75,16 @@ def scopes(ctx: StageContext) -> list[tuple[str, ...]]:
     return [s for s in ctx.storage.scopes(ctx.agent, ctx.clock()) if ctx.tenant.contains(s)]
 
 
+def audit_log(ctx: StageContext) -> list[dict[str, Any]]:
+    """The agent's audit entries, oldest first; for a scoped tenant, those whose subject is one of its memories."""
+    entries = ctx.storage.audit_entries(ctx.agent)
+    if not ctx.scope:
+        return entries
+    subjects = {e["subject_id"] for e in entries if e.get("subject_id")}
+    mine = set(ctx.storage.get_memories(subjects, owner=ctx.tenant))
+    return [e for e in entries if e.get("subject_id") in mine]
+
+
 def timeline(ctx: StageContext) -> list[tuple[str, str, str, int]]:
     """(day stored, memory type, state, count) of the tenant's memories, in day order."""
     return ctx.storage.timeline(ctx.agent, ctx.scope)

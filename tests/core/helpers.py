@@ -30,16 +30,16 @@ def add_derived(brain: Audrey, content: str, *, memory_type: str = "semantic", *
         created_at=fields.pop("created_at", brain.clock()),
         **fields,
     )
-    brain.storage.insert_memories([memory], embed_texts(brain.embedder, [content]))
+    brain._storage.insert_memories([memory], embed_texts(brain.embedder, [content]))
     return memory.id
 
 
 def table_counts(brain: Audrey) -> dict[str, int]:
     """Rows in every table that encode writes, read straight from the database (either backend)."""
     tables = ["episodes", "semantics", "procedures", "memory_tags", "memory_vector_rows", "memory_text_rows"]
-    with brain.storage._read() as db:  # the test reads the real contents, not the API's view of them
+    with brain._storage._read() as db:  # the test reads the real contents, not the API's view of them
         counts = {t: db.execute(f"SELECT COUNT(*) FROM {t}").fetchone()[0] for t in tables}
-        counts["memory_vectors"] = db.execute(f"SELECT COUNT(*) FROM {brain.storage.vector_table}").fetchone()[0]
+        counts["memory_vectors"] = db.execute(f"SELECT COUNT(*) FROM {brain._storage.vector_table}").fetchone()[0]
     return counts
 
 

@@ -82,7 +82,7 @@ BEFORE_TURNS = [
 def hits(brain: Audrey, text: str, k: int = 10, **extra) -> list[tuple[str, float]]:
     vector = brain.embedder.embed([text])[0]
     where = VectorFilter(agent=brain.agent, **{"states": STATES, **extra})
-    return [(h.memory_id, round(h.distance, 5)) for h in brain.storage.knn(np.asarray(vector), k, where)]
+    return [(h.memory_id, round(h.distance, 5)) for h in brain._storage.knn(np.asarray(vector), k, where)]
 
 
 def nearest(brain: Audrey, text: str, k: int = 10, **extra) -> list[str]:
@@ -91,11 +91,11 @@ def nearest(brain: Audrey, text: str, k: int = 10, **extra) -> list[str]:
 
 def scanned_hits(brain: Audrey, text: str, k: int = 10, **extra) -> list[tuple[str, float]]:
     """The exact reference: sqlite-vec's scan, with the graph out of the way."""
-    index, brain.storage.vector_index = brain.storage.vector_index, None
+    index, brain._storage.vector_index = brain._storage.vector_index, None
     try:
         return hits(brain, text, k, **extra)
     finally:
-        brain.storage.vector_index = index
+        brain._storage.vector_index = index
 
 
 def scanned(brain: Audrey, text: str, k: int = 10, **extra) -> list[str]:
@@ -113,7 +113,7 @@ def same_nearest(found: list[tuple[str, float]], expected: list[tuple[str, float
 
 def saved(brain: Audrey) -> None:
     """Wait for the snapshot a catch-up began saving in the background."""
-    index = brain.storage.vector_index
+    index = brain._storage.vector_index
     index.ensure_fresh()
     if index.saves.thread is not None:
         index.saves.thread.join()

@@ -62,7 +62,7 @@ def test_a_large_rebuild_runs_in_the_background_while_the_database_answers(tmp_p
     shutil.rmtree(tmp_path / "a.db-indexes")
 
     with open_brain(path) as brain:
-        vector, keyword = brain.storage.vector_index, brain.storage.keyword_index
+        vector, keyword = brain._storage.vector_index, brain._storage.keyword_index
         assert vector.building() and keyword.building()  # opening did not wait for them
         for query in queries:  # the database answers meanwhile: exactly
             assert ids(brain.recall(query, limit=5, mode="vector")) == before[query]
@@ -88,7 +88,7 @@ def test_close_during_a_background_rebuild_returns(tmp_path, held_builds):
         brain.encode_batch([f"kiln glaze note {i}" for i in range(120)])
     shutil.rmtree(tmp_path / "a.db-indexes")
     brain = open_brain(path)
-    assert brain.storage.vector_index.building()
+    assert brain._storage.vector_index.building()
     closer = threading.Thread(target=brain.close)
     closer.start()
     held_builds.set()  # the build goes on, sees the index closed at its next batch, and stops
@@ -110,14 +110,14 @@ def test_background_validation_waits_for_a_rebuild_rather_than_scan(tmp_path, he
 
     brain = Audrey(path, agent="a", embedder=DeterministicEmbedder())  # validation on its worker
     try:
-        assert brain.storage.vector_index.building()
+        assert brain._storage.vector_index.building()
         brain.encode("kiln glaze note 7")  # the same claim again: validation counts it as evidence for k7
         assert not brain.wait_for_idle(1.0)  # waiting for the build
         assert brain.get("k7").evidence_count == 1
         held_builds.set()
         assert brain.wait_for_idle(WAIT)
         assert brain.get("k7").evidence_count == 2
-        assert not brain.storage.vector_index.building()
+        assert not brain._storage.vector_index.building()
     finally:
         brain.close()
 

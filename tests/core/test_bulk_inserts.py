@@ -26,7 +26,7 @@ def test_wait_for_idle_puts_even_a_few_waiting_rows_into_the_graph(tmp_path):
     with open_brain(tmp_path / "a.db") as brain, open_brain(tmp_path / "a.db") as other:
         brain.encode_batch([f"kiln glaze note {i}" for i in range(40)])
         brain.wait_for_idle()
-        index = brain.storage.vector_index
+        index = brain._storage.vector_index
         assert vector_status(brain)["waiting"] == 0 and len(index.graph) == 40
         other.encode_batch([f"oven note {i}" for i in range(30)])  # fewer than PENDING_MAX: no insert begins
         index.ensure_fresh()
@@ -60,7 +60,7 @@ def test_wait_for_idle_waits_for_a_rebuild_in_the_background_and_keeps_its_timeo
         assert brain.wait_for_idle(timeout=60)
         status = vector_status(brain)
         assert status == status | {"waiting": 0, "lag": 0, "documents": 600, "building": False}
-        found = brain.storage.knn(vectors[123], 1, VectorFilter(agent=brain.agent))
+        found = brain._storage.knn(vectors[123], 1, VectorFilter(agent=brain.agent))
         assert brain.get(found[0].memory_id).content == "imported line 123"
 
 
@@ -72,7 +72,7 @@ def test_a_search_during_a_bulk_slice_scans_exactly_instead_of_waiting(tmp_path,
         vectors = np.random.default_rng(5).standard_normal((300, brain.embedder.dimensions)).astype(np.float32)
         brain.encode_batch([f"line {i}" for i in range(300)], vectors=vectors)
         brain.wait_for_idle()
-        index = brain.storage.vector_index
+        index = brain._storage.vector_index
         codes = index.codes_for(brain.agent, None, lambda scope: True)
         expected = index.search(vectors[7], 5, codes)
         answers = []
@@ -106,8 +106,8 @@ def test_a_backlog_goes_into_the_graph_in_bulk_slices_and_answers_the_same(tmp_p
         other.encode_batch([f"imported line {i}" for i in range(900)], vectors=vectors)
         slices.clear()
         assert brain.wait_for_idle(timeout=60)
-        index = brain.storage.vector_index
+        index = brain._storage.vector_index
         assert max(slices) > vector_inserts.INSERT_SLICE  # not 128 at a time
         assert sum(slices) == 900 and len(index.graph) == 940 and len(index.waiting) == 0
-        found = brain.storage.knn(vectors[456], 1, VectorFilter(agent=brain.agent))
+        found = brain._storage.knn(vectors[456], 1, VectorFilter(agent=brain.agent))
         assert brain.get(found[0].memory_id).content == "imported line 456"

@@ -54,16 +54,16 @@ def test_a_long_text_is_found_through_a_middle_chunk_and_returned_once(chunked):
 def test_forget_snapshot_backfill_and_reembed_keep_chunks_straight(chunked, tmp_path):
     long_id = chunked.encode(LONG)
     buffer = io.StringIO()
-    export_snapshot(chunked.storage, buffer)
+    export_snapshot(chunked._storage, buffer)
     lines = iter(buffer.getvalue().splitlines(keepends=True))
     header = read_snapshot_header(lines)
     copy = SQLiteStorage(tmp_path / "copy.db", model_name=header["embedding_model"], dimensions=384)
     import_snapshot(copy, lines)
-    assert list(copy.export_records()) == list(chunked.storage.export_records())
+    assert list(copy.export_records()) == list(chunked._storage.export_records())
     copy.close()
-    reembed(chunked.storage, DeterministicEmbedder(128, max_tokens=12))
-    assert chunked.storage.reembed_target() is None and chunked.storage.dimensions == 128
-    with Audrey(chunked.storage.path, embedder=DeterministicEmbedder(128, max_tokens=12), config=SYNC) as after:
+    reembed(chunked._storage, DeterministicEmbedder(128, max_tokens=12))
+    assert chunked._storage.reembed_target() is None and chunked._storage.dimensions == 128
+    with Audrey(chunked.location, embedder=DeterministicEmbedder(128, max_tokens=12), config=SYNC) as after:
         hit = after.recall("vault code orange falcon", mode="vector")[0]
         assert hit.id == long_id and "orange falcon" in hit.chunk
         after.forget([long_id])

@@ -75,8 +75,8 @@ def test_clusters_are_connected_components_at_the_threshold(db_path, placed, clo
         close = [brain.encode(placed.place(f"close {i}", 0.9), source=s) for i, s in enumerate(SOURCES3)]
         loose = brain.encode(placed.place("loose", 0.88))  # 0.88 * 0.9 = 0.792 < 0.80 to the others
         far = brain.encode("far away")
-        episodes = brain.storage.unconsolidated_episodes(brain.agent, ("active",))
-        vectors = brain.storage.get_vectors([e.id for e in episodes])
+        episodes = brain._storage.unconsolidated_episodes(brain.agent, ("active",))
+        vectors = brain._storage.get_vectors([e.id for e in episodes])
         groups = consolidate_stage.cluster_ids(brain._context, episodes, vectors)
     assert sorted(groups) == sorted([sorted(close), [loose], [far]])
     # The same as an all-pairs reference computed the slow way.
@@ -98,8 +98,8 @@ def test_cluster_similarity_boundary(db_path, placed, clock, similarity, joined)
         b = brain.encode(
             placed.put("second", similarity * placed.axis(0) + (1 - similarity**2) ** 0.5 * placed.axis(1))
         )
-        episodes = brain.storage.unconsolidated_episodes(brain.agent, ("active",))
-        vectors = brain.storage.get_vectors([a, b])
+        episodes = brain._storage.unconsolidated_episodes(brain.agent, ("active",))
+        vectors = brain._storage.get_vectors([a, b])
         groups = consolidate_stage.cluster_ids(brain._context, episodes, vectors)
     assert (groups == [[a, b]]) == joined
 
@@ -255,7 +255,7 @@ def test_offline_links_are_never_causal(db_path, placed, clock):
 def test_a_principle_that_repeats_known_knowledge_reinforces_it(db_path, placed, clock):
     with open_brain(db_path, placed, clock) as brain:
         known = add_derived(brain, placed.anchor("retries need jitter"))
-        brain.storage.update_memories({known: {"evidence_count": 1}})
+        brain._storage.update_memories({known: {"evidence_count": 1}})
         # These episodes sit at 0.90 to the principle: validation reinforces it as they arrive...
         ids = [brain.encode(placed.place(f"retries need jitter {i}", 0.9), source=s) for i, s in enumerate(SOURCES3)]
         assert brain.get(known).evidence_count == 4
@@ -347,14 +347,14 @@ def test_a_process_killed_mid_run_is_resumed_without_duplicates(db_path, placed,
 
 
 def everything(brain):
-    with brain.storage._read() as db:
+    with brain._storage._read() as db:
         ids = [
             r[0]
             for r in db.execute(
                 "SELECT id FROM episodes UNION ALL SELECT id FROM semantics UNION ALL SELECT id FROM procedures"
             )
         ]
-    return brain.storage.get_memories(ids), {c.id: c for c in brain.storage.find_records(Contradiction)}
+    return brain._storage.get_memories(ids), {c.id: c for c in brain._storage.find_records(Contradiction)}
 
 
 def test_rollback_restores_the_exact_prior_state(db_path, placed, clock):
@@ -384,7 +384,7 @@ def test_rollback_restores_the_exact_prior_state(db_path, placed, clock):
         } == before_contradictions
         closed = [c for c in after_contradictions.values() if c.consolidation_run_id == run.id]
         assert len(closed) == 1 and closed[0].state == "closed"
-        assert brain.storage.audit_entries(brain.agent)[-1]["subject_id"] == run.id
+        assert brain.audit_log()[-1]["subject_id"] == run.id
         with pytest.raises(InvalidInputError, match="already rolled back"):
             brain.rollback(run.id)
         with pytest.raises(NotFoundError, match="no consolidation run"):

@@ -117,7 +117,7 @@ def test_restatements_count_as_evidence_and_are_never_superseded(db_path, placed
         again = brain.encode(placed.place("The cache TTL is five minutes.", 0.95), source="tool-result")
         memory, restated = brain.get(first), brain.get(again)
         assert memory.state == restated.state == "active" and memory.evidence_count == restated.evidence_count == 2
-        assert brain.storage.claim_support(first) == [again] and brain.storage.claim_support(again) == [first]
+        assert brain._storage.claim_support(first) == [again] and brain._storage.claim_support(again) == [first]
         assert not brain.contradictions()
 
 

@@ -43,7 +43,7 @@ def test_sweep_deletes_expired_memories_and_audits_them(brain, clock):
     clock.advance(minutes=5)
     assert brain.sweep_expired() == [gone]
     assert seen == [{"memory_ids": [gone], "expired": True}]
-    entry = brain.storage.audit_entries(brain.agent)[-1]
+    entry = brain.audit_log()[-1]
     assert entry["action"] == "expire" and entry["details"]["ids"] == [gone]
     clock.advance(hours=1)
     assert brain.sweep_expired() == [fixed]
@@ -60,9 +60,9 @@ def test_refresh_restarts_a_ttl_but_not_a_fixed_expiry_nor_an_expired_one(brain,
     assert brain.get(rolling).expires_at == clock() + timedelta(seconds=60)
     clock.advance(seconds=45)  # 75 s after encoding: only the refreshed ttl still holds
     assert brain.get(rolling) is not None and brain.get(fixed) is None and brain.get(lapsed) is None
-    before = brain.storage.get_memories([lapsed])[lapsed].expires_at
+    before = brain._storage.get_memories([lapsed])[lapsed].expires_at
     assert brain.refresh_expiry([lapsed]) == []  # expired stays expired
-    assert brain.storage.get_memories([lapsed])[lapsed].expires_at == before
+    assert brain._storage.get_memories([lapsed])[lapsed].expires_at == before
 
 
 def test_expired_memories_leave_scopes_and_forget_all_removes_them_too(brain, clock):
@@ -81,7 +81,7 @@ def test_an_expired_episode_is_neither_judged_against_nor_consolidated(brain, cl
     new = brain.encode("The API rate limit is 200 requests per second")
     brain.wait_for_idle()
     assert brain.get(new).state == "active" and brain.contradictions() == []
-    assert brain.storage.get_memories([old])[old].superseded_by is None
+    assert brain._storage.get_memories([old])[old].superseded_by is None
 
 
 def test_bad_expiry_arguments_say_what_to_pass(brain, clock):
@@ -114,11 +114,11 @@ def test_export_and_import_keep_expiry(brain, clock, tmp_path, embedder):
     rolling = brain.encode("keeps a rolling ttl", ttl=3600)
     lasting = brain.encode("has no expiry")
     out = io.StringIO()
-    export_snapshot(brain.storage, out)
+    export_snapshot(brain._storage, out)
     target = tmp_path / "restored.db"
     with Audrey(path=target, agent=brain.agent, embedder=embedder, clock=clock) as copy:
         lines = iter(out.getvalue().splitlines())
-        import_snapshot(copy.storage, lines, header=read_snapshot_header(lines))
+        import_snapshot(copy._storage, lines, header=read_snapshot_header(lines))
         restored = copy.get(rolling)
         assert restored.ttl_seconds == 3600.0
         assert restored.expires_at == brain.get(rolling).expires_at

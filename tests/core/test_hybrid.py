@@ -129,10 +129,10 @@ def test_a_version_1_file_gains_full_text_for_its_existing_memories(tmp_path):
 
 def test_hybrid_recall_inside_a_transaction_does_not_deadlock(brain):
     mid = brain.encode("the staging cluster restarts every Sunday")
-    with brain.storage.transaction():
-        assert brain.storage.held_by_this_thread()
+    with brain._storage.transaction():
+        assert brain._storage.held_by_this_thread()
         assert [r.id for r in brain.recall("staging cluster Sunday")] == [mid]
-    assert not brain.storage.held_by_this_thread()
+    assert not brain._storage.held_by_this_thread()
 
 
 def test_without_sqlite_vec_audrey_opens_recalls_by_keyword_and_says_why(tmp_path, embedder, monkeypatch):
@@ -155,13 +155,13 @@ def test_without_sqlite_vec_audrey_opens_recalls_by_keyword_and_says_why(tmp_pat
         with pytest.raises(StorageError, match=r"vector recall is unavailable.*simulated"):
             brain.recall("printer", mode="vector")
         stats = brain.introspect()
-        assert "simulated" in stats.vector_search_error and brain.storage.vector_coverage() == (0, 1)
+        assert "simulated" in stats.vector_search_error and brain._storage.vector_coverage() == (0, 1)
     monkeypatch.undo()  # sqlite-vec is back: the vector table is created and a backfill embeds the memory
     from audrey_core.admin.maintenance import backfill
 
     with Audrey(path, embedder=embedder, config=config) as brain:
         assert brain.introspect().vector_search_error is None
-        assert backfill(brain.storage, embedder) == 1
+        assert backfill(brain._storage, embedder) == 1
         assert [r.id for r in brain.recall("printer jams", mode="vector")] == [mid]
 
 

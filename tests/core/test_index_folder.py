@@ -38,7 +38,7 @@ def fill(brain: Audrey, word: str, count: int) -> list[str]:
 
 
 def keyword_ids(brain: Audrey, word: str) -> set[str]:
-    return {h.memory_id for h in brain.storage.keyword_search([word], 1000, VectorFilter(agent=brain.agent))}
+    return {h.memory_id for h in brain._storage.keyword_search([word], 1000, VectorFilter(agent=brain.agent))}
 
 
 def remove_database(path: Path) -> None:
@@ -88,7 +88,7 @@ def test_a_folder_left_by_a_deleted_store_is_rebuilt_for_the_new_store_at_its_pa
         giraffes = fill(brain, "giraffe", 120)  # the new store's change log passes where the old folder stopped
         assert_indexes_match(brain, {"zebra": [], "giraffe": giraffes})
         assert graph_always  # the graph answered
-        assert recorded_stores(tmp_path) == [brain.storage.store_id] * 2
+        assert recorded_stores(tmp_path) == [brain._storage.store_id] * 2
 
 
 def test_a_database_restored_from_an_older_copy_rebuilds_indexes_that_are_ahead_of_it(tmp_path, graph_always):
@@ -111,13 +111,13 @@ def test_a_store_made_before_store_ids_gets_one_and_rebuilds_its_indexes_once(tm
     path = tmp_path / "a.db"
     with open_brain(path) as brain:
         zebras = fill(brain, "zebra", 30)
-        old_id = brain.storage.store_id
+        old_id = brain._storage.store_id
     with open_brain(path) as brain:
-        assert brain.storage.store_id == old_id  # kept across opens
+        assert brain._storage.store_id == old_id  # kept across opens
     downgrade(path, ["DELETE FROM audrey_config WHERE key = 'store_id'"])  # as an older version left it
     with open_brain(path) as brain, open_brain(path) as second:
-        assert brain.storage.store_id == second.storage.store_id != old_id
-        assert recorded_stores(tmp_path) == [brain.storage.store_id] * 2
+        assert brain._storage.store_id == second._storage.store_id != old_id
+        assert recorded_stores(tmp_path) == [brain._storage.store_id] * 2
         assert keyword_ids(brain, "zebra") == keyword_ids(second, "zebra") == set(zebras)
 
 
@@ -145,14 +145,14 @@ def test_while_the_folder_cannot_be_written_searches_run_through_the_database(
         shutil.rmtree(folder)
         folder.write_text("a file where the folder was: nothing can be written there")
         giraffes = brain.encode_batch([f"giraffe note {i} about the giraffe enclosure" for i in range(30)])
-        brain.storage.prune_vector_log(brain.storage.vector_log_head())  # other's graph must be rebuilt, and saved
+        brain._storage.prune_vector_log(brain._storage.vector_log_head())  # other's graph must be rebuilt, and saved
         searched = len(graph_always)
         assert keyword_ids(other, "giraffe") == set(giraffes)  # through FTS5
         assert other.recall("giraffe note 3 about the giraffe enclosure", limit=1, mode="vector")[0].id == giraffes[3]
         assert "the keyword index failed" in caplog.text and "the vector index failed" in caplog.text
         folder.unlink()
         assert keyword_ids(other, "giraffe") == set(giraffes)  # still through FTS5: the index waits its turn
-        assert other.storage.keyword_index.applied < other.storage.search_log_head()  # not asked to catch up
+        assert other._storage.keyword_index.applied < other._storage.search_log_head()  # not asked to catch up
         monkeypatch.setattr(indexed_search, "RETRY_INDEX_AFTER_S", 0.0)  # its turn
         for handle in (brain, other):
             assert_indexes_match(handle, {"zebra": zebras, "giraffe": giraffes})  # through the indexes again
@@ -204,13 +204,13 @@ def test_stored_vectors_come_from_the_database_while_the_vector_index_cannot_be_
     path, folder = tmp_path / "a.db", tmp_path / "a.db-indexes"
     with open_brain(path) as brain, open_brain(path) as other:
         fill(brain, "zebra", 40)
-        other.storage.vector_index.ensure_fresh()  # other's graph, current for now
+        other._storage.vector_index.ensure_fresh()  # other's graph, current for now
         shutil.rmtree(folder)
         folder.write_text("a file where the folder was: nothing can be written there")
         texts = [f"giraffe note {i} about the giraffe enclosure" for i in range(30)]
         giraffes = brain.encode_batch(texts)
-        brain.storage.prune_vector_log(brain.storage.vector_log_head())  # other's graph must be rebuilt, and saved
-        found = other.storage.get_vectors(giraffes)
+        brain._storage.prune_vector_log(brain._storage.vector_log_head())  # other's graph must be rebuilt, and saved
+        found = other._storage.get_vectors(giraffes)
         assert "the vector index failed" in caplog.text
         expected = other.embedder.embed(texts)
         assert all(np.allclose(found[i], v / np.linalg.norm(v), atol=1e-5) for i, v in zip(giraffes, expected))

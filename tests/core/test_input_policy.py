@@ -46,7 +46,7 @@ def test_bad_text_anywhere_is_refused_before_anything_is_written(brain, bad):
         with pytest.raises(InvalidInputError):
             attempt()
     with pytest.raises(InvalidInputError):
-        Audrey(brain.storage.path, agent="bad\x00agent", embedder=brain.embedder)
+        Audrey(brain.location, agent="bad\x00agent", embedder=brain.embedder)
     assert table_counts(brain) == before
 
 

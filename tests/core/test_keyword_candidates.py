@@ -24,12 +24,12 @@ def fill(brain) -> None:
 
 
 def ids(brain, terms, k, **extra):
-    return [h.memory_id for h in brain.storage.keyword_search(terms, k, VectorFilter(agent=brain.agent, **extra))]
+    return [h.memory_id for h in brain._storage.keyword_search(terms, k, VectorFilter(agent=brain.agent, **extra))]
 
 
 def expected(brain, extra) -> list[str]:
     full = ids(brain, ["porcelain", "kiln", "clay"], 1000)
-    allowed = {m.id for m in brain.storage.list_memories(VectorFilter(agent=brain.agent, **extra), 1000)}
+    allowed = {m.id for m in brain._storage.list_memories(VectorFilter(agent=brain.agent, **extra), 1000)}
     return [i for i in full if i in allowed][:3]
 
 

@@ -51,7 +51,7 @@ def fill(brain: Audrey, count: int = 60) -> None:
 
 def keyword_ids(brain: Audrey, query: str) -> list[str]:
     """The keyword ranking alone (recall would also weigh confidence, which moves with the clock)."""
-    hits = brain.storage.keyword_search(query.split(), 1000, VectorFilter(agent=brain.agent))
+    hits = brain._storage.keyword_search(query.split(), 1000, VectorFilter(agent=brain.agent))
     return [h.memory_id for h in hits]
 
 
@@ -60,7 +60,7 @@ def test_the_index_agrees_with_the_exact_reference_under_every_filter(tmp_path, 
     with open_brain(tmp_path / "a.db") as brain, open_brain(tmp_path / "a.db", agent="other") as other:
         fill(brain)
         fill(other)  # another agent's rows must neither appear nor crowd out
-        storage = brain.storage
+        storage = brain._storage
         where = VectorFilter(agent="a", **extra)
         allowed = {m.id for m in storage.list_memories(where, 10_000)}
         for terms in (["kiln"], ["glaze", "clay"], ["note", "7"], ["nothing"]):
@@ -78,7 +78,7 @@ def test_a_deleted_index_folder_is_rebuilt_from_the_database(tmp_path):
     shutil.rmtree(tmp_path / "a.db-indexes")
     with open_brain(tmp_path / "a.db") as brain:
         assert keyword_ids(brain, "kiln glaze") == before
-        assert brain.storage.keyword_index.status()["documents"] == 62
+        assert brain._storage.keyword_index.status()["documents"] == 62
 
 
 def test_a_pruned_log_rebuilds_the_index(tmp_path):
@@ -86,9 +86,9 @@ def test_a_pruned_log_rebuilds_the_index(tmp_path):
         fill(brain)
         before = keyword_ids(brain, "porcelain")
         brain.encode("porcelain cracks when cooled fast", id="late")
-        brain.storage.prune_search_log(brain.storage.search_log_head())  # the log no longer reaches the index
+        brain._storage.prune_search_log(brain._storage.search_log_head())  # the log no longer reaches the index
         state = tmp_path / "a.db-indexes" / "keyword" / "state.json"
-        assert json.loads(state.read_text())["applied"] < brain.storage.search_log_head()
+        assert json.loads(state.read_text())["applied"] < brain._storage.search_log_head()
         assert set(keyword_ids(brain, "porcelain")) == {*before, "late"}
 
 
@@ -140,7 +140,7 @@ def test_without_tantivy_keyword_search_runs_through_fts5_with_one_warning(tmp_p
     monkeypatch.setattr(keyword, "tantivy", None)
     monkeypatch.setattr(sqlite, "_warned_without_index", False)
     with pytest.warns(RuntimeWarning, match="tantivy"), open_brain(tmp_path / "a.db") as brain:
-        assert brain.storage.keyword_index is None and brain.introspect().indexes[0]["engine"] == "fts5"
+        assert brain._storage.keyword_index is None and brain.introspect().indexes[0]["engine"] == "fts5"
         assert set(keyword_ids(brain, "glaze clay")) == set(indexed)  # the same matches, ranked by FTS5
 
 

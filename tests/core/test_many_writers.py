@@ -61,11 +61,11 @@ def test_eight_processes_encoding_at_once_store_every_memory_exactly_once(tmp_pa
         [script.format(wait=wait, url=url, each=each, worker=w) for w in range(workers)], go, timeout=900
     )
     assert [r.returncode for r in results] == [0] * workers, [r.stderr[-2000:] for r in results]
-    with Audrey(url, agent="fleet", embedder=_deterministic()) as brain, brain.storage._read() as db:
+    with Audrey(url, agent="fleet", embedder=_deterministic()) as brain, brain._storage._read() as db:
         counts = db.execute("SELECT COUNT(*), COUNT(DISTINCT id), COUNT(DISTINCT content) FROM episodes").fetchone()
         total, ids, contents = counts
         assert (total, ids, contents) == (workers * each,) * 3
-        for table in ("memory_vector_rows", "memory_text_rows", "memory_fts", brain.storage.vector_table):
+        for table in ("memory_vector_rows", "memory_text_rows", "memory_fts", brain._storage.vector_table):
             assert db.execute(f"SELECT COUNT(*) FROM {table}").fetchone()[0] == workers * each, table
         expected = {f"worker {w} observation {i} about topic {i % 37}" for w in range(workers) for i in range(each)}
         assert {r[0] for r in db.execute("SELECT content FROM episodes")} == expected
@@ -188,5 +188,5 @@ def test_processes_creating_one_new_sqlite_file_at_once_all_open_it_and_refuse_a
     assert all("was built with embedding model" in r.stdout for r in results if r.returncode == 3)
     from audrey_core.testing import DeterministicEmbedder
 
-    with Audrey(path, embedder=DeterministicEmbedder(dimensions=opened[0])) as brain, brain.storage._read() as db:
+    with Audrey(path, embedder=DeterministicEmbedder(dimensions=opened[0])) as brain, brain._storage._read() as db:
         assert db.execute("SELECT COUNT(*) FROM episodes").fetchone()[0] == 20 * len(opened)

@@ -133,17 +133,17 @@ def view(path) -> dict:
                 "contradictions": brain.contradictions(),
                 "runs": brain.consolidation_history(),
                 "links": brain.causal_links(),
-                "audit": brain.storage.audit_entries(agent),
+                "audit": brain._storage.audit_entries(agent),
                 "introspection": replace(brain.introspect(), indexes=[]),  # derived, local to each store
                 "scopes": brain.scopes(),
-                "claim_support": {memory_id: brain.storage.claim_support(memory_id) for memory_id in ids},
+                "claim_support": {memory_id: brain._storage.claim_support(memory_id) for memory_id in ids},
             }
     return found
 
 
 def records(path) -> list:
     with open_brain(path) as brain:
-        return list(brain.storage.export_records())
+        return list(brain._storage.export_records())
 
 
 def recall_answers(path, clock: ManualClock) -> dict:
@@ -233,15 +233,15 @@ def test_a_destination_that_is_not_empty_is_refused_and_left_as_it_was(sqlite_st
     mismatch = migrate(sqlite_store, other_model)
     assert mismatch.exit_code == 5 and "deterministic-hash-128" in mismatch.output
     with Audrey(other_model, embedder=DeterministicEmbedder(128), config=SYNC) as brain:
-        assert brain.storage.is_empty()
+        assert brain._storage.is_empty()
 
     reembedding = tmp_path / "reembedding.db"
     with open_brain(reembedding) as brain:
-        brain.storage.begin_reembed("deterministic-hash-128", 128)  # empty, but half-way to another model
+        brain._storage.begin_reembed("deterministic-hash-128", 128)  # empty, but half-way to another model
     pending = migrate(sqlite_store, reembedding)
     assert pending.exit_code == 5 and "re-embed" in pending.output
     with open_brain(reembedding) as brain:
-        assert brain.storage.is_empty()
+        assert brain._storage.is_empty()
 
     before = records(sqlite_store)
     same = migrate(sqlite_store, sqlite_store)
@@ -281,7 +281,7 @@ def test_a_reembed_in_progress_in_the_source_is_left_behind(tmp_path):
     source = tmp_path / "source.db"
     with open_brain(source) as brain:
         memory_id = brain.encode("the cache is warmed at midnight")
-        brain.storage.begin_reembed("deterministic-hash-128", 128)
+        brain._storage.begin_reembed("deterministic-hash-128", 128)
     url = fresh_database_url()
     result = migrate(source, url)
     assert result.exit_code == 0, result.output

@@ -79,10 +79,10 @@ def brute_force(brain: Audrey, query: str, limit: int, where: VectorFilter, min_
 
     options = RecallOptions(limit, min_confidence, where, False)
     k = pool_size(options, brain.config.recall)
-    db = brain.storage._conn
+    db = brain._storage._conn
     ids = [row[0] for row in db.execute("SELECT id FROM episodes UNION ALL SELECT id FROM semantics")]
-    memories = brain.storage.get_memories(ids)
-    vectors = brain.storage.get_vectors(ids)
+    memories = brain._storage.get_memories(ids)
+    vectors = brain._storage.get_vectors(ids)
     q = brain.embedder.embed([query])[0]
     q = q / np.linalg.norm(q)
 
@@ -120,7 +120,7 @@ def test_recall_matches_a_brute_force_reference(random_brain, clock, query, limi
     brain = random_brain
     ids = populate(brain, clock)
     add_derived(brain, "a semantic memory in the mix", evidence_episode_ids=tuple(ids[:3]))
-    brain.storage.set_states({i: "dormant" for i in ids[::9]})
+    brain._storage.set_states({i: "dormant" for i in ids[::9]})
     from audrey_core.rules.recall_options import check_options
 
     where = check_options(agent=brain.agent, limit=limit, **filters).where
@@ -134,14 +134,14 @@ def test_recall_matches_a_brute_force_reference(random_brain, clock, query, limi
 def test_knn_equals_exact_cosine_top_k(random_brain, clock):
     brain = random_brain
     populate(brain, clock, n=300)
-    db = brain.storage._conn
+    db = brain._storage._conn
     ids = [row[0] for row in db.execute("SELECT id FROM episodes")]
-    vectors = brain.storage.get_vectors(ids)
+    vectors = brain._storage.get_vectors(ids)
     matrix = np.vstack([vectors[i] for i in ids])
     q = brain.embedder.embed(["payment queue latency"])[0]
     sims = matrix @ q / (np.linalg.norm(matrix, axis=1) * np.linalg.norm(q))
     expected = [ids[i] for i in np.argsort(-sims)[:25]]
-    hits = brain.storage.knn(q, 25, VectorFilter(agent=brain.agent))
+    hits = brain._storage.knn(q, 25, VectorFilter(agent=brain.agent))
     assert [h.memory_id for h in hits] == expected
     assert [h.similarity for h in hits] == pytest.approx(sorted(sims, reverse=True)[:25], abs=1e-5)
 
@@ -165,7 +165,7 @@ def test_a_reliable_memory_outranks_a_slightly_more_similar_model_generated_one(
 def test_dormant_memories_are_excluded_unless_asked(brain):
     awake = brain.encode("the cache lives in redis")
     asleep = brain.encode("the cache used to live in memcached")
-    brain.storage.set_states({asleep: "dormant"})
+    brain._storage.set_states({asleep: "dormant"})
     assert [r.id for r in brain.recall("cache")] == [awake]
     with_dormant = brain.recall("cache", include_dormant=True)
     assert {r.id for r in with_dormant} == {awake, asleep}
@@ -178,7 +178,7 @@ def test_default_states_and_explicit_states(brain):
         state: brain.encode(f"claim about the deploy window, {state} one")
         for state in ("active", "disputed", "context_dependent", "superseded", "rolled_back")
     }
-    brain.storage.set_states({ids[s]: s for s in ids if s != "active"})
+    brain._storage.set_states({ids[s]: s for s in ids if s != "active"})
     assert {r.state for r in brain.recall("deploy window claim")} == set(RECALLABLE_STATES)
     assert [r.state for r in brain.recall("deploy window claim", states=["rolled_back"])] == ["rolled_back"]
 
@@ -340,7 +340,8 @@ async def test_async_twins(brain):
     assert streamed == [mid]
     assert (await brain.aget(mid)).content == "async memories work"
     assert (await brain.aintrospect()).counts["episodic"] == 3
-    assert [m.id async for m in brain.aiter_memories()][0] == mid
+    listed = [m.id async for m in brain.aiter_memories()]
+    assert mid in listed and sorted(listed) == sorted(m.id for m in brain.iter_memories())
     vector = await brain.aembed_query("async memories")
     assert vector.shape == (brain.embedder.dimensions,)
     assert set(await brain.avectors([mid])) == {mid}

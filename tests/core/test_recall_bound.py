@@ -46,7 +46,7 @@ def test_the_bounded_fusion_keeps_the_exact_first_limit(tmp_path, embedder, cloc
         plan = TimePlan(favour=(start + timedelta(days=100), None)) if favoured else TimePlan()
         for i in range(10):
             add_derived(brain, " ".join(rng.choice(words, 3)) + f" rule {i}", source=SOURCES[i % 5])
-        storage, now = brain.storage, brain.clock()
+        storage, now = brain._storage, brain.clock()
         cut_short = 0
         for query in ("kiln glaze", "porcelain firing oven", "raku note 7", "slip"):
             vector = np.asarray(embedder.embed([query])[0])

@@ -50,7 +50,7 @@ def scoped_brain(db_path):
 
 def exact(brain, query, k, keep):
     memories = brain.list_memories(scope_prefix=(), limit=10_000)
-    vectors = brain.storage.get_vectors([m.id for m in memories])
+    vectors = brain._storage.get_vectors([m.id for m in memories])
     q = brain.embedder.embed([query])[0]
     kept = [m for m in memories if keep(m.scope)]
     sims = {m.id: float(vectors[m.id] @ q / np.linalg.norm(vectors[m.id]) / np.linalg.norm(q)) for m in kept}
@@ -61,13 +61,13 @@ def exact(brain, query, k, keep):
 def test_scoped_knn_is_the_exact_answer_within_the_scope(scoped_brain, where, keep):
     for query in ("note 3", "scope 4", "something else entirely"):
         q = scoped_brain.embedder.embed([query])[0]
-        hits = scoped_brain.storage.knn(q, 15, VectorFilter(agent="a", **where))
+        hits = scoped_brain._storage.knn(q, 15, VectorFilter(agent="a", **where))
         assert [h.memory_id for h in hits] == exact(scoped_brain, query, 15, keep)
 
 
 @pytest.mark.parametrize("where,keep", SCOPE_FILTERS)
 def test_scoped_keyword_search_ranks_as_the_whole_index_filtered_to_the_scope(scoped_brain, where, keep):
-    storage = scoped_brain.storage
+    storage = scoped_brain._storage
     scope_of = {m.id: m.scope for m in scoped_brain.list_memories(scope_prefix=(), limit=10_000)}
     for terms in (["note", "3"], ["scope", "4", "note"], ["nothing"]):
         everything = storage.keyword_search(terms, 10_000, VectorFilter(agent="a"))
@@ -84,8 +84,8 @@ def test_a_store_made_before_scope_partitions_is_rebuilt_on_open(tmp_path):
             brain.encode_batch([{"content": f"note {j} in scope {i}", "scope": scope} for j in range(5)])
         before = {s: [r.id for r in brain.recall("note 2 in scope 3", scope=s, mode="vector")] for s in SCOPES}
         table, count = (
-            brain.storage.vector_table,
-            len(brain.storage.get_vectors([m.id for m in brain.list_memories(scope_prefix=(), limit=100)])),
+            brain._storage.vector_table,
+            len(brain._storage.get_vectors([m.id for m in brain.list_memories(scope_prefix=(), limit=100)])),
         )
     db = connect(str(path))  # put the vectors back into the layout of earlier releases
     db.execute(
@@ -102,13 +102,13 @@ def test_a_store_made_before_scope_partitions_is_rebuilt_on_open(tmp_path):
     db.commit()
     db.close()
     with Audrey(path, agent="a", embedder=RandomVectorEmbedder(32), config=SYNC) as brain:
-        assert brain.storage.vector_table != "legacy"
-        create = brain.storage._conn.execute(
-            "SELECT sql FROM sqlite_master WHERE name = ?", (brain.storage.vector_table,)
+        assert brain._storage.vector_table != "legacy"
+        create = brain._storage._conn.execute(
+            "SELECT sql FROM sqlite_master WHERE name = ?", (brain._storage.vector_table,)
         ).fetchone()[0]
         assert "scope TEXT PARTITION KEY" in create and "memory_type TEXT PARTITION KEY" in create
-        assert brain.storage._conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'legacy'").fetchone() is None
+        assert brain._storage._conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'legacy'").fetchone() is None
         ids = [m.id for m in brain.list_memories(scope_prefix=(), limit=100)]
-        assert len(brain.storage.get_vectors(ids)) == count == len(SCOPES) * 5
+        assert len(brain._storage.get_vectors(ids)) == count == len(SCOPES) * 5
         after = {s: [r.id for r in brain.recall("note 2 in scope 3", scope=s, mode="vector")] for s in SCOPES}
         assert after == before

@@ -44,7 +44,7 @@ def test_forget_deletes_for_good_and_is_audited(brain):
         "memory_text_rows": 1,
         "memory_vectors": 1,
     }
-    assert brain.storage.audit_entries(brain.agent)[-1]["details"] == {"ids": [gone]}
+    assert brain.audit_log()[-1]["details"] == {"ids": [gone]}
     assert seen == [{"memory_ids": [gone]}]
     with pytest.raises(InvalidInputError):
         brain.forget("not-a-list")
@@ -171,3 +171,14 @@ def test_list_memories_pages_newest_first(brain, clock):
     assert list(itertools.chain(*pages)) == ids[::-1]
     with pytest.raises(InvalidInputError, match="offset"):
         brain.list_memories(offset=-1)
+
+
+def test_storage_is_deprecated_and_the_audit_log_is_the_tenants(db_path, embedder):
+    with Audrey(db_path, agent="a", embedder=embedder) as brain:
+        with pytest.warns(DeprecationWarning, match="not bound to the instance's tenant"):
+            assert brain.storage is brain._storage
+        gone = brain.encode("forget me")
+        brain.forget([gone])
+        assert [e["details"]["ids"] for e in brain.audit_log() if e["action"] == "forget"] == [[gone]]
+    with Audrey(db_path, agent="b", embedder=embedder) as other:
+        assert other.audit_log() == []

@@ -15,7 +15,7 @@ def _read_last_row(path, count: int) -> tuple[int, np.ndarray, np.ndarray]:
     vectors = np.random.default_rng(count).normal(size=(count, 384)).astype(np.float32)
     with open_brain(path) as brain:
         brain.encode_batch([f"note number {i}" for i in range(count)], vectors=vectors)
-        storage = brain.storage
+        storage = brain._storage
         with storage._side_read() as db:
             last = db.execute(f"SELECT max(rowid) FROM {storage.vector_table}_rowids").fetchone()[0]
         steps = [0]

@@ -87,7 +87,7 @@ def test_validation_a_process_left_at_exit_is_finished_by_the_next_open(tmp_path
 @pytest.mark.parametrize(
     "work",
     [
-        "threading.Thread(target=brain.storage.rebuild_search_indexes).start()",  # a rebuild under way
+        "threading.Thread(target=brain._storage.rebuild_search_indexes).start()",  # a rebuild under way
         "import audrey_core.index.vector_saves as saves; saves.SAVE_AFTER = 500",  # saves one after another
         "brain.encode_batch([f'late note {i}' for i in range(3_000)])",  # a bulk insert into the graph
     ],
@@ -186,7 +186,7 @@ def test_close_returns_while_another_process_holds_the_index_writer_lock(tmp_pat
         monkeypatch.setattr(saves, "SAVE_AFTER", 10)  # the next catch-up starts a save, which waits for the lock
         brain.encode_batch([f"new note {i}" for i in range(200)])
         brain.recall("new note 5", limit=1)
-        saver = brain.storage.vector_index.saves.thread
+        saver = brain._storage.vector_index.saves.thread
         assert saver is not None and saver.is_alive()  # waiting for the other process
         closes_within(brain, 30)
         assert not saver.is_alive()

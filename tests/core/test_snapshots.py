@@ -75,7 +75,7 @@ def test_damaged_snapshots_are_refused_and_leave_no_trace(snapshot, tmp_path):
         assert not fresh.exists(), name  # the file the import created is removed again
         assert invoke(existing, "import", str(path)).exit_code != 0, name
         with Audrey(existing, agent="snap", embedder=DeterministicEmbedder()) as brain:
-            assert brain.storage.is_empty(), name
+            assert brain._storage.is_empty(), name
 
 
 def test_a_snapshot_that_is_not_text_is_refused(tmp_path, snapshot):

@@ -45,7 +45,7 @@ def test_reopening_a_file_keeps_everything(db_path, embedder, clock):
 @pytest.mark.sqlite_only
 def test_the_file_is_wal_with_foreign_keys(db_path, embedder):
     with Audrey(db_path, embedder=embedder) as brain:
-        db = brain.storage._conn
+        db = brain._storage._conn
         assert db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
         assert db.execute("PRAGMA foreign_keys").fetchone()[0] == 1
         assert db.execute("PRAGMA busy_timeout").fetchone()[0] > 0
@@ -80,7 +80,7 @@ def test_a_different_model_or_dimension_is_refused_by_name(db_path):
         Audrey(db_path, embedder=DeterministicEmbedder(128))
     with Audrey(db_path, embedder=DeterministicEmbedder(384)) as brain:  # nothing was damaged
         assert brain.recall("hash embedder")[0].content == "built with the hash embedder"
-        config = brain.storage.config()
+        config = brain._storage.config()
         config.pop("store_id", None)  # an SQLite store's identity, for the indexes beside its file
         assert config == {
             "embedding_model": "deterministic-hash",
@@ -99,13 +99,13 @@ def latest_version(backend):
 
 def test_migrations_are_recorded_and_not_rerun(db_path, embedder, backend):
     Audrey(db_path, embedder=embedder).close()
-    with Audrey(db_path, embedder=embedder) as brain, brain.storage._read() as db:
+    with Audrey(db_path, embedder=embedder) as brain, brain._storage._read() as db:
         rows = db.execute("SELECT version, name FROM schema_migrations").fetchall()
     assert [r[0] for r in rows] == list(range(1, latest_version(backend) + 1))
 
 
 def test_a_newer_schema_is_refused(db_path, embedder):
-    with Audrey(db_path, embedder=embedder) as brain, brain.storage._write() as db:
+    with Audrey(db_path, embedder=embedder) as brain, brain._storage._write() as db:
         db.execute("INSERT INTO schema_migrations VALUES (999, 'from the future', '2030-01-01')")
     with pytest.raises(MigrationError, match=r"schema version 999.*upgrade"):
         Audrey(db_path, embedder=embedder)
@@ -118,7 +118,7 @@ def test_a_failed_write_leaves_no_memory_without_its_vector(brain):
     before = table_counts(brain)
     clone = type(episode)(**{**episode.__dict__, "id": "01FAILEDWRITE0000000000000"})
     with pytest.raises(StorageError):  # a 3-dimensional vector makes the vec0 insert fail mid-transaction
-        brain.storage.insert_memories([clone], np.ones((1, 3), dtype=np.float32))
+        brain._storage.insert_memories([clone], np.ones((1, 3), dtype=np.float32))
     assert table_counts(brain) == before
     assert brain.get("01FAILEDWRITE0000000000000") is None
 
@@ -201,5 +201,5 @@ def test_this_python_gets_a_working_module():
 def test_reads_by_id_take_more_ids_than_one_statement_holds(brain):
     ids = [brain.encode(f"note {i}") for i in range(3)]
     many = [f"missing-{i}" for i in range(70_000)] + ids  # beyond PostgreSQL's 65,535 parameters per statement
-    assert set(brain.storage.get_memories(many)) == set(ids)
-    assert set(brain.storage.get_vectors(many)) == set(ids)
+    assert set(brain._storage.get_memories(many)) == set(ids)
+    assert set(brain._storage.get_vectors(many)) == set(ids)

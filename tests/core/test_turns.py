@@ -46,9 +46,9 @@ def test_turns_are_numbered_in_session_order_per_tenant_and_keep_their_place_whe
 @pytest.mark.parametrize("mode", ["keyword", "hybrid"])
 def test_a_reply_is_found_by_the_question_it_answers_and_returns_its_own_content(brain, mode, path):
     if path == "fts5":
-        if getattr(brain.storage, "keyword_index", None) is None:
+        if getattr(brain._storage, "keyword_index", None) is None:
             pytest.skip("this backend has one keyword path")
-        brain.storage.keyword_index = None  # SQLite's FTS5, as without tantivy
+        brain._storage.keyword_index = None  # SQLite's FTS5, as without tantivy
     ids = brain.encode_batch(CAMPING)
     brain.encode_batch(OTHER)
     found = {r.id: r for r in brain.recall("camping trip lake", mode=mode)}
@@ -143,10 +143,10 @@ def test_a_store_copied_through_a_snapshot_keeps_its_turns_and_their_neighbours(
     with Audrey(db_path, agent="a", embedder=embedder, config=SYNC) as brain:
         ids = brain.encode_batch(CAMPING)
         out = io.StringIO()
-        export_snapshot(brain.storage, out)
+        export_snapshot(brain._storage, out)
     with Audrey(tmp_path / "copy.db", agent="a", embedder=embedder, config=SYNC) as copy:
         lines = iter(io.StringIO(out.getvalue()).readlines())
-        import_snapshot(copy.storage, lines, header=read_snapshot_header(lines))
+        import_snapshot(copy._storage, lines, header=read_snapshot_header(lines))
         assert [(m.session, m.turn, m.speaker) for m in copy.get_many(ids)] == [
             ("s1", 0, "Mel"),
             ("s1", 1, "Caro"),

@@ -94,7 +94,7 @@ def test_an_update_supersedes_with_links_validity_and_an_event(db_path, placed, 
         assert stored.state == "superseded" and stored.superseded_by == new
         assert stored.valid_until == brain.get(new).valid_from and brain.get(new).state == "active"
         assert [e["old"] for e in events] == [old] and events[0]["new"] == new and events[0]["judge"] == "heuristic"
-        assert brain.storage.audit_entries(brain.agent)[-1]["action"] == "update"
+        assert brain.audit_log()[-1]["action"] == "update"
         query = placed.place("What is the API rate limit?", 0.9)
         assert [r.id for r in brain.recall(query)] == [new]  # what is true now
         shown = {r.id: r for r in brain.recall(query, include_superseded=True)}

@@ -18,16 +18,16 @@ def queue(brain: Audrey, contents: dict[str, str], by: str) -> None:
     """Episodes stored as encode stores them (without validating them), claimed by ``by`` at EARLY."""
     requests = [request_from_item({"content": text, "id": key}, i) for i, (key, text) in enumerate(contents.items())]
     encode_episodes(
-        brain.storage, brain.embedder, requests, tenant=brain.tenant, now=brain.clock(),
+        brain._storage, brain.embedder, requests, tenant=brain.tenant, now=brain.clock(),
         confidence=brain.config.confidence, queued_by=by,
     )  # fmt: skip
-    with brain.storage.transaction() as db:
+    with brain._storage.transaction() as db:
         db.execute("UPDATE validation_queue SET claimed_at = ? WHERE claimed_by = ?", [EARLY, by])
 
 
 def test_a_claim_is_taken_over_only_once_free_or_expired_and_never_by_two(db_path, embedder):
     with Audrey(db_path, agent="a", embedder=embedder, config=SYNC) as brain:
-        storage = brain.storage
+        storage = brain._storage
         queue(brain, {"e1": "note one", "e2": "note two", "e3": "note three"}, by="A")
         # B opens while A's claims are fresh (expiry before EARLY): it takes none
         assert storage.claim_unvalidated(Tenant("a"), "B", NOW, "2025-12-31T00:00:00.000000Z", 10) == []
@@ -51,8 +51,8 @@ def test_an_open_validates_what_an_earlier_instance_left(db_path, embedder):
     with Audrey(db_path, agent="a", embedder=embedder, config=SYNC) as first:
         first.encode("The build server is called orion", id="old")
         queue(first, {"left": "The build server is called orion"}, by="gone")  # never validated: it exited
-        first.storage.release_validation("gone")
+        first._storage.release_validation("gone")
         assert first.get("old").evidence_count == 1
     with Audrey(db_path, agent="a", embedder=embedder, config=SYNC) as again:
         assert again.get("old").evidence_count == 2  # "left" restated it: validated at open
-        assert again.storage.claim_unvalidated(Tenant("a"), "x", LATER, NEVER, 10) == []
+        assert again._storage.claim_unvalidated(Tenant("a"), "x", LATER, NEVER, 10) == []

@@ -106,7 +106,7 @@ def test_forgetting_and_superseding_reach_the_graph(tmp_path, graph_always):
         target = nearest(brain, "kiln kiln note 0", 1)[0]
         brain.forget([target])
         assert target not in nearest(brain, "kiln kiln note 0", 20)
-        assert brain.storage.vector_index.status()["lag"] == 0
+        assert brain._storage.vector_index.status()["lag"] == 0
 
 
 def test_a_deleted_or_damaged_snapshot_is_rebuilt_from_the_database(tmp_path, graph_always, monkeypatch):
@@ -122,7 +122,7 @@ def test_a_deleted_or_damaged_snapshot_is_rebuilt_from_the_database(tmp_path, gr
     (folder / f"{generation}.usearch").write_bytes(b"not a graph")
     with open_brain(tmp_path / "a.db") as brain:
         assert same_nearest(hits(brain, "glaze clay"), before)
-        assert brain.storage.vector_index.status()["documents"] == 93
+        assert brain._storage.vector_index.status()["documents"] == 93
     shutil.rmtree(folder)
     with open_brain(tmp_path / "a.db") as brain:
         assert same_nearest(hits(brain, "glaze clay"), before)
@@ -139,7 +139,7 @@ def test_a_new_process_loads_the_snapshot_and_replays_the_rest(tmp_path, graph_a
         fill(brain)
         saved(brain)
         if layout == 2:  # the code before inserted every waiting row, then saved
-            index = brain.storage.vector_index
+            index = brain._storage.vector_index
             with index.folder.writer_lock(), index.lock:
                 index.inserts.writable()
                 with index.graph_held():
@@ -160,13 +160,13 @@ def test_a_new_process_loads_the_snapshot_and_replays_the_rest(tmp_path, graph_a
     rebuilt = []
     monkeypatch.setattr(vector.VectorIndex, "_rebuild", lambda self, identity: rebuilt.append(identity))
     with open_brain(tmp_path / "a.db") as brain:
-        assert 0 < state["applied"] < brain.storage.vector_log_head()  # a snapshot, then changes only in the log
+        assert 0 < state["applied"] < brain._storage.vector_log_head()  # a snapshot, then changes only in the log
         assert nearest(brain, "late clay note") == before and before[0] == "late"
         assert rebuilt == []
 
 
 def vector_rows(brain: Audrey, memory_id: str) -> list[int]:
-    with brain.storage._read() as db:
+    with brain._storage._read() as db:
         return [r[0] for r in db.execute("SELECT rowid FROM memory_vector_rows WHERE memory_id = ?", [memory_id])]
 
 
@@ -175,9 +175,9 @@ def test_a_mapped_snapshot_leaves_out_removed_rows_until_an_insert_copies_it(tmp
         fill(brain)
         brain.encode("kiln glaze note last", id="last")
         freed = vector_rows(brain, "last")
-        brain.storage.rebuild_search_indexes()  # a snapshot of every row
+        brain._storage.rebuild_search_indexes()  # a snapshot of every row
     with open_brain(tmp_path / "a.db") as brain:
-        index = brain.storage.vector_index
+        index = brain._storage.vector_index
         index.ensure_fresh()
         assert index.status()["mapped"]  # read-only, from the file
         brain.forget(["last"])  # the newest vector row: SQLite gives its row id to the next row
@@ -202,7 +202,7 @@ def test_a_pruned_log_reloads_or_rebuilds(tmp_path, graph_always):
         fill(brain)
         assert "late" not in nearest(second, "porcelain cracks")  # the second process's graph is current
         brain.encode("porcelain cracks when cooled fast", id="late")
-        brain.storage.prune_vector_log(brain.storage.vector_log_head())  # the log no longer reaches it
+        brain._storage.prune_vector_log(brain._storage.vector_log_head())  # the log no longer reaches it
         assert nearest(second, "porcelain cracks", 1) == ["late"]
 
 
@@ -265,7 +265,7 @@ def test_without_usearch_knn_scans_with_one_warning(tmp_path, monkeypatch):
     monkeypatch.setattr(vector, "HNSW", None)
     monkeypatch.setattr(sqlite, "_warned_without_graph", False)
     with pytest.warns(RuntimeWarning, match="usearch"), open_brain(tmp_path / "a.db") as brain:
-        assert brain.storage.vector_index is None
+        assert brain._storage.vector_index is None
         assert [i["engine"] for i in brain.introspect().indexes if i["kind"] == "vector"] == ["sqlite-vec"]
         assert same_nearest(hits(brain, "glaze clay"), before)
 
@@ -274,7 +274,7 @@ def test_memory_stores_keep_the_graph_in_memory(graph_always):
     with open_brain(":memory:") as brain:  # type: ignore[arg-type]
         fill(brain)
         assert same_nearest(hits(brain, "wheel note"), scanned_hits(brain, "wheel note"))
-        assert brain.storage.vector_index.status()["folder"] == ":memory:"
+        assert brain._storage.vector_index.status()["folder"] == ":memory:"
 
 
 def test_status_and_reindex_show_the_vector_index(tmp_path):
@@ -302,13 +302,13 @@ def test_vectors_come_from_the_graph_exactly_as_stored(tmp_path, monkeypatch, pe
 
     with open_brain(tmp_path / "a.db") as brain:
         fill(brain)
-        ids = [m.id for m in brain.storage.list_memories(VectorFilter(agent="a"), 1000)]
-        from_graph = brain.storage.get_vectors(ids)
-        stored = SQLReads.get_vectors(brain.storage, ids)  # straight from sqlite-vec
+        ids = [m.id for m in brain._storage.list_memories(VectorFilter(agent="a"), 1000)]
+        from_graph = brain._storage.get_vectors(ids)
+        stored = SQLReads.get_vectors(brain._storage, ids)  # straight from sqlite-vec
         assert from_graph.keys() == stored.keys() and len(stored) == 93
         assert all(np.array_equal(from_graph[i], stored[i]) for i in ids)
         brain.forget([ids[0]])
-        assert ids[0] not in brain.storage.get_vectors(ids)
+        assert ids[0] not in brain._storage.get_vectors(ids)
 
 
 def test_the_graph_and_the_rows_waiting_beside_it_answer_as_one(tmp_path, monkeypatch):
@@ -317,9 +317,9 @@ def test_the_graph_and_the_rows_waiting_beside_it_answer_as_one(tmp_path, monkey
     monkeypatch.setattr(vector, "EXACT_BELOW", 0)  # the graph walked, not scanned
     with open_brain(tmp_path / "a.db") as brain, open_brain(tmp_path / "a.db") as other:
         fill(brain)
-        brain.storage.rebuild_search_indexes()  # every row in the graph
+        brain._storage.rebuild_search_indexes()  # every row in the graph
         other.encode_batch([f"late kiln glaze note {i}" for i in range(30)])
-        index = brain.storage.vector_index
+        index = brain._storage.vector_index
         index.ensure_fresh()
         assert len(index.waiting) == 30 and index.size() == 123
         query = np.asarray(brain.embedder.embed(["late kiln glaze note 4"])[0])
@@ -353,8 +353,8 @@ def graph_beside_another_writer(tmp_path, monkeypatch, **inserts):
         monkeypatch.setattr(vector_inserts, name, value)
     with open_brain(tmp_path / "a.db") as brain, open_brain(tmp_path / "a.db") as other:
         fill(brain)
-        brain.storage.rebuild_search_indexes()
-        index = brain.storage.vector_index
+        brain._storage.rebuild_search_indexes()
+        index = brain._storage.vector_index
         query = np.asarray(brain.embedder.embed(["late kiln glaze note 4"])[0])
         codes = index.codes_for("a", None, lambda scope: True)
         yield index, lambda: index.search(query, 5, codes), other
@@ -490,7 +490,7 @@ def test_searches_caught_up_once_read_the_log_once_on_this_thread_only(tmp_path,
 
     with open_brain(tmp_path / "a.db") as brain, open_brain(tmp_path / "a.db") as other:
         fill(brain)
-        with brain.storage.searches_caught_up_once():
+        with brain._storage.searches_caught_up_once():
             assert nearest(brain, "kiln note", 5) and keyword_ids(brain) == []  # both caught up here
             late = other.encode("raku smoke note", id="late")
             assert late not in nearest(brain, "raku smoke note", 5) and late not in keyword_ids(brain)

@@ -26,7 +26,7 @@ def nearest_ids(brain, text: str, k: int = 5) -> list[str]:
     from audrey_core.storage import VectorFilter
 
     vector = np.asarray(brain.embedder.embed([text])[0])
-    return [h.memory_id for h in brain.storage.knn(vector, k, VectorFilter(agent=brain.agent))]
+    return [h.memory_id for h in brain._storage.knn(vector, k, VectorFilter(agent=brain.agent))]
 
 
 @pytest.fixture
@@ -45,14 +45,14 @@ def no_background_inserts(monkeypatch):
 def test_catch_up_and_stored_vectors_do_not_wait_for_an_insert(tmp_path, no_background_inserts):
     with open_brain(tmp_path / "a.db") as brain, open_brain(tmp_path / "a.db") as other:
         brain.encode_batch(notes(40))
-        brain.storage.rebuild_search_indexes()  # every row in the graph
-        index = brain.storage.vector_index
+        brain._storage.rebuild_search_indexes()  # every row in the graph
+        index = brain._storage.vector_index
         ids = other.encode_batch(notes(20, "oven"))
         done = threading.Event()
 
         def read() -> None:
             index.ensure_fresh()  # a catch-up: the other process's 20 rows
-            assert set(brain.storage.get_vectors(ids)) == set(ids)
+            assert set(brain._storage.get_vectors(ids)) == set(ids)
             done.set()
 
         with index.graph_lock:  # as an insert holds it for its slice
@@ -68,8 +68,8 @@ def test_a_row_removed_while_its_slice_is_inserted_leaves_the_graph_when_the_sli
 ):
     with open_brain(tmp_path / "a.db") as brain, open_brain(tmp_path / "a.db") as other:
         brain.encode_batch(notes(40))
-        brain.storage.rebuild_search_indexes()
-        index = brain.storage.vector_index
+        brain._storage.rebuild_search_indexes()
+        index = brain._storage.vector_index
         ids = other.encode_batch(notes(10, "oven"))
         index.ensure_fresh()
         with index.lock:  # the insert's first step: copy a slice, which stays waiting (searched exactly)
@@ -92,18 +92,18 @@ def test_a_snapshot_saved_while_rows_wait_keeps_them_waiting(tmp_path, no_backgr
     monkeypatch.setattr(vector_saves, "SAVE_AFTER", 1)
     with open_brain(tmp_path / "a.db") as brain:
         brain.encode_batch(notes(40))
-        brain.storage.rebuild_search_indexes()  # every row in the graph
+        brain._storage.rebuild_search_indexes()  # every row in the graph
         late = brain.encode_batch(notes(12, "oven"))
-        index = brain.storage.vector_index
+        index = brain._storage.vector_index
         index.ensure_fresh()  # caught up, and a save begun in the background
         index.saves.thread.join()
         assert len(index.waiting) == 12 and len(index.graph) == 40  # saved as waiting: no insert held anyone
         before = nearest_ids(brain, "oven glaze note 7")
     with open_brain(tmp_path / "a.db") as brain:
-        index = brain.storage.vector_index
+        index = brain._storage.vector_index
         index.ensure_fresh()
-        assert index.status()["mapped"] and index.applied >= brain.storage.vector_log_head()  # nothing replayed
-        with brain.storage._read() as db:
+        assert index.status()["mapped"] and index.applied >= brain._storage.vector_log_head()  # nothing replayed
+        with brain._storage._read() as db:
             rows = db.execute(
                 "SELECT rowid FROM memory_vector_rows WHERE memory_id IN (SELECT value FROM json_each(?))",
                 [json.dumps(late)],
@@ -126,11 +126,11 @@ def test_a_burst_is_inserted_in_the_background_and_answers_the_same(tmp_path, mo
     monkeypatch.setattr(vector_inserts, "lower_priority", lambda: lowered.append(threading.current_thread()))
     with open_brain(tmp_path / "a.db") as brain, open_brain(tmp_path / "a.db") as other:
         brain.encode_batch(notes(40))
-        brain.storage.rebuild_search_indexes()
+        brain._storage.rebuild_search_indexes()
         brain.wait_for_idle()  # none of this handle's validation batches under way
         ids = other.encode_batch(notes(60, "oven"))
-        index = brain.storage.vector_index
-        with brain.storage.searches_caught_up_once() if in_a_batch else contextlib.nullcontext():
+        index = brain._storage.vector_index
+        with brain._storage.searches_caught_up_once() if in_a_batch else contextlib.nullcontext():
             index.ensure_fresh()  # the other handle's 60 rows: an insert begins
         begun = index.inserts.thread
         assert begun is not None and (begun in lowered) == in_a_batch  # (the other handle's inserts are its own)

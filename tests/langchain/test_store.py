@@ -117,7 +117,7 @@ def test_index_config_fields_and_embed(tmp_path):
 
 def test_no_argument_store_uses_the_local_default(monkeypatch):
     store = AudreyStore()
-    assert store.audrey.embedder.model_name == "all-MiniLM-L6-v2" and store.audrey.storage.path == ":memory:"
+    assert store.audrey.embedder.model_name == "all-MiniLM-L6-v2" and store.audrey.location == ":memory:"
     store.close()
 
 
