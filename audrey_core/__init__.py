@@ -37,10 +37,10 @@ from .models import (
     Contradiction,
     Counterclaim,
     DecayReport,
-    Episode,
+    Episodic,
     Introspection,
     Memory,
-    Procedure,
+    Procedural,
     Provenance,
     RecallResult,
     Semantic,
@@ -52,6 +52,14 @@ from .providers.onnx_local import OnnxEmbedder
 from .providers.openai_compatible import OpenAICompatibleLLM, OpenAIEmbedder
 
 __version__ = "0.1.0"
+
+
+def __getattr__(name: str) -> object:
+    """``Episode`` and ``Procedure``, the classes' old names, still import for one minor version (with a warning)."""
+    from .models import renamed
+
+    return renamed(__name__, name)
+
 
 __all__ = [
     "LLM",
@@ -75,7 +83,7 @@ __all__ = [
     "Embedder",
     "EmbeddingError",
     "EmbeddingMismatchError",
-    "Episode",
+    "Episodic",
     "ExpiryConfig",
     "Introspection",
     "InvalidInputError",
@@ -86,7 +94,7 @@ __all__ = [
     "OnnxEmbedder",
     "OpenAICompatibleLLM",
     "OpenAIEmbedder",
-    "Procedure",
+    "Procedural",
     "Provenance",
     "RecallConfig",
     "RecallResult",

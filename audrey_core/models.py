@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import asdict, dataclass, field, is_dataclass
 from datetime import datetime
 from typing import Any
@@ -64,7 +65,7 @@ class Memory:
 
 
 @dataclass(kw_only=True)
-class Episode(Memory):
+class Episodic(Memory):
     """An immutable observation. Corrections are new episodes that ``supersede`` it; it is never edited."""
 
     memory_type: str = "episodic"
@@ -95,7 +96,7 @@ class Semantic(Memory):
 
 
 @dataclass(kw_only=True)
-class Procedure(Memory):
+class Procedural(Memory):
     """Learned how-to knowledge: when to apply it and how it has fared."""
 
     memory_type: str = "procedural"
@@ -108,7 +109,24 @@ class Procedure(Memory):
     consolidation_prompt_hash: str | None = None
 
 
-MEMORY_CLASSES: dict[str, type[Memory]] = {"episodic": Episode, "semantic": Semantic, "procedural": Procedure}
+MEMORY_CLASSES: dict[str, type[Memory]] = {"episodic": Episodic, "semantic": Semantic, "procedural": Procedural}
+RENAMED = {"Episode": "Episodic", "Procedure": "Procedural"}  # the classes are named as their memory types now
+
+
+def renamed(module: str, name: str) -> Any:
+    """An old name of a renamed class, with a DeprecationWarning (kept for one minor version)."""
+    if name not in RENAMED:
+        raise AttributeError(f"module {module!r} has no attribute {name!r}")
+    warnings.warn(
+        f"{name} is now {RENAMED[name]} (the memory type's name); {name} goes in the next minor version",
+        DeprecationWarning,
+        stacklevel=3,
+    )
+    return globals()[RENAMED[name]]
+
+
+def __getattr__(name: str) -> Any:
+    return renamed(__name__, name)
 
 
 @dataclass(frozen=True)

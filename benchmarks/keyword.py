@@ -24,7 +24,7 @@ import numpy as np
 
 from audrey_core import Audrey
 from audrey_core.ids import new_ulid
-from audrey_core.models import Episode
+from audrey_core.models import Episodic
 from audrey_core.rules.keywords import query_terms
 from audrey_core.storage import VectorFilter
 
@@ -41,7 +41,7 @@ def store(brain: Audrey, texts: list[str]) -> None:
     for first in range(0, len(texts), 5000):
         batch = texts[first : first + 5000]
         episodes = [
-            Episode(id=new_ulid(now), agent=brain.agent, content=t, source="told-by-user", source_reliability=0.9,
+            Episodic(id=new_ulid(now), agent=brain.agent, content=t, source="told-by-user", source_reliability=0.9,
                     created_at=now)
             for t in batch
         ]  # fmt: skip

@@ -10,12 +10,12 @@ from collections.abc import Sequence
 from datetime import datetime
 
 from ..ids import deterministic_id
-from ..models import CausalLink, Episode
+from ..models import CausalLink, Episodic
 
 
-def causal_pairs(episodes: Sequence[Episode]) -> dict[tuple[str | None, str | None], list[Episode]]:
+def causal_pairs(episodes: Sequence[Episodic]) -> dict[tuple[str | None, str | None], list[Episodic]]:
     """Episodes grouped by their (trigger, consequence), for those that recorded either."""
-    pairs: dict[tuple[str | None, str | None], list[Episode]] = {}
+    pairs: dict[tuple[str | None, str | None], list[Episodic]] = {}
     for episode in episodes:
         if episode.causal_trigger or episode.causal_consequence:
             pairs.setdefault((episode.causal_trigger, episode.causal_consequence), []).append(episode)
@@ -35,7 +35,7 @@ def build_links(
     *,
     agent: str,
     principle_id: str,
-    episodes: Sequence[Episode],
+    episodes: Sequence[Episodic],
     independent_ids: set[str],
     mechanism: str | None,
     stated_type: str | None,

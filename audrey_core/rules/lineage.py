@@ -9,14 +9,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ..models import Episode, Memory, Procedure, Semantic
+from ..models import Episodic, Memory, Procedural, Semantic
 
 
 def parents(memory: Memory) -> tuple[str, ...]:
     """The memories ``memory`` directly descends from."""
-    if isinstance(memory, Episode):
+    if isinstance(memory, Episodic):
         return memory.derived_from + ((memory.supersedes,) if memory.supersedes else ())
-    if isinstance(memory, (Semantic, Procedure)):
+    if isinstance(memory, (Semantic, Procedural)):
         return memory.evidence_episode_ids
     return ()
 

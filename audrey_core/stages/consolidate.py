@@ -21,7 +21,7 @@ import numpy as np
 
 from ..config import ConsolidationConfig
 from ..ids import deterministic_id, new_ulid
-from ..models import ConsolidationRun, Episode, Memory, Procedure, Semantic
+from ..models import ConsolidationRun, Episodic, Memory, Procedural, Semantic
 from ..providers.embedding import embed_texts
 from ..providers.llm import ask, model_name_of
 from ..rules.causal import build_links
@@ -68,7 +68,7 @@ class UnionFind:
         return sorted((sorted(g) for g in found.values()), key=lambda g: g[0])
 
 
-def cluster_ids(ctx: StageContext, episodes: Sequence[Episode], vectors: dict[str, np.ndarray]) -> list[list[str]]:
+def cluster_ids(ctx: StageContext, episodes: Sequence[Episodic], vectors: dict[str, np.ndarray]) -> list[list[str]]:
     """Clusters of episode ids: N KNN queries among unconsolidated episodes, joined at ``cluster_similarity``."""
     cfg = ctx.config.consolidation
     ids = [e.id for e in episodes if e.id in vectors]
@@ -107,13 +107,13 @@ class Assessment:
 
     qualifies: bool
     reason: str
-    independent: tuple[Episode, ...]
+    independent: tuple[Episodic, ...]
     needed: int
     variance: float
 
 
 def assess(
-    members: Sequence[Episode], matrix: np.ndarray, lineage: dict[str, frozenset[str]], cfg: ConsolidationConfig
+    members: Sequence[Episodic], matrix: np.ndarray, lineage: dict[str, frozenset[str]], cfg: ConsolidationConfig
 ) -> Assessment:
     """The independent-evidence rules: episodes sharing an ancestor count once; enough of them for the cluster's
     spread; at least ``min_source_types`` distinct sources; never only model-generated evidence."""
@@ -149,7 +149,7 @@ class Extraction:
 
 
 def extract(
-    ctx: StageContext, members: Sequence[Episode], matrix: np.ndarray, backing: Sequence[Episode]
+    ctx: StageContext, members: Sequence[Episodic], matrix: np.ndarray, backing: Sequence[Episodic]
 ) -> Extraction:
     """Ask the LLM for the principle; without one, take the medoid episode's text (marked extractive)."""
     if ctx.llm is None:
@@ -248,7 +248,7 @@ def _promote_cluster(ctx: StageContext, run_id: str, ids: list[str]) -> None:
     if ctx.storage.get_memory(output_id) is not None:
         return  # promoted before the run was interrupted
     found = ctx.storage.get_memories(ids)
-    members = [found[i] for i in ids if isinstance(found.get(i), Episode) and not found[i].consolidated]
+    members = [found[i] for i in ids if isinstance(found.get(i), Episodic) and not found[i].consolidated]
     if not members:
         return  # folded into an existing principle before the run was interrupted
     vectors = ctx.storage.get_vectors([m.id for m in members])
@@ -297,13 +297,13 @@ def _promote_cluster(ctx: StageContext, run_id: str, ids: list[str]) -> None:
     )
 
 
-def _mark_consolidated(ctx: StageContext, run_id: str, members: Sequence[Episode]) -> None:
+def _mark_consolidated(ctx: StageContext, run_id: str, members: Sequence[Episodic]) -> None:
     ctx.storage.update_memories({m.id: {"consolidated": True} for m in members})
     ctx.storage.append_undo(run_id, [{"op": "unconsolidate", "episode_ids": [m.id for m in members]}])
 
 
 def _fold_into(
-    ctx: StageContext, run_id: str, existing: Memory, members: Sequence[Episode], backing: Sequence[Episode]
+    ctx: StageContext, run_id: str, existing: Memory, members: Sequence[Episodic], backing: Sequence[Episodic]
 ) -> None:
     """The cluster repeats a principle we already hold: add its independent episodes as that principle's evidence."""
     now = ctx.clock()
@@ -330,8 +330,8 @@ def _principle(
     ctx: StageContext,
     output_id: str,
     run_id: str,
-    members: Sequence[Episode],
-    backing: Sequence[Episode],
+    members: Sequence[Episodic],
+    backing: Sequence[Episodic],
     extraction: Extraction,
 ) -> Memory:
     sources = Counter(e.source for e in backing)
@@ -363,6 +363,6 @@ def _principle(
     }
     if extraction.kind == "procedural":
         trigger = {"when": extraction.trigger_conditions} if extraction.trigger_conditions else None
-        return Procedure(**common, trigger_conditions=trigger)
+        return Procedural(**common, trigger_conditions=trigger)
     boundary = {"boundary": extraction.boundary_conditions} if extraction.boundary_conditions else None
     return Semantic(**common, conditions=boundary, source_type_diversity=len(sources))

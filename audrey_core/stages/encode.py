@@ -9,7 +9,7 @@ from typing import Any
 from ..config import ConfidenceConfig
 from ..errors import InvalidInputError, NotFoundError
 from ..ids import new_ulid
-from ..models import Episode
+from ..models import Episodic
 from ..providers.embedding import chunk_spans, embed_texts, to_matrix
 from ..rules.arguments import EncodeRequest
 from ..rules.expiry import expiry
@@ -42,7 +42,7 @@ def check_references(storage: Storage, requests: Sequence[EncodeRequest], tenant
         episode = found.get(target)
         if episode is None:
             raise NotFoundError(f"supersedes names {target}, which is not a stored memory")
-        if not isinstance(episode, Episode):
+        if not isinstance(episode, Episodic):
             raise InvalidInputError(f"supersedes must name an episode; {target} is a {episode.memory_type} memory")
         if episode.superseded_by:
             raise InvalidInputError(
@@ -61,7 +61,7 @@ def encode_episodes(
     replace: bool = False,
     vectors: Any = None,
     queued_by: str | None = None,
-) -> list[Episode]:
+) -> list[Episodic]:
     """Embed all requests (one call per provider batch) and store them in one transaction.
 
     Caller-chosen ids must be new unless ``replace``, which swaps out the stored memory of that id. ``vectors``
@@ -76,7 +76,7 @@ def encode_episodes(
         spans = [[(0, len(r.content))] for r in requests]
         vectors = to_matrix(vectors, len(requests), embedder.dimensions, f"vectors given for {embedder.model_name}")
     episodes = [
-        Episode(
+        Episodic(
             id=r.id or new_ulid(now),
             agent=tenant.agent,
             scope=r.scope,

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import replace
 
-from ..models import Contradiction, Episode, Memory
+from ..models import Contradiction, Episodic, Memory
 from ..rules.judgement import Judgement, Pair, outweighs
 from ..rules.lineage import independent
 from .claims import lineages, supersede
@@ -29,13 +29,13 @@ def backing(ctx: StageContext, claims: Sequence[Memory]) -> list[Memory]:
         ids.update(dict.fromkeys(ctx.storage.claim_support(claim.id)))
         ids.update(dict.fromkeys(getattr(claim, "evidence_episode_ids", ())))
     found = ctx.storage.get_memories(list(ids))
-    episodes = sorted((m for m in found.values() if isinstance(m, Episode)), key=lambda m: m.valid_from)
+    episodes = sorted((m for m in found.values() if isinstance(m, Episodic)), key=lambda m: m.valid_from)
     return independent(episodes, lineages(ctx.storage, episodes), distinct_sources=True)
 
 
 def weigh_updates(
     ctx: StageContext,
-    episode: Episode,
+    episode: Episodic,
     claims: Sequence[Memory],
     pairs: Sequence[Pair],
     verdicts: list[Judgement | None],

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from datetime import datetime
 
 from ..config import RECALLABLE_STATES
-from ..models import Contradiction, Counterclaim, Episode, Memory, Procedure, Provenance, RecallResult, Semantic
+from ..models import Contradiction, Counterclaim, Episodic, Memory, Procedural, Provenance, RecallResult, Semantic
 from ..rules.ownership import Tenant
 from ..rules.ranking import Ranked, is_self_citation
 from ..storage import Storage
@@ -17,11 +17,11 @@ def provenance(storage: Storage, memory: Memory, owner: Tenant | None = None) ->
     """Evidence episodes of a semantic / procedural memory, causes of an episode; for every memory, what it replaced
     and what replaced it (of what ``owner``, when given, may see)."""
     replaced = tuple(m for m in storage.supersedes_chain(memory.id) if owner is None or owner.owns(m))
-    if isinstance(memory, (Semantic, Procedure)):
+    if isinstance(memory, (Semantic, Procedural)):
         found = storage.get_memories(memory.evidence_episode_ids)
         evidence = tuple(found[i] for i in memory.evidence_episode_ids if i in found)
         return Provenance(evidence=evidence, supersedes=replaced, superseded_by=memory.superseded_by)
-    assert isinstance(memory, Episode)
+    assert isinstance(memory, Episodic)
     return Provenance(
         supersedes=replaced,
         superseded_by=memory.superseded_by,

@@ -16,7 +16,7 @@ from dataclasses import replace
 
 import numpy as np
 
-from ..models import Contradiction, Episode, Memory
+from ..models import Contradiction, Episodic, Memory
 from ..rules.conflict import detect_conflict, is_statement
 from ..rules.expiry import expired
 from ..rules.judgement import Judgement, Pair, can_supersede
@@ -32,7 +32,7 @@ REOPENABLE_STATES = ("disputed", "superseded")
 OPEN_CONTRADICTION_STATES = ("open", "resolved", "context_dependent")
 
 
-def neighbours(ctx: StageContext, episode: Episode, vector: np.ndarray) -> list[tuple[Memory, float]]:
+def neighbours(ctx: StageContext, episode: Episodic, vector: np.ndarray) -> list[tuple[Memory, float]]:
     """The episode's nearest current memories of any type in its scope, closest first, down to the update zone (with
     an LLM, down to ``judge_similarity``).
     Without an LLM, a text longer than one statement is compared with principles only: the offline rules judge no
@@ -61,7 +61,7 @@ def validate_episodes(ctx: StageContext, episode_ids: Sequence[str]) -> None:
         vectors = ctx.storage.get_vectors(list(episodes))
         for episode_id in episode_ids:
             episode = episodes.get(episode_id)
-            if not isinstance(episode, Episode) or episode_id not in vectors:
+            if not isinstance(episode, Episodic) or episode_id not in vectors:
                 continue
             try:
                 validate_episode(ctx, episode, vectors[episode_id])
@@ -70,7 +70,7 @@ def validate_episodes(ctx: StageContext, episode_ids: Sequence[str]) -> None:
                 ctx.emit("error", {"event": "validation", "episode_id": episode_id, "error": exc})
 
 
-def validate_episode(ctx: StageContext, episode: Episode, vector: np.ndarray) -> str:
+def validate_episode(ctx: StageContext, episode: Episodic, vector: np.ndarray) -> str:
     """Judge the episode against each of its neighbours and write what follows; then count support for disputed
     claims. Returns what happened to the closest judged neighbour: reinforced, self-citation, restated, updated,
     contradiction, unrelated or nothing."""
@@ -112,7 +112,7 @@ def _newer(episode: Memory, claim: Memory) -> bool | None:
 def apply_verdict(
     ctx: StageContext,
     claim: Memory,
-    episode: Episode,
+    episode: Episodic,
     similarity: float,
     verdict: Judgement,
     newer: bool | None = None,
@@ -137,7 +137,7 @@ def apply_verdict(
 def reinforce(
     ctx: StageContext,
     claim: Memory,
-    episode: Episode,
+    episode: Episodic,
     similarity: float,
     lineage: dict[str, frozenset[str]] | None = None,
 ) -> str:
@@ -158,7 +158,7 @@ def reinforce(
 
 
 def restate(
-    ctx: StageContext, episode: Episode, claims: Sequence[tuple[Memory, float]], lineage: dict[str, frozenset[str]]
+    ctx: StageContext, episode: Episodic, claims: Sequence[tuple[Memory, float]], lineage: dict[str, frozenset[str]]
 ) -> dict[str, str]:
     """Record the episode as restating each earlier episode in ``claims`` and each of them as restating it (two
     episodes saying one thing back each other; :mod:`audrey_core.stages.evidence` counts them), in one transaction;
@@ -184,7 +184,7 @@ def restate(
     return outcomes
 
 
-def support_disputed_claim(ctx: StageContext, episode: Episode, vector: np.ndarray) -> bool:
+def support_disputed_claim(ctx: StageContext, episode: Episodic, vector: np.ndarray) -> bool:
     """Record the episode as support for a disputed / superseded claim it repeats; reopen the claim's dispute when
     ``reopen_min_sources`` independent episodes (distinct source types, no shared ancestor) back it."""
     cfg = ctx.config.validation
@@ -206,7 +206,7 @@ def support_disputed_claim(ctx: StageContext, episode: Episode, vector: np.ndarr
     return True
 
 
-def reopen(ctx: StageContext, claim: Memory, trigger: Episode, backing: Sequence[str]) -> None:
+def reopen(ctx: StageContext, claim: Memory, trigger: Episodic, backing: Sequence[str]) -> None:
     """Reactivate ``claim`` and mark the contradictions that had set it aside as reopened."""
     now = ctx.clock()
     contradictions = [

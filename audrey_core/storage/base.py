@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from ..models import CausalLink, ConsolidationRun, Contradiction, Episode, Memory
+from ..models import CausalLink, ConsolidationRun, Contradiction, Episodic, Memory
 from ..rules.ownership import Tenant
 from ..rules.recall_options import VectorFilter as VectorFilter  # re-exported: the storage-facing filter
 
@@ -223,7 +223,7 @@ class Storage(ABC):
         """Every memory of ``agent`` (all agents when None) in one of ``states``, in id order."""
 
     @abstractmethod
-    def unconsolidated_episodes(self, agent: str, states: Sequence[str], up_to: str | None = None) -> list[Episode]:
+    def unconsolidated_episodes(self, agent: str, states: Sequence[str], up_to: str | None = None) -> list[Episodic]:
         """Episodes not yet consolidated, in id (time) order, up to and including the id ``up_to`` when given."""
 
     # -- pipeline records: contradictions, causal links, consolidation runs, claim support, audit ----------------

@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from audrey_core import Audrey, Procedure, Semantic
+from audrey_core import Audrey, Procedural, Semantic
 from audrey_core.ids import new_ulid
 from audrey_core.providers.embedding import embed_texts
 
@@ -19,7 +19,7 @@ REPO = Path(__file__).resolve().parents[2]  # subprocesses run here, so they can
 
 def add_derived(brain: Audrey, content: str, *, memory_type: str = "semantic", **fields: Any) -> str:
     """Store a semantic (or procedural) memory with its vector, as consolidation will, and return its id."""
-    cls = Semantic if memory_type == "semantic" else Procedure
+    cls = Semantic if memory_type == "semantic" else Procedural
     source = fields.pop("source", "direct-observation")
     memory = cls(
         id=fields.pop("id", None) or new_ulid(brain.clock()),

@@ -74,11 +74,11 @@ def test_backfill_chunks_like_encode(tmp_path):
     storage = SQLiteStorage(tmp_path / "b.db", model_name="deterministic-hash", dimensions=384)
     from datetime import datetime, timezone
 
-    from audrey_core import Episode
+    from audrey_core import Episodic
 
     storage.insert_memories(
         [
-            Episode(
+            Episodic(
                 id="e1",
                 agent="default",
                 content=LONG,

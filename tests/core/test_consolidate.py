@@ -19,7 +19,7 @@ from audrey_core import (
     Contradiction,
     InvalidInputError,
     NotFoundError,
-    Procedure,
+    Procedural,
     Semantic,
 )
 from audrey_core.config import ValidationConfig
@@ -225,7 +225,7 @@ def test_llm_extraction_one_call_per_qualifying_cluster(db_path, placed, clock):
         assert len(llm.calls_for("principle_extraction")) == len(run.plan) == 2
         principles = [brain.get(i) for i in run.output_memory_ids]
         semantic = next(p for p in principles if isinstance(p, Semantic))
-        procedure = next(p for p in principles if isinstance(p, Procedure))
+        procedure = next(p for p in principles if isinstance(p, Procedural))
         assert semantic.content == "Stripe throttles above 100 req/s" and semantic.conditions == {
             "boundary": "live-mode keys"
         }

@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from audrey_core import Audrey, ClosedError, EmbeddingError, Episode, InvalidInputError, NotFoundError
+from audrey_core import Audrey, ClosedError, EmbeddingError, Episodic, InvalidInputError, NotFoundError
 from audrey_core.testing import DeterministicEmbedder
 
 from .helpers import table_counts
@@ -24,7 +24,7 @@ def test_encode_stores_an_episode_with_everything_given(brain, clock):
     )
     assert len(mid) == 26 and mid.isalnum() and mid.isupper()  # a ULID
     episode = brain.get(mid)
-    assert isinstance(episode, Episode)
+    assert isinstance(episode, Episodic)
     assert episode.content == "Stripe returned 429 above 100 req/s"
     assert (episode.source, episode.source_reliability, episode.salience) == ("tool-result", 0.85, 0.8)
     assert episode.tags == ("stripe", "prod")

@@ -182,3 +182,15 @@ def test_storage_is_deprecated_and_the_audit_log_is_the_tenants(db_path, embedde
         assert [e["details"]["ids"] for e in brain.audit_log() if e["action"] == "forget"] == [[gone]]
     with Audrey(db_path, agent="b", embedder=embedder) as other:
         assert other.audit_log() == []
+
+
+def test_the_memory_classes_old_names_still_import_with_a_warning():
+    import audrey_core
+    from audrey_core import Episodic, Procedural, models
+
+    with pytest.warns(DeprecationWarning, match="Episode is now Episodic"):
+        assert audrey_core.Episode is Episodic
+    with pytest.warns(DeprecationWarning, match="Procedure is now Procedural"):
+        assert models.Procedure is Procedural
+    with pytest.raises(AttributeError):
+        audrey_core.Nothing  # noqa: B018

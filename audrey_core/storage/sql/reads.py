@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from ...models import Episode, Memory
+from ...models import Episodic, Memory
 from ...rules.ownership import Tenant
 from ...timeutil import from_iso, to_iso
 from ..base import StoreCounts, VectorFilter, VectorHit
@@ -47,7 +47,7 @@ class SQLReads(SQLDialect):
             for row in rows:
                 yield row_to_memory(memory_type, row)
 
-    def unconsolidated_episodes(self, agent: str, states: Sequence[str], up_to: str | None = None) -> list[Episode]:
+    def unconsolidated_episodes(self, agent: str, states: Sequence[str], up_to: str | None = None) -> list[Episodic]:
         columns = COLUMNS["episodic"]
         sql = (
             f"SELECT {', '.join(columns)} FROM episodes WHERE agent = ? AND consolidated = 0 "

@@ -11,7 +11,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from ...config import KEYWORD_CONTEXT_TURNS
-from ...models import Episode, Memory
+from ...models import Episodic, Memory
 from ...rules.turns import affected, window_text
 from ..base import TurnWindow
 from ..sqlite.connection import placeholders
@@ -24,7 +24,7 @@ RECHECK_TURNS_S = 1.0
 
 def turn_place(memory: Memory) -> Place | None:
     """Where a memory was said, if it is a turn with a place."""
-    if isinstance(memory, Episode) and memory.session is not None and memory.turn is not None:
+    if isinstance(memory, Episodic) and memory.session is not None and memory.turn is not None:
         return memory.agent, encode_scope(memory.scope), memory.session, memory.turn
     return None
 
@@ -56,10 +56,10 @@ class SQLTurns(SQLDialect):
         """Give each new turn (an episode with a session and no place yet) the next place in its session, in batch
         order; a turn replacing one of the same session (``kept``: the replaced ids' places) keeps its place."""
         last: dict[tuple[str, str, str], int] = {}
-        if any(isinstance(m, Episode) and (m.session or m.speaker) for m in memories):
+        if any(isinstance(m, Episodic) and (m.session or m.speaker) for m in memories):
             self._turns_seen = True
         for memory in memories:
-            if not isinstance(memory, Episode) or memory.session is None or memory.turn is not None:
+            if not isinstance(memory, Episodic) or memory.session is None or memory.turn is not None:
                 continue
             key = (memory.agent, encode_scope(memory.scope), memory.session)
             old = kept.get(memory.id)

@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 
 from ...errors import InvalidInputError, StorageError
-from ...models import Episode, Memory
+from ...models import Episodic, Memory
 from ...rules.ownership import Tenant
 from ...timeutil import system_clock, to_iso
 from ..base import MUTABLE_MEMORY_FIELDS
@@ -99,10 +99,10 @@ class SQLWrites(SQLTurns):
             if vectors is not None:
                 self._write_vectors(db, memories, vectors, chunks)
             for memory in memories:
-                if isinstance(memory, Episode) and memory.supersedes:
+                if isinstance(memory, Episodic) and memory.supersedes:
                     self._mark_superseded(db, memory.supersedes, memory.id, memory.valid_from)
             if queued_by is not None:
-                episodes = [m.id for m in memories if isinstance(m, Episode)]
+                episodes = [m.id for m in memories if isinstance(m, Episodic)]
                 self._queue_validation(db, episodes, queued_by, to_iso(system_clock()))
 
     def _queue_validation(self, db: Any, ids: Sequence[str], by: str, now: str) -> None:
