@@ -9,6 +9,7 @@ import threading
 from collections.abc import Mapping, Sequence
 from datetime import datetime, timedelta, timezone
 from itertools import pairwise
+from typing import Any
 
 import numpy as np
 
@@ -141,4 +142,43 @@ class ManualClock:
             return self._now
 
 
-__all__ = ["DeterministicEmbedder", "ManualClock", "ScriptedLLM"]
+def add_principle(brain: Any, content: str, *, memory_type: str = "semantic", **fields: Any) -> str:
+    """Store a principle (``semantic``) or a procedure (``procedural``) straight away, with its embedding, as
+    consolidation would store one: for a test that needs one without running the sleep cycle. It belongs to the
+    instance's agent (and scope, unless ``scope=`` names one inside it); ``fields`` are the record's
+    (``source``, ``evidence_episode_ids``, ``created_at``, ...). Returns its id."""
+    from .ids import new_ulid
+    from .models import Procedural, Semantic
+    from .providers.embedding import embed_texts
+
+    if memory_type not in ("semantic", "procedural"):
+        raise ValueError(f"memory_type must be 'semantic' or 'procedural', got {memory_type!r}")
+    kind = Semantic if memory_type == "semantic" else Procedural
+    source = fields.pop("source", "direct-observation")
+    scope = tuple(fields.pop("scope", brain.scope))
+    brain.tenant.require_scope(scope)
+    memory = kind(
+        id=fields.pop("id", None) or new_ulid(brain.clock()),
+        agent=fields.pop("agent", brain.agent),
+        content=content,
+        scope=scope,
+        source=source,
+        source_reliability=brain.config.confidence.source_reliability[source],
+        created_at=fields.pop("created_at", brain.clock()),
+        **fields,
+    )
+    brain._storage.insert_memories([memory], embed_texts(brain.embedder, [content]), owner=brain.tenant)
+    return memory.id
+
+
+def set_states(brain: Any, states: Mapping[str, str]) -> None:
+    """Move the instance's memories to the given states straight away (the pipeline does it otherwise: validation,
+    decay, rollback), for a test that needs one in a state; another tenant's id is refused."""
+    held = {m.id for m in brain.get_many(list(states)) if m is not None}
+    missing = sorted(set(states) - held)
+    if missing:
+        raise ValueError(f"no memories {missing} for this instance")
+    brain._storage.set_states(dict(states))
+
+
+__all__ = ["DeterministicEmbedder", "ManualClock", "ScriptedLLM", "add_principle", "set_states"]

@@ -5,7 +5,7 @@ kept apart so that each file reads as one purpose."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from .aio import twin
 from .config import STATES, ExpiryConfig
@@ -56,6 +56,12 @@ class MemoryUpkeep(MemoryReading):
         self._check_open()
         return expiry_stage.refresh(self._context, ids)
 
+    def rebuild_indexes(self) -> list[dict[str, Any]]:
+        """Rebuild the derived search indexes beside the store from the database itself (``audrey reindex``): after
+        copying the file elsewhere, or when an index file was lost. Returns each index's status."""
+        self._check_open()
+        return self._storage.rebuild_search_indexes()
+
     def forget_all(self, types: Sequence[str] | None = None, **filters: Unpack[ListingFilters]) -> list[str]:
         """Forget every memory of this instance matching :meth:`recall`'s filters, in every state unless ``states``
         says otherwise (e.g. ``forget_all(scope=("user", "alice"))``); return their ids. Expired memories the
@@ -79,4 +85,5 @@ class MemoryUpkeep(MemoryReading):
     aforget = twin(forget)
     aforget_all = twin(forget_all)
     astart_expiry_sweeper = twin(start_expiry_sweeper)
+    arebuild_indexes = twin(rebuild_indexes)
     astop_expiry_sweeper = twin(stop_expiry_sweeper)

@@ -104,7 +104,7 @@ def stored_vectors(brain: Audrey) -> tuple[list[str], np.ndarray]:
             break
     found: dict[str, np.ndarray] = {}
     for first in range(0, len(ids), PAGE):
-        found.update(brain._storage.get_vectors(ids[first : first + PAGE]))
+        found.update(brain.vectors(ids[first : first + PAGE]))
     ids = [i for i in ids if i in found]
     return ids, np.stack([found[i] for i in ids]) if ids else np.empty((0, DIMENSIONS), np.float32)
 

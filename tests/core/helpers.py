@@ -7,9 +7,8 @@ from typing import Any
 
 import numpy as np
 
-from audrey_core import Audrey, Procedural, Semantic
-from audrey_core.ids import new_ulid
-from audrey_core.providers.embedding import embed_texts
+from audrey_core import Audrey
+from audrey_core.testing import add_principle
 
 from .vectors import PlacedEmbedder
 
@@ -19,19 +18,7 @@ REPO = Path(__file__).resolve().parents[2]  # subprocesses run here, so they can
 
 def add_derived(brain: Audrey, content: str, *, memory_type: str = "semantic", **fields: Any) -> str:
     """Store a semantic (or procedural) memory with its vector, as consolidation will, and return its id."""
-    cls = Semantic if memory_type == "semantic" else Procedural
-    source = fields.pop("source", "direct-observation")
-    memory = cls(
-        id=fields.pop("id", None) or new_ulid(brain.clock()),
-        agent=fields.pop("agent", brain.agent),
-        content=content,
-        source=source,
-        source_reliability=brain.config.confidence.source_reliability[source],
-        created_at=fields.pop("created_at", brain.clock()),
-        **fields,
-    )
-    brain._storage.insert_memories([memory], embed_texts(brain.embedder, [content]))
-    return memory.id
+    return add_principle(brain, content, memory_type=memory_type, **fields)
 
 
 def table_counts(brain: Audrey) -> dict[str, int]:

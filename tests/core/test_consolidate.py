@@ -16,7 +16,6 @@ from audrey_core import (
     Audrey,
     AudreyConfig,
     ConsolidationConfig,
-    Contradiction,
     InvalidInputError,
     NotFoundError,
     Procedural,
@@ -76,7 +75,7 @@ def test_clusters_are_connected_components_at_the_threshold(db_path, placed, clo
         loose = brain.encode(placed.place("loose", 0.88))  # 0.88 * 0.9 = 0.792 < 0.80 to the others
         far = brain.encode("far away")
         episodes = brain._storage.unconsolidated_episodes(brain.agent, ("active",))
-        vectors = brain._storage.get_vectors([e.id for e in episodes])
+        vectors = brain.vectors([e.id for e in episodes])
         groups = consolidate_stage.cluster_ids(brain._context, episodes, vectors)
     assert sorted(groups) == sorted([sorted(close), [loose], [far]])
     # The same as an all-pairs reference computed the slow way.
@@ -99,7 +98,7 @@ def test_cluster_similarity_boundary(db_path, placed, clock, similarity, joined)
             placed.put("second", similarity * placed.axis(0) + (1 - similarity**2) ** 0.5 * placed.axis(1))
         )
         episodes = brain._storage.unconsolidated_episodes(brain.agent, ("active",))
-        vectors = brain._storage.get_vectors([a, b])
+        vectors = brain.vectors([a, b])
         groups = consolidate_stage.cluster_ids(brain._context, episodes, vectors)
     assert (groups == [[a, b]]) == joined
 
@@ -354,7 +353,7 @@ def everything(brain):
                 "SELECT id FROM episodes UNION ALL SELECT id FROM semantics UNION ALL SELECT id FROM procedures"
             )
         ]
-    return brain._storage.get_memories(ids), {c.id: c for c in brain._storage.find_records(Contradiction)}
+    return {m.id: m for m in brain.get_many(ids) if m is not None}, {c.id: c for c in brain.contradictions()}
 
 
 def test_rollback_restores_the_exact_prior_state(db_path, placed, clock):

@@ -7,6 +7,7 @@ import logging
 import pytest
 
 from audrey_core import InvalidInputError
+from audrey_core.testing import set_states
 
 from .helpers import add_derived
 
@@ -52,7 +53,7 @@ def test_introspect_counts_everything(brain, clock):
     brain.encode("told again", source="told-by-user")
     add_derived(brain, "a principle", evidence_episode_ids=(a,))
     add_derived(brain, "a procedure", memory_type="procedural")
-    brain._storage.set_states({a: "dormant"})
+    set_states(brain, {a: "dormant"})
     stats = brain.introspect()
     assert stats.counts == {"episodic": 3, "semantic": 1, "procedural": 1} and stats.total == 5
     assert stats.states["episodic"]["active"] == 2 and stats.states["episodic"]["dormant"] == 1

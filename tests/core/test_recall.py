@@ -12,6 +12,7 @@ from audrey_core.config import RECALLABLE_STATES, SOURCES
 from audrey_core.rules.confidence import memory_confidence
 from audrey_core.rules.ranking import Ranked, is_self_citation, pool_size, ranking_key
 from audrey_core.storage import VectorFilter
+from audrey_core.testing import set_states
 
 from .helpers import add_derived
 from .vectors import RandomVectorEmbedder, TableEmbedder
@@ -81,8 +82,8 @@ def brute_force(brain: Audrey, query: str, limit: int, where: VectorFilter, min_
     k = pool_size(options, brain.config.recall)
     db = brain._storage._conn
     ids = [row[0] for row in db.execute("SELECT id FROM episodes UNION ALL SELECT id FROM semantics")]
-    memories = brain._storage.get_memories(ids)
-    vectors = brain._storage.get_vectors(ids)
+    memories = {m.id: m for m in brain.get_many(ids) if m is not None}
+    vectors = brain.vectors(ids)
     q = brain.embedder.embed([query])[0]
     q = q / np.linalg.norm(q)
 
@@ -120,7 +121,7 @@ def test_recall_matches_a_brute_force_reference(random_brain, clock, query, limi
     brain = random_brain
     ids = populate(brain, clock)
     add_derived(brain, "a semantic memory in the mix", evidence_episode_ids=tuple(ids[:3]))
-    brain._storage.set_states({i: "dormant" for i in ids[::9]})
+    set_states(brain, {i: "dormant" for i in ids[::9]})
     from audrey_core.rules.recall_options import check_options
 
     where = check_options(agent=brain.agent, limit=limit, **filters).where
@@ -136,7 +137,7 @@ def test_knn_equals_exact_cosine_top_k(random_brain, clock):
     populate(brain, clock, n=300)
     db = brain._storage._conn
     ids = [row[0] for row in db.execute("SELECT id FROM episodes")]
-    vectors = brain._storage.get_vectors(ids)
+    vectors = brain.vectors(ids)
     matrix = np.vstack([vectors[i] for i in ids])
     q = brain.embedder.embed(["payment queue latency"])[0]
     sims = matrix @ q / (np.linalg.norm(matrix, axis=1) * np.linalg.norm(q))
@@ -165,7 +166,7 @@ def test_a_reliable_memory_outranks_a_slightly_more_similar_model_generated_one(
 def test_dormant_memories_are_excluded_unless_asked(brain):
     awake = brain.encode("the cache lives in redis")
     asleep = brain.encode("the cache used to live in memcached")
-    brain._storage.set_states({asleep: "dormant"})
+    set_states(brain, {asleep: "dormant"})
     assert [r.id for r in brain.recall("cache")] == [awake]
     with_dormant = brain.recall("cache", include_dormant=True)
     assert {r.id for r in with_dormant} == {awake, asleep}
@@ -178,7 +179,7 @@ def test_default_states_and_explicit_states(brain):
         state: brain.encode(f"claim about the deploy window, {state} one")
         for state in ("active", "disputed", "context_dependent", "superseded", "rolled_back")
     }
-    brain._storage.set_states({ids[s]: s for s in ids if s != "active"})
+    set_states(brain, {ids[s]: s for s in ids if s != "active"})
     assert {r.state for r in brain.recall("deploy window claim")} == set(RECALLABLE_STATES)
     assert [r.state for r in brain.recall("deploy window claim", states=["rolled_back"])] == ["rolled_back"]
 

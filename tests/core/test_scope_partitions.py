@@ -50,7 +50,7 @@ def scoped_brain(db_path):
 
 def exact(brain, query, k, keep):
     memories = brain.list_memories(scope_prefix=(), limit=10_000)
-    vectors = brain._storage.get_vectors([m.id for m in memories])
+    vectors = brain.vectors([m.id for m in memories])
     q = brain.embedder.embed([query])[0]
     kept = [m for m in memories if keep(m.scope)]
     sims = {m.id: float(vectors[m.id] @ q / np.linalg.norm(vectors[m.id]) / np.linalg.norm(q)) for m in kept}
@@ -85,7 +85,7 @@ def test_a_store_made_before_scope_partitions_is_rebuilt_on_open(tmp_path):
         before = {s: [r.id for r in brain.recall("note 2 in scope 3", scope=s, mode="vector")] for s in SCOPES}
         table, count = (
             brain._storage.vector_table,
-            len(brain._storage.get_vectors([m.id for m in brain.list_memories(scope_prefix=(), limit=100)])),
+            len(brain.vectors([m.id for m in brain.list_memories(scope_prefix=(), limit=100)])),
         )
     db = connect(str(path))  # put the vectors back into the layout of earlier releases
     db.execute(
@@ -109,6 +109,6 @@ def test_a_store_made_before_scope_partitions_is_rebuilt_on_open(tmp_path):
         assert "scope TEXT PARTITION KEY" in create and "memory_type TEXT PARTITION KEY" in create
         assert brain._storage._conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'legacy'").fetchone() is None
         ids = [m.id for m in brain.list_memories(scope_prefix=(), limit=100)]
-        assert len(brain._storage.get_vectors(ids)) == count == len(SCOPES) * 5
+        assert len(brain.vectors(ids)) == count == len(SCOPES) * 5
         after = {s: [r.id for r in brain.recall("note 2 in scope 3", scope=s, mode="vector")] for s in SCOPES}
         assert after == before

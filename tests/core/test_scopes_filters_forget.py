@@ -194,3 +194,19 @@ def test_the_memory_classes_old_names_still_import_with_a_warning():
         assert models.Procedure is Procedural
     with pytest.raises(AttributeError):
         audrey_core.Nothing  # noqa: B018
+
+
+def test_the_testing_helpers_stay_inside_the_tenant(db_path, embedder):
+    from audrey_core.testing import add_principle, set_states
+
+    with Audrey(db_path, agent="a", scope=("user", "ann"), embedder=embedder) as ann:
+        principle = add_principle(ann, "deploys need two approvals", memory_type="procedural")
+        assert ann.get(principle).memory_type == "procedural" and ann.get(principle).scope == ("user", "ann")
+        set_states(ann, {principle: "dormant"})
+        assert ann.get(principle).state == "dormant"
+        with pytest.raises(InvalidInputError, match="outside"):
+            add_principle(ann, "elsewhere", scope=("user", "bob"))
+    with Audrey(db_path, agent="a", scope=("user", "bob"), embedder=embedder) as bob:
+        with pytest.raises(ValueError, match="no memories"):
+            set_states(bob, {principle: "active"})
+        assert bob.rebuild_indexes() is not None

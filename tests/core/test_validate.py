@@ -12,7 +12,7 @@ from audrey_core.config import ValidationConfig
 from audrey_core.rules.judgement import judge_offline, resolve
 from audrey_core.rules.prompts import CONTRADICTION_CHECK
 from audrey_core.stages.judging import judge
-from audrey_core.testing import ScriptedLLM
+from audrey_core.testing import ScriptedLLM, set_states
 
 from .helpers import add_derived
 from .vectors import PlacedEmbedder
@@ -127,7 +127,7 @@ def test_stripe_100_vs_25_is_a_contradiction_not_a_reinforcement(sync_brain, pla
     principle = add_derived(sync_brain, placed.anchor("Stripe rate limit is 100 req/s"), source="tool-result")
     episode = sync_brain.encode(placed.place("Stripe rate limit is 25 req/s", 0.93), source="told-by-user")
     assert sync_brain.get(principle).evidence_count == 1
-    (c,) = sync_brain._storage.find_records(Contradiction)
+    (c,) = sync_brain.contradictions()
     assert (c.claim_a_id, c.claim_b_id, c.state) == (principle, episode, "open")  # 0.805 vs 0.82: too close to call
     assert c.resolution["flagged"] and c.resolution["method"] == "heuristic" and "req/s" in c.resolution["reason"]
     assert sync_brain.get(principle).state == sync_brain.get(episode).state == "active"
@@ -140,7 +140,7 @@ def test_a_clear_confidence_gap_disputes_the_weaker_claim(sync_brain, placed, cl
         sync_brain, placed.anchor("the API allows 100 req/s"), retrieval_count=20, last_retrieved_at=clock()
     )
     guess = sync_brain.encode(placed.place("the API allows 500 req/s", 0.9), source="model-generated")
-    (c,) = sync_brain._storage.find_records(Contradiction)
+    (c,) = sync_brain.contradictions()
     assert c.state == "resolved" and c.resolution["winner"] == principle and c.resolution["delta"] > 0.3
     assert sync_brain.get(guess).state == "disputed" and sync_brain.get(principle).state == "active"
     assert [r.id for r in sync_brain.recall("the API allows 500 req/s", types=["episodic"])] == [guess]  # still found
@@ -163,7 +163,7 @@ def test_context_dependent_claims_keep_their_conditions(db_path, placed, clock):
         assert brain.get(principle).state == brain.get(episode).state == "context_dependent"
         assert brain.get(principle).conditions == {"context": "live-mode keys"}
         assert brain.get(episode).conditions == {"context": "test-mode keys"}
-        (c,) = brain._storage.find_records(Contradiction)
+        (c,) = brain.contradictions()
         assert c.state == "context_dependent" and c.resolution["method"] == "llm"
         assert c.resolution["model"] == "scripted-llm" and c.resolution["prompt_hash"] == CONTRADICTION_CHECK.hash
         assert c.resolution["conditions"] == {principle: "live-mode keys", episode: "test-mode keys"}
@@ -176,13 +176,13 @@ def test_an_llm_failure_falls_back_to_the_heuristic(db_path, placed, clock):
         brain.on("error", errors.append)
         add_derived(brain, placed.anchor("the limit is 100 req/s"))
         brain.encode(placed.place("the limit is 30 req/s", 0.7))
-        (c,) = brain._storage.find_records(Contradiction)
+        (c,) = brain.contradictions()
     assert c.resolution["method"] == "heuristic" and len(errors) == 1
 
 
 def _disputed_claim(brain, placed):
     principle = add_derived(brain, placed.anchor("retries need jitter"))
-    brain._storage.set_states({principle: "disputed"})
+    set_states(brain, {principle: "disputed"})
     winner = add_derived(brain, "retries need no jitter")
     contradiction = Contradiction(
         id="C1",
@@ -206,7 +206,7 @@ def test_three_independent_sources_reopen_a_dispute(sync_brain, placed):
     assert sync_brain.get(principle).state == "disputed" and not reopened
     last = sync_brain.encode(placed.place("retries need jitter, seen again", 0.9), source="direct-observation")
     assert sync_brain.get(principle).state == "active"
-    (c,) = sync_brain._storage.find_records(Contradiction)
+    (c,) = sync_brain.contradictions()
     assert (c.state, c.reopen_evidence_id) == ("reopened", last)
     assert reopened[0]["memory_id"] == principle and len(reopened[0]["new_evidence"]) == 3
 

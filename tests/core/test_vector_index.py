@@ -175,7 +175,7 @@ def test_a_mapped_snapshot_leaves_out_removed_rows_until_an_insert_copies_it(tmp
         fill(brain)
         brain.encode("kiln glaze note last", id="last")
         freed = vector_rows(brain, "last")
-        brain._storage.rebuild_search_indexes()  # a snapshot of every row
+        brain.rebuild_indexes()  # a snapshot of every row
     with open_brain(tmp_path / "a.db") as brain:
         index = brain._storage.vector_index
         index.ensure_fresh()
@@ -317,7 +317,7 @@ def test_the_graph_and_the_rows_waiting_beside_it_answer_as_one(tmp_path, monkey
     monkeypatch.setattr(vector, "EXACT_BELOW", 0)  # the graph walked, not scanned
     with open_brain(tmp_path / "a.db") as brain, open_brain(tmp_path / "a.db") as other:
         fill(brain)
-        brain._storage.rebuild_search_indexes()  # every row in the graph
+        brain.rebuild_indexes()  # every row in the graph
         other.encode_batch([f"late kiln glaze note {i}" for i in range(30)])
         index = brain._storage.vector_index
         index.ensure_fresh()
@@ -353,7 +353,7 @@ def graph_beside_another_writer(tmp_path, monkeypatch, **inserts):
         monkeypatch.setattr(vector_inserts, name, value)
     with open_brain(tmp_path / "a.db") as brain, open_brain(tmp_path / "a.db") as other:
         fill(brain)
-        brain._storage.rebuild_search_indexes()
+        brain.rebuild_indexes()
         index = brain._storage.vector_index
         query = np.asarray(brain.embedder.embed(["late kiln glaze note 4"])[0])
         codes = index.codes_for("a", None, lambda scope: True)

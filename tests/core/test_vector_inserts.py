@@ -45,7 +45,7 @@ def no_background_inserts(monkeypatch):
 def test_catch_up_and_stored_vectors_do_not_wait_for_an_insert(tmp_path, no_background_inserts):
     with open_brain(tmp_path / "a.db") as brain, open_brain(tmp_path / "a.db") as other:
         brain.encode_batch(notes(40))
-        brain._storage.rebuild_search_indexes()  # every row in the graph
+        brain.rebuild_indexes()  # every row in the graph
         index = brain._storage.vector_index
         ids = other.encode_batch(notes(20, "oven"))
         done = threading.Event()
@@ -68,7 +68,7 @@ def test_a_row_removed_while_its_slice_is_inserted_leaves_the_graph_when_the_sli
 ):
     with open_brain(tmp_path / "a.db") as brain, open_brain(tmp_path / "a.db") as other:
         brain.encode_batch(notes(40))
-        brain._storage.rebuild_search_indexes()
+        brain.rebuild_indexes()
         index = brain._storage.vector_index
         ids = other.encode_batch(notes(10, "oven"))
         index.ensure_fresh()
@@ -92,7 +92,7 @@ def test_a_snapshot_saved_while_rows_wait_keeps_them_waiting(tmp_path, no_backgr
     monkeypatch.setattr(vector_saves, "SAVE_AFTER", 1)
     with open_brain(tmp_path / "a.db") as brain:
         brain.encode_batch(notes(40))
-        brain._storage.rebuild_search_indexes()  # every row in the graph
+        brain.rebuild_indexes()  # every row in the graph
         late = brain.encode_batch(notes(12, "oven"))
         index = brain._storage.vector_index
         index.ensure_fresh()  # caught up, and a save begun in the background
@@ -126,7 +126,7 @@ def test_a_burst_is_inserted_in_the_background_and_answers_the_same(tmp_path, mo
     monkeypatch.setattr(vector_inserts, "lower_priority", lambda: lowered.append(threading.current_thread()))
     with open_brain(tmp_path / "a.db") as brain, open_brain(tmp_path / "a.db") as other:
         brain.encode_batch(notes(40))
-        brain._storage.rebuild_search_indexes()
+        brain.rebuild_indexes()
         brain.wait_for_idle()  # none of this handle's validation batches under way
         ids = other.encode_batch(notes(60, "oven"))
         index = brain._storage.vector_index
