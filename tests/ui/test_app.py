@@ -165,3 +165,21 @@ def test_an_empty_agent_is_told_which_agents_the_store_holds(tmp_path):
         assert "<b>payments-agent</b> (2)" in page and "audrey --agent payments-agent ui" in page
     with Audrey(path, agent="default", scope=("user", "x"), embedder=DeterministicEmbedder(), config=SYNC) as scoped:
         assert "payments-agent" not in client(scoped).get("/").text  # a confined page names no other tenant
+
+
+def test_every_page_answers_on_both_backends(store_location):
+    with Audrey(store_location, agent="ui", embedder=DeterministicEmbedder(), config=SYNC) as brain:
+        for source in ("direct-observation", "tool-result", "told-by-user"):
+            brain.encode("the nightly export job takes forty minutes", source=source)
+        brain.encode("The deploy window is on Tuesday", source="told-by-user")
+        brain.encode("The deploy window is not on Tuesday", source="inference")
+        run = brain.consolidate()
+        principle, episode = run.output_memory_ids[0], run.input_episode_ids[0]
+        web = client(brain)
+        pages = ["/", "/?q=export+job", "/disputes?state=all", "/runs", f"/runs/{run.id}", "/timeline", "/status"]
+        for path in [*pages, f"/memory/{principle}", f"/memory/{episode}"]:
+            response = web.get(path)
+            assert response.status_code == 200, (path, response.text[:500])
+        assert "the nightly export job takes forty minutes" in web.get(f"/memory/{principle}").text
+        assert principle in web.get(f"/memory/{episode}").text  # the principle it is evidence for
+        assert "The deploy window is not on Tuesday" in web.get("/disputes?state=all").text
