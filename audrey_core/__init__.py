@@ -15,6 +15,7 @@ from .config import (
     ConsolidationConfig,
     DecayConfig,
     ExpiryConfig,
+    IndexConfig,
     RecallConfig,
     ValidationConfig,
 )
@@ -85,6 +86,7 @@ __all__ = [
     "EmbeddingMismatchError",
     "Episodic",
     "ExpiryConfig",
+    "IndexConfig",
     "Introspection",
     "InvalidInputError",
     "LLMError",

@@ -79,7 +79,7 @@ class Audrey(MemoryUpkeep):
         self.clock: Clock = clock or system_clock
         self.events = EventBus()
         self._storage: Storage = open_storage(
-            path, model_name=self.embedder.model_name, dimensions=self.embedder.dimensions
+            path, model_name=self.embedder.model_name, dimensions=self.embedder.dimensions, index=self.config.index
         )
         self._queries = QueryCache(self.embedder, self.config.recall.query_cache_size)
         self._closed = False

@@ -282,6 +282,8 @@ class AudreyConfig:
     """The sleep cycle."""
     expiry: ExpiryConfig = field(default_factory=ExpiryConfig)
     """When expired memories are swept."""
+    index: IndexConfig = field(default_factory=lambda: IndexConfig())
+    """The derived search indexes of an SQLite store (see :class:`IndexConfig`)."""
 
 
 # -- Derived search indexes and background work: per process, tuned to the machine rather than to the memory --------
@@ -359,3 +361,41 @@ hard case (m=16, ef_construction=64, pgvector's defaults): recall of the exact t
 200, 95% at 400, at 0.7 / 1.1 / 1.8 / 2.9 ms per query; sentence embeddings have structure and do better."""
 KEYWORD_CANDIDATES = 2_000
 """rows a keyword search ranks before widening"""
+
+
+@dataclass(frozen=True)
+class IndexConfig:
+    """The derived search indexes beside an SQLite store and the cost model that chooses between them and an exact
+    scan: ``Audrey(config=AudreyConfig(index=IndexConfig(...)))``. Each default is the module constant of the same
+    name (upper case) above, measured on two cores. One store's indexes are opened by the instance that opens it, so
+    instances opening one file in a process should pass the same. PostgreSQL's indexes are the server's."""
+
+    exact_below: int = EXACT_BELOW
+    """Rows below which the vector index scans every row it holds exactly instead of walking the graph."""
+    build_inline_upto: int = BUILD_INLINE_UPTO
+    """An index rebuilt from more rows than this is rebuilt on a background thread (searches go to the database)."""
+    prefetch_from: int = PREFETCH_FROM
+    """A mapped graph snapshot of this many rows or more is read through in the background once loaded."""
+    save_after: int = SAVE_AFTER
+    """Changes applied in memory before a new vector snapshot is written."""
+    pending_max: int = PENDING_MAX
+    """Rows caught up beside the graph (searched exactly) before a background insert puts them in."""
+    pending_busy: int = PENDING_BUSY
+    """Waiting rows from which inserts go in bulk slices and a run of searches no longer keeps them away."""
+    insert_slice: int = INSERT_SLICE
+    """Rows a background insert adds at once while holding the graph."""
+    scan_us_per_row: float = SCAN_US_PER_ROW
+    """The cost model's price of scanning one row exactly, in microseconds."""
+    graph_max_share: float = GRAPH_MAX_SHARE
+    """A search that must visit more of the graph than this share scans instead."""
+    warm_from_bytes: int = WARM_FROM_BYTES
+    """A store file this large (and its keyword index) is read ahead in the background when opened."""
+    retry_index_after_s: float = 30.0
+    """After an index fails, searches go to the database for this long before the index is tried again."""
+
+    def __post_init__(self) -> None:
+        counts = (self.exact_below, self.build_inline_upto, self.prefetch_from, self.warm_from_bytes)
+        if min(counts) < 0 or min(self.save_after, self.pending_max, self.pending_busy, self.insert_slice) < 1:
+            raise ConfigurationError("index sizes must be >= 0, and save_after / pending_* / insert_slice >= 1")
+        if self.scan_us_per_row <= 0 or not 0.0 < self.graph_max_share <= 1.0 or self.retry_index_after_s < 0:
+            raise ConfigurationError("scan_us_per_row > 0, graph_max_share in (0, 1], retry_index_after_s >= 0")

@@ -49,15 +49,16 @@ Threads: every one is started by ``audrey_core.threads.start`` (never a daemon: 
 tantivy at interpreter exit aborts the process), is joined by its owner's ``close()`` with a timeout that names what
 it waited for, and checks ``closed or threads.stopping()`` between slices of work:
 
-- ``audrey-graph-insert`` (``VectorIndex._inserter``): moves waiting rows into the graph, 128 at a time; started by
-  a catch-up once ``PENDING_MAX`` rows wait; stops between slices.
-- ``audrey-graph-save`` (``VectorIndex._saver``): writes a snapshot after ``SAVE_AFTER`` changes; stops waiting for
-  the writer lock once closing; a write under way finishes (seconds at 1M rows).
+- ``audrey-graph-insert`` (``VectorIndex._inserter``): moves waiting rows into the graph,
+  ``IndexConfig.insert_slice`` at a time (bulk slices for a backlog); started by a catch-up once
+  ``IndexConfig.pending_max`` rows wait; stops between slices.
+- ``audrey-graph-save`` (``VectorIndex._saver``): writes a snapshot after ``IndexConfig.save_after`` changes; stops
+  waiting for the writer lock once closing; a write under way finishes (seconds at 1M rows).
 - ``audrey-graph-copy`` (``VectorIndex._copy``): copies a mapped snapshot into memory before the first insert (one
   usearch call, under a second at 1M rows).
 - ``audrey-graph-build`` (``VectorIndex._builder``) and ``audrey-keyword-build`` (``KeywordIndex._builder``): a
-  rebuild of more than ``BUILD_INLINE_UPTO`` rows; holds the writer lock throughout, the index's lock only to
-  install what it built; stops between batches once closing.
+  rebuild of more than ``IndexConfig.build_inline_upto`` rows; holds the writer lock throughout, the index's lock
+  only to install what it built; stops between batches once closing.
 - ``audrey-prefetch`` (``VectorIndex._prefetcher``, ``SQLiteStorage._prefetcher``): reads a large store's files
   into the OS cache; stops between 16 MB reads.
 
@@ -75,7 +76,7 @@ Where upkeep runs: a catch-up (up to ``VECTOR_REBUILD_AFTER`` / ``KEYWORD_REBUIL
 index reads the rows and searches them exactly until the insert thread takes them; the keyword index writes them)
 runs in the thread that searches, inside ``ensure_fresh``, once per validation batch (once.py). A rebuild (no usable
 snapshot, a log pruned past the index, or a bulk load larger than a catch-up) runs in that thread only for a store
-of at most ``BUILD_INLINE_UPTO`` rows (seconds); above, on a build thread, and until it is installed
+of at most ``IndexConfig.build_inline_upto`` rows (seconds); above, on a build thread, and until it is installed
 ``ensure_fresh`` raises ``IndexNotReady`` and the storage layer sends the search to the database (exact, slower):
 never minutes inside a recall. Validation's worker, which can wait, waits for such a build between its batches
 (``storage.wait_for_indexes``) rather than scan the database for every search. ``audrey reindex`` (``rebuild()``)

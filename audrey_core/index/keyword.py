@@ -25,11 +25,11 @@ from typing import Any, Protocol
 
 from .. import threads
 from ..config import (
-    BUILD_INLINE_UPTO,
     KEYWORD_PRUNE_AFTER,
     KEYWORD_REBUILD_AFTER,
     MEMORY_TYPES,
     WRITER_HEAP,
+    IndexConfig,
 )
 from ..errors import IndexNotReady
 from ..rules.keywords import informative_terms
@@ -74,7 +74,8 @@ class KeywordIndex:
     """One store's keyword index, in ``folder`` (None: in memory). Thread-safe; any number of processes may share a
     folder: one writes at a time, the others reload what it committed."""
 
-    def __init__(self, folder: Path | None, source: TextSource) -> None:
+    def __init__(self, folder: Path | None, source: TextSource, config: IndexConfig | None = None) -> None:
+        self.config = config or IndexConfig()  # sizes and thresholds of this index (AudreyConfig.index)
         if tantivy is None:
             raise RuntimeError("the tantivy package is not installed")
         self.folder = IndexFolder(folder)
@@ -103,7 +104,7 @@ class KeywordIndex:
     def _ensure_fresh(self) -> None:
         """Apply every logged change not in the index yet (rebuilding it when the log no longer reaches back, a bulk
         load makes replaying slower than building, or its files cannot be read or written). A rebuild of more rows
-        than BUILD_INLINE_UPTO runs in the background: :class:`IndexNotReady` until it is done."""
+        than ``build_inline_upto`` runs in the background: :class:`IndexNotReady` until it is done."""
         if self.building():
             raise IndexNotReady("the keyword index is being rebuilt in the background")
         if self._build_error is not None:
@@ -127,7 +128,7 @@ class KeywordIndex:
                     return
             except (OSError, ValueError) as exc:  # its files deleted or damaged under us
                 log.warning("keyword index cannot be caught up (%s); rebuilding it", exc)
-            if self.source.text_row_count() > BUILD_INLINE_UPTO:
+            if self.source.text_row_count() > self.config.build_inline_upto:
                 self._start_build()
                 raise IndexNotReady("the keyword index is being rebuilt in the background")
             self._rebuild()  # none yet, ours is gone (the folder deleted under us), or a bulk load

@@ -37,7 +37,7 @@ from typing import Any
 import numpy as np
 
 from .. import threads
-from ..config import BUILD_INLINE_UPTO, EXACT_BELOW, PREFETCH_FROM, RESCORE_EXTRA, VECTOR_REBUILD_AFTER
+from ..config import RESCORE_EXTRA, VECTOR_REBUILD_AFTER, IndexConfig
 from ..errors import IndexNotReady
 from .once import caught_up_by
 from .threads import background, exiting, prefetch
@@ -64,10 +64,12 @@ class VectorIndex(VectorState):
     """One store's vector index, snapshots in ``folder`` (None: in memory only). Thread-safe; any number of
     processes may share a folder: each holds its own graph, one writes a snapshot at a time."""
 
-    def __init__(self, folder: Path | None, source: VectorSource, dimensions: int) -> None:
+    def __init__(
+        self, folder: Path | None, source: VectorSource, dimensions: int, config: IndexConfig | None = None
+    ) -> None:
         if HNSW is None:
             raise RuntimeError("the usearch package is not installed")
-        super().__init__(folder, source, dimensions, self._ensure_fresh)
+        super().__init__(folder, source, dimensions, self._ensure_fresh, config or IndexConfig())
         self.inserts = GraphInserts(self)
         self.saves = SnapshotSaves(self, self.inserts)
         self._builder: threading.Thread | None = None  # audrey-graph-build
@@ -104,7 +106,7 @@ class VectorIndex(VectorState):
         with self.lock:
             if self._caught_up(identity, head):
                 return
-        if self.source.vector_row_count() > BUILD_INLINE_UPTO:
+        if self.source.vector_row_count() > self.config.build_inline_upto:
             self._start_build()
             raise IndexNotReady("the vector index is being rebuilt in the background")
         # A small rebuild, here: the writer lock first, then ``lock`` (the package's lock order).
@@ -164,7 +166,7 @@ class VectorIndex(VectorState):
         if snapshot.applied > self.source.vector_log_head():  # the head read after the state: never behind it
             log.warning("vector index snapshot is ahead of its database (restored from an older copy?); rebuilding it")
             return False
-        if len(snapshot.graph) >= PREFETCH_FROM:
+        if len(snapshot.graph) >= self.config.prefetch_from:
             graph_file, rows_file = snapshot.files  # the graph first: every search walks it, at random
             self._prefetcher = prefetch([graph_file, rows_file], lambda: self.closed, touch={graph_file})
         with self.graph_held():
@@ -302,7 +304,7 @@ class VectorIndex(VectorState):
         if count <= 0:
             return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float32)
         with self.lock:
-            if self.rows.length <= EXACT_BELOW:  # small: every row held, exactly
+            if self.rows.length <= self.config.exact_below:  # small: every row held, exactly
                 keys, distances = self._scan_held(query)
             else:
                 keys, distances = self._walk(query, count)

@@ -6,11 +6,11 @@ batch is inserted). A background insert copies a slice of the waiting rows under
 ``graph_lock`` (~30 ms for 128 rows at 100k), and the slice "lands": it leaves the waiting rows the next time anyone
 holds both locks (``VectorIndex.graph_held``). So a catch-up or a read of stored vectors (validation's) never waits
 for an insert; a graph search waits for one slice at most. A row removed while its slice was being inserted is taken
-out of the graph when the slice lands. A run of graph searches keeps the background insert away until PENDING_BUSY
+out of the graph when the slice lands. A run of graph searches keeps the background insert away until ``pending_busy``
 rows wait, and a validation batch's run (short statements, each compared with its nearest memories) then inserts
 them itself, in bulk (:meth:`GraphInserts.searching`).
 
-A backlog (PENDING_BUSY rows or more: a bulk load, a restore) is inserted in bulk slices sized to take about
+A backlog (``pending_busy`` rows or more: a bulk load, a restore) is inserted in bulk slices sized to take about
 BULK_SLICE_S each with every core; a search meanwhile does not wait for the graph but scans every row the index
 holds exactly (``bulk_under_way``; ~5 ms at 100k rows). Slices of 128 rows beside an exact scan of the rest kept
 recall at 96 ms p50 for ~25 s after 100k rows were loaded (measured: ``benchmarks.bulk_load``).
@@ -25,16 +25,7 @@ from typing import Any
 import numpy as np
 
 from .. import threads
-from ..config import (
-    BULK_SLICE_MAX,
-    BULK_SLICE_S,
-    COPY_SHARE,
-    INSERT_SLICE,
-    PENDING_BUSY,
-    PENDING_MAX,
-    QUIET,
-    SAVE_AFTER,
-)
+from ..config import BULK_SLICE_MAX, BULK_SLICE_S, COPY_SHARE, QUIET
 from .threads import background, exiting, lower_priority
 from .vector_graph import insert
 from .vector_state import VectorState
@@ -62,19 +53,19 @@ class GraphInserts:
         return self.thread is not None and self.thread.is_alive()
 
     def settle(self, drain: bool = False) -> None:
-        """Begin inserting the waiting rows in the background once there are PENDING_MAX (with ``drain``, however
+        """Begin inserting the waiting rows in the background once there are ``pending_max`` (with ``drain``, however
         few: ``wait_for_idle``). A mapped graph must be copied first (see :meth:`start_copy`: the process stalls
         while it is), so it lets rows wait until they are COPY_SHARE of its size (their exact search then costs
         about a hundredth of a scan), and is copied at once only when as many wait as a snapshot may lag by."""
         index = self.index
         waiting = len(index.waiting)
-        if not waiting or (waiting < PENDING_MAX and not drain) or index.closed:
+        if not waiting or (waiting < self.index.config.pending_max and not drain) or index.closed:
             return
         if index.mapped and not drain:
             if waiting < COPY_SHARE * len(index.graph):
                 return
             copier = self.start_copy()
-            if copier.is_alive() and waiting < SAVE_AFTER:
+            if copier.is_alive() and waiting < index.config.save_after:
                 return
         if not self.inserting():
             yielding = index.freshness.batches_under_way()
@@ -86,7 +77,7 @@ class GraphInserts:
         validating conversation turns needs no graph search and should not wait for it (5,900 against 4,500
         turns/s validated). Otherwise at the usual priority: a lone search waits for one slice at most, and slices
         at the lower priority beside a busy foreground put a first pass of recalls' p95 at 4x its p50. While graph
-        searches come one after another it waits, up to PENDING_BUSY rows (see :meth:`searching`); each search
+        searches come one after another it waits, up to ``pending_busy`` rows (see :meth:`searching`); each search
         finds the rows still waiting by its exact scan of them. A thread cannot take its priority back: one begun
         lower keeps it to the end. Stops between slices once the index closes or the interpreter exits."""
         index = self.index
@@ -103,9 +94,10 @@ class GraphInserts:
                     continue
                 self.writable()
                 graph, bulk = index.graph, self.bulk
-                in_bulk = len(index.waiting) >= PENDING_BUSY
-                size = min(BULK_SLICE_MAX, max(INSERT_SLICE, int(self.bulk_rate * BULK_SLICE_S)))
-                keys, vectors, serials = index.waiting.first(size if in_bulk else INSERT_SLICE)
+                in_bulk = len(index.waiting) >= index.config.pending_busy
+                slice_rows = index.config.insert_slice
+                size = min(BULK_SLICE_MAX, max(slice_rows, int(self.bulk_rate * BULK_SLICE_S)))
+                keys, vectors, serials = index.waiting.first(size if in_bulk else slice_rows)
             with index.graph_lock:
                 if graph is index.graph and bulk == self.bulk:  # not replaced, nor inserted by a search, meanwhile
                     self.bulk_under_way = in_bulk
@@ -129,19 +121,20 @@ class GraphInserts:
         return time.monotonic() - self.walked < QUIET
 
     def _giving_way(self) -> bool:
-        """Whether a background insert waits: searches come in a run and fewer than PENDING_BUSY rows wait."""
-        return self._in_a_run() and len(self.index.waiting) < PENDING_BUSY and not self.index.closed
+        """Whether a background insert waits: searches come in a run and fewer than ``pending_busy`` rows wait."""
+        return self._in_a_run() and len(self.index.waiting) < self.index.config.pending_busy and not self.index.closed
 
     def searching(self) -> None:
         """Called before each search of the graph. While searches come one after another (a validation run
         comparing each episode with its nearest memories), slices inserted between them would make each wait, and
-        rows left waiting would be scanned by each: so the background insert stays away until PENDING_BUSY rows
+        rows left waiting would be scanned by each: so the background insert stays away until ``pending_busy`` rows
         wait, and a validation batch's search that finds that many inserts them all at once, on its own thread
         (~1 s at 100k rows). A recall never does (a server's back-to-back recalls during an import would pay it in
-        one of them); past PENDING_BUSY the background insert takes slices between its searches."""
+        one of them); past ``pending_busy`` the background insert takes slices between its searches."""
         index = self.index
         in_a_batch = index.freshness.in_a_batch()
-        if self._in_a_run() and in_a_batch and len(index.waiting) >= PENDING_BUSY and not index.mapped:  # see settle
+        busy = len(index.waiting) >= index.config.pending_busy
+        if self._in_a_run() and in_a_batch and busy and not index.mapped:  # see settle
             with index.graph_held():  # a slice being inserted lands first
                 insert(index.graph, index.waiting.keys, index.waiting.vectors)
                 index.waiting.clear()

@@ -1,4 +1,4 @@
-"""Saving the vector index's snapshots: at a rebuild in the caller's thread, after every SAVE_AFTER changes on a
+"""Saving the vector index's snapshots: at a rebuild in the caller's thread, after every ``save_after`` changes on a
 background thread.
 
 Why in the background: a snapshot writes the whole graph and every float32 row (~0.7 s at 100k rows, seconds at 1M);
@@ -14,7 +14,6 @@ from __future__ import annotations
 import logging
 import threading
 
-from ..config import SAVE_AFTER
 from .threads import background, exiting, lower_priority
 from .vector_inserts import GraphInserts
 from .vector_snapshot import Snapshot, finish_snapshot, new_generation
@@ -44,10 +43,10 @@ class SnapshotSaves:
         self._write_snapshot(let_go_of_lock=False)
 
     def save_soon(self) -> None:
-        """Save once more than SAVE_AFTER changes are applied since the last snapshot, on a background thread (the
+        """Save once more than ``save_after`` changes are applied since the last snapshot, on a background thread (the
         caller holds ``lock``)."""
         index = self.index
-        if index.applied - index.saved < SAVE_AFTER or index.closed:
+        if index.applied - index.saved < index.config.save_after or index.closed:
             return
         if index.folder.path is None:
             index.saved = index.applied  # nothing to write: an in-memory index is rebuilt with its store
@@ -59,7 +58,8 @@ class SnapshotSaves:
         lower_priority()  # upkeep: the foreground's CPU first
         try:
             with index.folder.writer_lock(stop=lambda: index.closed or exiting()), index.lock:  # the lock order
-                if index.closed or exiting() or index.graph is None or index.applied - index.saved < SAVE_AFTER:
+                unsaved = index.applied - index.saved
+                if index.closed or exiting() or index.graph is None or unsaved < index.config.save_after:
                     return  # closing, or a rebuild or a reload saved meanwhile
                 if int(index.folder.read_state().get("applied", -1)) >= index.applied:
                     index.saved = index.applied  # another process saved as much

@@ -12,6 +12,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
+from ..config import IndexConfig
 from .folder import IndexFolder
 from .once import CatchUpOnce
 from .vector_partitions import Partition, PartitionTable
@@ -32,8 +33,16 @@ class VectorSource(Protocol):
 
 
 class VectorState:
-    def __init__(self, folder: Path | None, source: VectorSource, dimensions: int, catch_up: Callable[[], None]):
+    def __init__(
+        self,
+        folder: Path | None,
+        source: VectorSource,
+        dimensions: int,
+        catch_up: Callable[[], None],
+        config: IndexConfig,
+    ):
         self.folder = IndexFolder(folder)
+        self.config = config  # sizes and thresholds of this index (AudreyConfig.index)
         self.source = source
         self.dimensions = int(dimensions)
         self.lock = threading.RLock()  # guards everything below but the graph's contents and `landed`

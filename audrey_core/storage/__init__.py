@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from ..config import IndexConfig
 from .base import KeywordHit, Storage, StoreCounts, TurnWindow, VectorFilter, VectorHit
 from .locations import (
     CopyTally,
@@ -26,14 +27,16 @@ from .sql.maintenance import SNAPSHOT_VERSION, snapshot_header
 from .sqlite.store import SQLiteStorage
 
 
-def open_storage(path: str | Path, *, model_name: str, dimensions: int, **options: Any) -> Storage:
+def open_storage(
+    path: str | Path, *, model_name: str, dimensions: int, index: IndexConfig | None = None, **options: Any
+) -> Storage:
     """The backend a path names: ``postgresql://...`` (or ``postgres://``) opens PostgreSQL, anything else an
-    SQLite file (or ``:memory:``)."""
+    SQLite file (or ``:memory:``), with its derived indexes set by ``index``."""
     if is_postgres_url(path):
         from .postgres.store import PostgresStorage
 
         return PostgresStorage(str(path), model_name=model_name, dimensions=dimensions, **options)
-    return SQLiteStorage(path, model_name=model_name, dimensions=dimensions)
+    return SQLiteStorage(path, model_name=model_name, dimensions=dimensions, index=index)
 
 
 __all__ = [

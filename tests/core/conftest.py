@@ -7,15 +7,16 @@ import pytest
 
 @pytest.fixture
 def graph_always(monkeypatch):
-    """Send every KNN through the graph (the cost model would scan stores this small), counting its searches."""
+    """Send every KNN through the graph (the cost model would scan stores this small), counting its searches; stores
+    opened with ``index_helpers.open_brain`` use these settings."""
     import audrey_core.index.vector as vector
-    import audrey_core.index.vector_inserts as vector_inserts
     import audrey_core.storage.sqlite.indexed_search as indexed
 
-    monkeypatch.setattr(indexed, "SCAN_US_PER_ROW", 1e9)
+    from .index_helpers import use_index
+
+    # pending_max 7: caught-up rows both wait beside the graph and join it
+    use_index(monkeypatch, scan_us_per_row=1e9, graph_max_share=1.0, pending_max=7)
     monkeypatch.setattr(indexed, "with_margin", lambda k: 1)  # so that filters make it widen
-    monkeypatch.setattr(indexed, "GRAPH_MAX_SHARE", 1.0)
-    monkeypatch.setattr(vector_inserts, "PENDING_MAX", 7)  # caught-up rows both wait beside the graph and join it
     searches = []
     real = vector.VectorIndex.search
 

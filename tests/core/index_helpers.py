@@ -5,11 +5,13 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
-from audrey_core import Audrey
+from audrey_core import Audrey, IndexConfig
 from audrey_core.storage import VectorFilter
 from audrey_core.storage.sqlite.connection import connect
 
@@ -30,10 +32,21 @@ os._exit(0)  # killed after the commit: no close, nothing written by any index
 """
 
 
+INDEX = IndexConfig()  # the index settings open_brain passes; a test changes them through use_index
+
+
+def use_index(monkeypatch: Any, **settings: Any) -> IndexConfig:
+    """Have ``open_brain`` open stores with these index settings for the rest of the test (see IndexConfig)."""
+    current = replace(globals()["INDEX"], **settings)
+    monkeypatch.setitem(globals(), "INDEX", current)
+    return current
+
+
 def open_brain(path: Path | str, agent: str = "a") -> Audrey:
     from audrey_core.testing import DeterministicEmbedder
 
-    return Audrey(path, agent=agent, embedder=DeterministicEmbedder(), config=SYNC)
+    config = replace(SYNC, index=INDEX)
+    return Audrey(path, agent=agent, embedder=DeterministicEmbedder(), config=config)
 
 
 def killed_writer(path: Path) -> None:

@@ -9,7 +9,7 @@ import time
 
 import pytest
 
-from .index_helpers import open_brain
+from .index_helpers import open_brain, use_index
 
 pytest.importorskip("usearch")
 pytest.importorskip("tantivy")
@@ -30,8 +30,7 @@ def held_builds(monkeypatch):
     import audrey_core.index.vector as vector
 
     gate = threading.Event()
-    monkeypatch.setattr(vector, "BUILD_INLINE_UPTO", 50)
-    monkeypatch.setattr(keyword, "BUILD_INLINE_UPTO", 50)
+    use_index(monkeypatch, build_inline_upto=50)
     build_graph, build_generation = vector.build, keyword.KeywordIndex._build
 
     def hold() -> None:
@@ -100,7 +99,7 @@ def test_close_during_a_background_rebuild_returns(tmp_path, held_builds):
 
 def test_background_validation_waits_for_a_rebuild_rather_than_scan(tmp_path, held_builds):
     """The worker leaves the cores to the build (every search would be a scan meanwhile); close() does not wait."""
-    from audrey_core import Audrey
+    from audrey_core import Audrey, AudreyConfig, IndexConfig
     from audrey_core.testing import DeterministicEmbedder
 
     path = tmp_path / "a.db"
@@ -108,7 +107,8 @@ def test_background_validation_waits_for_a_rebuild_rather_than_scan(tmp_path, he
         brain.encode_batch([{"content": f"kiln glaze note {i}", "id": f"k{i}"} for i in range(120)])
     shutil.rmtree(tmp_path / "a.db-indexes")
 
-    brain = Audrey(path, agent="a", embedder=DeterministicEmbedder())  # validation on its worker
+    large = AudreyConfig(index=IndexConfig(build_inline_upto=50))  # validation on its worker
+    brain = Audrey(path, agent="a", embedder=DeterministicEmbedder(), config=large)
     try:
         assert brain._storage.vector_index.building()
         brain.encode("kiln glaze note 7")  # the same claim again: validation counts it as evidence for k7
@@ -122,7 +122,7 @@ def test_background_validation_waits_for_a_rebuild_rather_than_scan(tmp_path, he
         brain.close()
 
     held_builds.clear()
-    brain = Audrey(path, agent="a", embedder=DeterministicEmbedder())
+    brain = Audrey(path, agent="a", embedder=DeterministicEmbedder(), config=large)
     shutil.rmtree(tmp_path / "a.db-indexes", ignore_errors=True)
     brain.encode("kiln glaze note 9")
     started = time.monotonic()

@@ -11,9 +11,10 @@ import numpy as np
 import pytest
 
 from audrey_core.admin.cli_memory import index_line
+from audrey_core.config import INSERT_SLICE
 from audrey_core.storage import VectorFilter
 
-from .index_helpers import open_brain
+from .index_helpers import open_brain, use_index
 
 pytest.importorskip("usearch")
 
@@ -38,7 +39,6 @@ def test_wait_for_idle_puts_even_a_few_waiting_rows_into_the_graph(tmp_path):
 
 
 def test_wait_for_idle_waits_for_a_rebuild_in_the_background_and_keeps_its_timeout(tmp_path, monkeypatch):
-    import audrey_core.index.vector as vector
     import audrey_core.index.vector_graph as vector_graph
     import audrey_core.index.vector_inserts as vector_inserts
 
@@ -48,7 +48,7 @@ def test_wait_for_idle_waits_for_a_rebuild_in_the_background_and_keeps_its_timeo
         time.sleep(0.5)
         real_insert(graph, rowids, vectors)
 
-    monkeypatch.setattr(vector, "BUILD_INLINE_UPTO", 100)  # a "large" store: rebuilt on a background thread
+    use_index(monkeypatch, build_inline_upto=100)  # a "large" store: rebuilt on a background thread
     monkeypatch.setattr(vector_graph, "insert", slow_insert)
     monkeypatch.setattr(vector_inserts, "insert", slow_insert)
     with open_brain(tmp_path / "a.db") as brain:
@@ -65,9 +65,8 @@ def test_wait_for_idle_waits_for_a_rebuild_in_the_background_and_keeps_its_timeo
 
 
 def test_a_search_during_a_bulk_slice_scans_exactly_instead_of_waiting(tmp_path, monkeypatch):
-    import audrey_core.index.vector as vector
 
-    monkeypatch.setattr(vector, "EXACT_BELOW", 0)  # always through the graph, unless a bulk slice holds it
+    use_index(monkeypatch, exact_below=0)  # always through the graph, unless a bulk slice holds it
     with open_brain(tmp_path / "a.db") as brain:
         vectors = np.random.default_rng(5).standard_normal((300, brain.embedder.dimensions)).astype(np.float32)
         brain.encode_batch([f"line {i}" for i in range(300)], vectors=vectors)
@@ -91,11 +90,9 @@ def test_a_search_during_a_bulk_slice_scans_exactly_instead_of_waiting(tmp_path,
 
 
 def test_a_backlog_goes_into_the_graph_in_bulk_slices_and_answers_the_same(tmp_path, monkeypatch):
-    import audrey_core.index.vector as vector
     import audrey_core.index.vector_inserts as vector_inserts
 
-    monkeypatch.setattr(vector_inserts, "PENDING_BUSY", 64)  # a "backlog" of a few hundred rows
-    monkeypatch.setattr(vector, "EXACT_BELOW", 0)
+    use_index(monkeypatch, pending_busy=64, exact_below=0)  # a "backlog" of a few hundred rows
     slices = []
     real_insert = vector_inserts.insert
     monkeypatch.setattr(vector_inserts, "insert", lambda g, k, v: (slices.append(len(k)), real_insert(g, k, v)))
@@ -107,7 +104,7 @@ def test_a_backlog_goes_into_the_graph_in_bulk_slices_and_answers_the_same(tmp_p
         slices.clear()
         assert brain.wait_for_idle(timeout=60)
         index = brain._storage.vector_index
-        assert max(slices) > vector_inserts.INSERT_SLICE  # not 128 at a time
+        assert max(slices) > INSERT_SLICE  # not 128 at a time
         assert sum(slices) == 900 and len(index.graph) == 940 and len(index.waiting) == 0
         found = brain._storage.knn(vectors[456], 1, VectorFilter(agent=brain.agent))
         assert brain.get(found[0].memory_id).content == "imported line 456"

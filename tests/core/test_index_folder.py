@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import shutil
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -13,9 +14,8 @@ import pytest
 
 from audrey_core import Audrey
 from audrey_core.storage import VectorFilter
-from audrey_core.storage.sqlite import indexed_search
 
-from .index_helpers import downgrade, hits, open_brain, saved, scanned_hits
+from .index_helpers import downgrade, hits, open_brain, saved, scanned_hits, use_index
 
 pytest.importorskip("tantivy")
 pytest.importorskip("usearch")
@@ -24,9 +24,7 @@ pytest.importorskip("usearch")
 @pytest.fixture(autouse=True)
 def saved_often(monkeypatch):
     """Vector snapshots written every 10 changes, so a folder can be ahead of a store this small."""
-    import audrey_core.index.vector_saves as vector_saves
-
-    monkeypatch.setattr(vector_saves, "SAVE_AFTER", 10)
+    use_index(monkeypatch, save_after=10)
 
 
 def fill(brain: Audrey, word: str, count: int) -> list[str]:
@@ -153,7 +151,8 @@ def test_while_the_folder_cannot_be_written_searches_run_through_the_database(
         folder.unlink()
         assert keyword_ids(other, "giraffe") == set(giraffes)  # still through FTS5: the index waits its turn
         assert other._storage.keyword_index.applied < other._storage.search_log_head()  # not asked to catch up
-        monkeypatch.setattr(indexed_search, "RETRY_INDEX_AFTER_S", 0.0)  # its turn
+        for handle in (brain, other):  # its turn
+            handle._storage.index_config = replace(handle._storage.index_config, retry_index_after_s=0.0)
         for handle in (brain, other):
             assert_indexes_match(handle, {"zebra": zebras, "giraffe": giraffes})  # through the indexes again
         assert len(graph_always) > searched and folder.is_dir()

@@ -9,6 +9,7 @@ import subprocess
 import sys
 import textwrap
 import threading
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -22,7 +23,8 @@ HANG = 240  # seconds: a child (or a close) still running after this is hung, no
 
 
 def run_child(code: str, path: Path) -> subprocess.CompletedProcess[str]:
-    script = "import sys\nfrom audrey_core import Audrey\nfrom audrey_core.testing import DeterministicEmbedder\n"
+    script = "import sys\nfrom dataclasses import replace\nfrom audrey_core import Audrey\n"
+    script += "from audrey_core.testing import DeterministicEmbedder\n"
     script += f"path = {str(path)!r}\n" + textwrap.dedent(code)
     return subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=HANG)
 
@@ -88,7 +90,7 @@ def test_validation_a_process_left_at_exit_is_finished_by_the_next_open(tmp_path
     "work",
     [
         "threading.Thread(target=brain._storage.rebuild_search_indexes).start()",  # a rebuild under way
-        "import audrey_core.index.vector_saves as saves; saves.SAVE_AFTER = 500",  # saves one after another
+        "index = brain._storage.vector_index; index.config = replace(index.config, save_after=500)",  # saves in a row
         "brain.encode_batch([f'late note {i}' for i in range(3_000)])",  # a bulk insert into the graph
     ],
     ids=["rebuild", "save", "bulk-insert"],
@@ -163,7 +165,6 @@ def test_close_while_another_thread_recalls(tmp_path):
 
 
 def test_close_returns_while_another_process_holds_the_index_writer_lock(tmp_path, monkeypatch):
-    import audrey_core.index.vector_saves as saves
 
     brain = filled(tmp_path / "a.db")
     brain.wait_for_idle()
@@ -183,7 +184,8 @@ def test_close_returns_while_another_process_holds_the_index_writer_lock(tmp_pat
         assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
         with open(lock_file, "a+b") as handle, pytest.raises(BlockingIOError):
             fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)  # really held by the other process
-        monkeypatch.setattr(saves, "SAVE_AFTER", 10)  # the next catch-up starts a save, which waits for the lock
+        index = brain._storage.vector_index  # the next catch-up starts a save, which waits for the lock
+        index.config = replace(index.config, save_after=10)
         brain.encode_batch([f"new note {i}" for i in range(200)])
         brain.recall("new note 5", limit=1)
         saver = brain._storage.vector_index.saves.thread

@@ -32,6 +32,7 @@ from .index_helpers import (
     saved,
     scanned,
     scanned_hits,
+    use_index,
 )
 
 pytest.importorskip("usearch")
@@ -110,9 +111,7 @@ def test_forgetting_and_superseding_reach_the_graph(tmp_path, graph_always):
 
 
 def test_a_deleted_or_damaged_snapshot_is_rebuilt_from_the_database(tmp_path, graph_always, monkeypatch):
-    import audrey_core.index.vector_saves as vector_saves
-
-    monkeypatch.setattr(vector_saves, "SAVE_AFTER", 10)
+    use_index(monkeypatch, save_after=10)
     with open_brain(tmp_path / "a.db") as brain:
         fill(brain)
         before = hits(brain, "glaze clay")
@@ -132,9 +131,8 @@ def test_a_deleted_or_damaged_snapshot_is_rebuilt_from_the_database(tmp_path, gr
 def test_a_new_process_loads_the_snapshot_and_replays_the_rest(tmp_path, graph_always, monkeypatch, layout):
     """Layout 2 (before snapshots could hold rows waiting for an insert) is read as holding none waiting."""
     import audrey_core.index.vector as vector
-    import audrey_core.index.vector_saves as vector_saves
 
-    monkeypatch.setattr(vector_saves, "SAVE_AFTER", 50)
+    use_index(monkeypatch, save_after=50)
     with open_brain(tmp_path / "a.db") as brain:
         fill(brain)
         saved(brain)
@@ -295,9 +293,7 @@ def test_status_and_reindex_show_the_vector_index(tmp_path):
 
 @pytest.mark.parametrize("pending_max", [4000, 7])
 def test_vectors_come_from_the_graph_exactly_as_stored(tmp_path, monkeypatch, pending_max):
-    import audrey_core.index.vector_inserts as vector_inserts
-
-    monkeypatch.setattr(vector_inserts, "PENDING_MAX", pending_max)
+    use_index(monkeypatch, pending_max=pending_max)
     from audrey_core.storage.sql.reads import SQLReads
 
     with open_brain(tmp_path / "a.db") as brain:
@@ -312,9 +308,7 @@ def test_vectors_come_from_the_graph_exactly_as_stored(tmp_path, monkeypatch, pe
 
 
 def test_the_graph_and_the_rows_waiting_beside_it_answer_as_one(tmp_path, monkeypatch):
-    import audrey_core.index.vector as vector
-
-    monkeypatch.setattr(vector, "EXACT_BELOW", 0)  # the graph walked, not scanned
+    use_index(monkeypatch, exact_below=0)  # the graph walked, not scanned
     with open_brain(tmp_path / "a.db") as brain, open_brain(tmp_path / "a.db") as other:
         fill(brain)
         brain.rebuild_indexes()  # every row in the graph
@@ -343,14 +337,12 @@ def test_a_larger_graph_is_walked_more_widely():
 @contextmanager
 def graph_beside_another_writer(tmp_path, monkeypatch, **inserts):
     """A graph of 93 rows that every search walks, another process on the same store, and a search for a note that
-    process is about to write; ``inserts`` override vector_inserts' settings (QUIET is wide, so a slow machine cannot
+    process is about to write; ``inserts`` override the index settings (QUIET is wide, so a slow machine cannot
     fall quiet between two searches)."""
-    import audrey_core.index.vector as vector
     import audrey_core.index.vector_inserts as vector_inserts
 
-    monkeypatch.setattr(vector, "EXACT_BELOW", 0)
-    for name, value in {"PENDING_MAX": 8, "QUIET": 0.3, **inserts}.items():
-        monkeypatch.setattr(vector_inserts, name, value)
+    monkeypatch.setattr(vector_inserts, "QUIET", 0.3)  # a module constant: how long searches count as a run
+    use_index(monkeypatch, exact_below=0, pending_max=8, **inserts)
     with open_brain(tmp_path / "a.db") as brain, open_brain(tmp_path / "a.db") as other:
         fill(brain)
         brain.rebuild_indexes()
@@ -420,7 +412,7 @@ def test_a_validation_run_of_searches_inserts_many_waiting_rows_at_once_and_noth
     import audrey_core.index.vector_inserts as vector_inserts
 
     monkeypatch.setattr(vector_inserts.GraphInserts, "settle", lambda self: None)  # no background insert
-    with graph_beside_another_writer(tmp_path, monkeypatch, PENDING_BUSY=20) as (index, search, other):
+    with graph_beside_another_writer(tmp_path, monkeypatch, pending_busy=20) as (index, search, other):
         other.encode_batch(LATE_NOTES)
         index.ensure_fresh()
         recalled = [search() for _ in range(3)]  # back to back, as a busy server's recalls
@@ -454,16 +446,14 @@ def test_a_store_read_ahead_on_open_recalls_and_closes_while_reading(tmp_path, m
     import threading
 
     import audrey_core.index.vector as vector_module
-    import audrey_core.storage.sqlite.store as sqlite_store
-    from audrey_core import Audrey
+    from audrey_core import Audrey, AudreyConfig, IndexConfig
     from audrey_core.index.threads import prefetch
     from audrey_core.testing import DeterministicEmbedder
 
     path = tmp_path / "warm.db"
     with Audrey(path, embedder=DeterministicEmbedder()) as brain:
         brain.encode_batch([f"note {i} about the harbour" for i in range(50)])
-    monkeypatch.setattr(sqlite_store, "WARM_FROM_BYTES", 0)
-    monkeypatch.setattr(vector_module, "PREFETCH_FROM", 0)
+    warm = AudreyConfig(index=IndexConfig(warm_from_bytes=0, prefetch_from=0))
     asked = []
 
     def recorded(paths, stop, touch=()):
@@ -471,7 +461,7 @@ def test_a_store_read_ahead_on_open_recalls_and_closes_while_reading(tmp_path, m
         return prefetch(paths, stop, touch)
 
     monkeypatch.setattr(vector_module, "prefetch", recorded)
-    with Audrey(path, embedder=DeterministicEmbedder()) as brain:
+    with Audrey(path, embedder=DeterministicEmbedder(), config=warm) as brain:
         assert len(brain.recall("harbour", limit=5)) == 5
     [(files, touched)] = asked  # the snapshot's: its graph first, read through memory, then its rows
     assert [name.split(".", 1)[1] for name in files] == ["usearch", "f32.npy"] and touched == files[:1]
@@ -500,3 +490,16 @@ def test_searches_caught_up_once_read_the_log_once_on_this_thread_only(tmp_path,
             reader.join()
             assert late in seen  # another thread catches up as always
         assert late in nearest(brain, "raku smoke note", 5) and late in keyword_ids(brain)
+
+
+def test_index_settings_are_checked_and_reach_the_indexes(tmp_path):
+    from audrey_core import Audrey, AudreyConfig, ConfigurationError, IndexConfig
+    from audrey_core.testing import DeterministicEmbedder
+
+    for bad in ({"save_after": 0}, {"exact_below": -1}, {"graph_max_share": 0.0}, {"scan_us_per_row": 0}):
+        with pytest.raises(ConfigurationError):
+            IndexConfig(**bad)
+    settings = IndexConfig(exact_below=0, save_after=3, build_inline_upto=7)
+    with Audrey(tmp_path / "a.db", embedder=DeterministicEmbedder(), config=AudreyConfig(index=settings)) as brain:
+        assert brain._storage.vector_index.config is settings
+        assert brain._storage.keyword_index.config is settings

@@ -13,7 +13,7 @@ import pytest
 
 from audrey_core.index.vector_graph import insert
 
-from .index_helpers import open_brain
+from .index_helpers import open_brain, use_index
 
 pytest.importorskip("usearch")
 
@@ -32,14 +32,7 @@ def nearest_ids(brain, text: str, k: int = 5) -> list[str]:
 @pytest.fixture
 def no_background_inserts(monkeypatch):
     """Rows caught up wait beside the graph until the test inserts them, and the graph is always walked."""
-    import audrey_core.index.vector as vector
-    import audrey_core.index.vector_inserts as vector_inserts
-    import audrey_core.storage.sqlite.indexed_search as indexed
-
-    monkeypatch.setattr(vector_inserts, "PENDING_MAX", 10**9)
-    monkeypatch.setattr(vector, "EXACT_BELOW", 0)
-    monkeypatch.setattr(indexed, "SCAN_US_PER_ROW", 1e9)
-    monkeypatch.setattr(indexed, "GRAPH_MAX_SHARE", 1.0)
+    use_index(monkeypatch, pending_max=10**9, exact_below=0, scan_us_per_row=1e9, graph_max_share=1.0)
 
 
 def test_catch_up_and_stored_vectors_do_not_wait_for_an_insert(tmp_path, no_background_inserts):
@@ -87,9 +80,7 @@ def test_a_row_removed_while_its_slice_is_inserted_leaves_the_graph_when_the_sli
 
 
 def test_a_snapshot_saved_while_rows_wait_keeps_them_waiting(tmp_path, no_background_inserts, monkeypatch):
-    import audrey_core.index.vector_saves as vector_saves
-
-    monkeypatch.setattr(vector_saves, "SAVE_AFTER", 1)
+    use_index(monkeypatch, save_after=1)
     with open_brain(tmp_path / "a.db") as brain:
         brain.encode_batch(notes(40))
         brain.rebuild_indexes()  # every row in the graph
@@ -116,12 +107,9 @@ def test_a_snapshot_saved_while_rows_wait_keeps_them_waiting(tmp_path, no_backgr
 @pytest.mark.parametrize("in_a_batch", [True, False])
 def test_a_burst_is_inserted_in_the_background_and_answers_the_same(tmp_path, monkeypatch, in_a_batch):
     """Begun inside a validation batch, the insert runs at a lower priority; otherwise at the usual one."""
-    import audrey_core.index.vector as vector
     import audrey_core.index.vector_inserts as vector_inserts
 
-    monkeypatch.setattr(vector_inserts, "PENDING_MAX", 8)
-    monkeypatch.setattr(vector_inserts, "INSERT_SLICE", 4)
-    monkeypatch.setattr(vector, "EXACT_BELOW", 0)
+    use_index(monkeypatch, pending_max=8, insert_slice=4, exact_below=0)
     lowered = []
     monkeypatch.setattr(vector_inserts, "lower_priority", lambda: lowered.append(threading.current_thread()))
     with open_brain(tmp_path / "a.db") as brain, open_brain(tmp_path / "a.db") as other:

@@ -12,7 +12,7 @@ from typing import TypeVar
 
 import numpy as np
 
-from ...config import GRAPH_MAX_SHARE, GRAPH_US_BASE, GRAPH_US_PER_CANDIDATE, SCAN_US_PER_ROW
+from ...config import GRAPH_US_BASE, GRAPH_US_PER_CANDIDATE
 from ...errors import AudreyError, IndexNotReady
 from ...rules.ownership import Tenant
 from ..base import KeywordHit, VectorFilter, VectorHit
@@ -28,7 +28,6 @@ log = logging.getLogger(__name__)
 INDEX_ERRORS = (OSError, ValueError, RuntimeError)
 # After a failure the index's searches go to the database this long before it is tried again: on a full disk every
 # try would start a rebuild that fails, inside a recall.
-RETRY_INDEX_AFTER_S = 30.0
 T = TypeVar("T")
 
 
@@ -48,8 +47,9 @@ class SQLiteIndexedSearch(SQLiteParts):
     """A part of :class:`SQLiteStorage`."""
 
     def _from_index(self, kind: str, search: Callable[[], T]) -> T | None:
-        """``search()`` through ``kind``'s index; None when that index failed less than RETRY_INDEX_AFTER_S ago or
-        fails now (logged), and the caller asks the database. Audrey's own errors reach the caller.
+        """``search()`` through ``kind``'s index; None when that index failed less than
+        ``IndexConfig.retry_index_after_s`` ago or fails now (logged), and the caller asks the database. Audrey's
+        own errors reach the caller.
 
         The one rule for indexes and transactions, kept here: a thread inside a read or write of the store (holding
         its lock) never touches an index; it asks the database, which also sees its own uncommitted rows. An index
@@ -58,7 +58,7 @@ class SQLiteIndexedSearch(SQLiteParts):
         if self.held_by_this_thread():
             return None
         failed = self._index_failed_at.get(kind)
-        if failed is not None and time.monotonic() - failed < RETRY_INDEX_AFTER_S:
+        if failed is not None and time.monotonic() - failed < self.index_config.retry_index_after_s:
             return None
         try:
             return search()
@@ -70,7 +70,7 @@ class SQLiteIndexedSearch(SQLiteParts):
             self._index_failed_at[kind] = time.monotonic()
             log.warning(
                 "the %s index failed (%s: %s); searches run through the database for %.0f s, then it is tried again",
-                kind, type(exc).__name__, exc, RETRY_INDEX_AFTER_S,
+                kind, type(exc).__name__, exc, self.index_config.retry_index_after_s,
             )  # fmt: skip
             return None
 
@@ -157,8 +157,8 @@ class SQLiteIndexedSearch(SQLiteParts):
         count = math.ceil(want * size / rows)  # the graph is searched whole: ask for enough to hold `want` of ours
         while True:
             if (
-                count > size * GRAPH_MAX_SHARE
-                or rows * SCAN_US_PER_ROW < GRAPH_US_BASE + count * GRAPH_US_PER_CANDIDATE
+                count > size * self.index_config.graph_max_share
+                or rows * self.index_config.scan_us_per_row < GRAPH_US_BASE + count * GRAPH_US_PER_CANDIDATE
             ):
                 return None
             keys, distances = index.search(vector, count, codes)

@@ -7,6 +7,7 @@ from abc import abstractmethod
 from contextlib import AbstractContextManager
 from typing import Any
 
+from ...config import IndexConfig
 from ...rules.keywords import TermCounts
 from ..sql.reads import SQLReads
 
@@ -15,6 +16,7 @@ class SQLiteParts(SQLReads):
     keyword_index: Any  # audrey_core.index.KeywordIndex, or None: FTS5 ranks (typed loosely: index/ loads lazily)
     vector_index: Any  # audrey_core.index.VectorIndex, or None: sqlite-vec scans
     store_id: str  # the database's identity, recorded with its indexes
+    index_config: IndexConfig  # the indexes' sizes and the cost model of graph against scan
     _term_counts: TermCounts  # for FTS5 ranking without the keyword index
     _index_failed_at: dict[str, float]  # kind ("keyword", "vector") -> when its index last failed (monotonic)
 

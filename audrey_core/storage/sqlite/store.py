@@ -33,7 +33,7 @@ from typing import Any
 import numpy as np
 
 from ... import threads
-from ...config import WARM_FROM_BYTES
+from ...config import IndexConfig
 from ...errors import ClosedError, IndexNotReady, InvalidInputError, StorageError
 from ...rules.keywords import TermCounts
 
@@ -76,8 +76,9 @@ class SQLiteStorage(
 
     schema_version = LATEST_VERSION
 
-    def __init__(self, path: str | Path, *, model_name: str, dimensions: int) -> None:
+    def __init__(self, path: str | Path, *, model_name: str, dimensions: int, index: IndexConfig | None = None) -> None:
         self.path = str(path)
+        self.index_config = index or IndexConfig()
         if not self._in_memory():
             try:
                 Path(self.path).expanduser().parent.mkdir(parents=True, exist_ok=True)
@@ -141,7 +142,7 @@ class SQLiteStorage(
         """Read a large store's keyword index and database file through on a background thread, so the first
         recalls after opening find their pages in the OS cache instead of each waiting on the disk (at 1M memories
         a cold database put the first recalls' p95 at 15 ms against 5 ms warm: candidate rows are read at random)."""
-        if self._in_memory() or os.path.getsize(self.path) < WARM_FROM_BYTES:
+        if self._in_memory() or os.path.getsize(self.path) < self.index_config.warm_from_bytes:
             return
         from ...index.threads import prefetch  # here: importing index/ loads tantivy and usearch
 
@@ -166,7 +167,7 @@ class SQLiteStorage(
             return None
         folder = None if self._in_memory() else Path(f"{self.path}-indexes") / "keyword"
         try:
-            index = KeywordIndex(folder, self)
+            index = KeywordIndex(folder, self, self.index_config)
             with contextlib.suppress(IndexNotReady):  # a large rebuild runs in the background meanwhile
                 index.ensure_fresh()
         except OSError as exc:
@@ -194,7 +195,7 @@ class SQLiteStorage(
             return None
         folder = None if self._in_memory() else Path(f"{self.path}-indexes") / "vector"
         try:
-            index = VectorIndex(folder, self, self.dimensions)
+            index = VectorIndex(folder, self, self.dimensions, self.index_config)
             with contextlib.suppress(IndexNotReady):  # a large rebuild runs in the background meanwhile
                 index.ensure_fresh()
         except OSError as exc:
