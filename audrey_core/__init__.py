@@ -15,7 +15,6 @@ from .config import (
     ConsolidationConfig,
     DecayConfig,
     ExpiryConfig,
-    IndexConfig,
     RecallConfig,
     ValidationConfig,
 )
@@ -31,6 +30,7 @@ from .errors import (
     NotFoundError,
     StorageError,
 )
+from .index_settings import IndexConfig
 from .models import (
     CausalLink,
     ConfidenceBreakdown,

@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 
 from audrey_core import Audrey
-from audrey_core.config import PENDING_MAX
+from audrey_core.index_settings import PENDING_MAX
 from audrey_core.rules.arguments import request_from_item
 from audrey_core.rules.recall_options import check_options
 from audrey_core.stages.encode import encode_episodes

@@ -24,14 +24,9 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from .. import threads
-from ..config import (
-    KEYWORD_PRUNE_AFTER,
-    KEYWORD_REBUILD_AFTER,
-    MEMORY_TYPES,
-    WRITER_HEAP,
-    IndexConfig,
-)
+from ..config import MEMORY_TYPES
 from ..errors import IndexNotReady
+from ..index_settings import KEYWORD_PRUNE_AFTER, KEYWORD_REBUILD_AFTER, WRITER_HEAP, IndexConfig
 from ..rules.keywords import informative_terms
 from .folder import IndexFolder
 from .keyword_query import analyzer, ranked_query, schema

@@ -8,7 +8,7 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ..config import KEYWORD_CONTEXT_WEIGHT
+from ..index_settings import KEYWORD_CONTEXT_WEIGHT
 
 try:
     import tantivy

@@ -37,8 +37,8 @@ from typing import Any
 import numpy as np
 
 from .. import threads
-from ..config import RESCORE_EXTRA, VECTOR_REBUILD_AFTER, IndexConfig
 from ..errors import IndexNotReady
+from ..index_settings import RESCORE_EXTRA, VECTOR_REBUILD_AFTER, IndexConfig
 from .once import caught_up_by
 from .threads import background, exiting, prefetch
 from .vector_graph import BuiltGraph, build, expansion_for, graph_options

@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from ..config import ADD_WIDER_FROM, CONNECTIVITY, EXPANSION_ADD, EXPANSION_MIN, EXPANSION_SEARCH
+from ..index_settings import ADD_WIDER_FROM, CONNECTIVITY, EXPANSION_ADD, EXPANSION_MIN, EXPANSION_SEARCH
 from .vector_partitions import Partition, PartitionTable
 from .vector_rows import RowVectors
 

@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 
 from .. import threads
-from ..config import BULK_SLICE_MAX, BULK_SLICE_S, COPY_SHARE, QUIET
+from ..index_settings import BULK_SLICE_MAX, BULK_SLICE_S, COPY_SHARE, QUIET
 from .threads import background, exiting, lower_priority
 from .vector_graph import insert
 from .vector_state import VectorState

@@ -12,7 +12,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from ..config import IndexConfig
+from ..index_settings import IndexConfig
 from .folder import IndexFolder
 from .once import CatchUpOnce
 from .vector_partitions import Partition, PartitionTable

@@ -18,8 +18,9 @@ from typing import Any
 
 import numpy as np
 
-from ..config import RECALL_SEARCH_THREADS, ConfidenceConfig, RecallConfig
+from ..config import ConfidenceConfig, RecallConfig
 from ..errors import ClosedError, InvalidInputError, StorageError
+from ..index_settings import RECALL_SEARCH_THREADS
 from ..models import Memory, RecallResult
 from ..providers.embedding import count_tokens, to_matrix
 from ..rules.inputs import check_int, check_text

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from ..config import IndexConfig
+from ..index_settings import IndexConfig
 from .base import KeywordHit, Storage, StoreCounts, TurnWindow, VectorFilter, VectorHit
 from .locations import (
     CopyTally,

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from audrey_core.admin.cli_memory import index_line
-from audrey_core.config import INSERT_SLICE
+from audrey_core.index_settings import INSERT_SLICE
 from audrey_core.storage import VectorFilter
 
 from .index_helpers import open_brain, use_index

@@ -325,8 +325,8 @@ def test_the_graph_and_the_rows_waiting_beside_it_answer_as_one(tmp_path, monkey
 
 
 def test_a_larger_graph_is_walked_more_widely():
-    from audrey_core.config import EXPANSION_MIN, EXPANSION_SEARCH
     from audrey_core.index.vector_graph import expansion_for
+    from audrey_core.index_settings import EXPANSION_MIN, EXPANSION_SEARCH
 
     sizes = [0, 10_000, 100_000, 300_000, 1_000_000, 10**9]
     breadths = [expansion_for(n) for n in sizes]
@@ -432,8 +432,8 @@ def test_a_validation_run_of_searches_inserts_many_waiting_rows_at_once_and_noth
 
 
 def test_a_larger_graph_takes_wider_looks_when_inserting(tmp_path):
-    from audrey_core.config import ADD_WIDER_FROM, EXPANSION_ADD
     from audrey_core.index.vector_graph import expansion_add_for
+    from audrey_core.index_settings import ADD_WIDER_FROM, EXPANSION_ADD
 
     assert expansion_add_for(0) == expansion_add_for(ADD_WIDER_FROM - 1) == EXPANSION_ADD
     assert expansion_add_for(ADD_WIDER_FROM) == expansion_add_for(10**7) == 2 * EXPANSION_ADD

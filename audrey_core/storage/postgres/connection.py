@@ -12,8 +12,8 @@ from collections.abc import Sequence
 from functools import lru_cache
 from typing import Any
 
-from ...config import DEFAULT_EF_SEARCH as DEFAULT_EF_SEARCH  # re-exported for the store
 from ...errors import StorageError, install_hint
+from ...index_settings import DEFAULT_EF_SEARCH as DEFAULT_EF_SEARCH  # re-exported for the store
 
 POSTGRES_SCHEMES = ("postgresql://", "postgres://")
 

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from contextlib import AbstractContextManager
 from typing import Any
 
-from ...config import KEYWORD_CANDIDATES, KEYWORD_CONTEXT_WEIGHT
+from ...index_settings import KEYWORD_CANDIDATES, KEYWORD_CONTEXT_WEIGHT
 from ...rules.keywords import TermCounts, informative_terms
 from ..base import KeywordHit, VectorFilter
 from ..sql.migrations import FTS_TABLE

@@ -10,7 +10,7 @@ from abc import abstractmethod
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from ...config import KEYWORD_CONTEXT_TURNS
+from ...index_settings import KEYWORD_CONTEXT_TURNS
 from ...models import Episodic, Memory
 from ...rules.turns import affected, window_text
 from ..base import TurnWindow

@@ -12,8 +12,8 @@ from typing import TypeVar
 
 import numpy as np
 
-from ...config import GRAPH_US_BASE, GRAPH_US_PER_CANDIDATE
 from ...errors import AudreyError, IndexNotReady
+from ...index_settings import GRAPH_US_BASE, GRAPH_US_PER_CANDIDATE
 from ...rules.ownership import Tenant
 from ..base import KeywordHit, VectorFilter, VectorHit
 from ..sql.filters import scope_match, scope_test

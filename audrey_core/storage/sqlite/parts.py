@@ -7,7 +7,7 @@ from abc import abstractmethod
 from contextlib import AbstractContextManager
 from typing import Any
 
-from ...config import IndexConfig
+from ...index_settings import IndexConfig
 from ...rules.keywords import TermCounts
 from ..sql.reads import SQLReads
 

@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from ...config import KEYWORD_CONTEXT_WEIGHT
+from ...index_settings import KEYWORD_CONTEXT_WEIGHT
 from ..sql.migrations import (
     FTS_RANK,
     FTS_TABLE,

@@ -33,8 +33,8 @@ from typing import Any
 import numpy as np
 
 from ... import threads
-from ...config import IndexConfig
 from ...errors import ClosedError, IndexNotReady, InvalidInputError, StorageError
+from ...index_settings import IndexConfig
 from ...rules.keywords import TermCounts
 
 try:
