@@ -122,7 +122,8 @@ def build_server(brain: Audrey, name: str = "audrey", host: str = "127.0.0.1", p
         filters: dict[str, Any] = {"token_budget": token_budget, "order": order}
         if scope is not None:
             filters["scope_prefix"] = scope
-        found = partial(brain.recall, query, limit, min_confidence, types, tags, sources, **filters)
+        options = {"min_confidence": min_confidence, "types": types, "tags": tags, "sources": sources}
+        found = partial(brain.recall, query, limit, **options, **filters)
         return {"results": [_result(hit) for hit in await run(found)]}
 
     @server.tool(annotations=writes)
