@@ -82,6 +82,8 @@ DEFAULT_EF_SEARCH = 400
 """PostgreSQL HNSW's candidate list per query (pgvector's default is 40). Measured on 10k random 384-d unit vectors, the
 hard case (m=16, ef_construction=64, pgvector's defaults): recall of the exact top 10 39% at 40, 62% at 100, 82% at
 200, 95% at 400, at 0.7 / 1.1 / 1.8 / 2.9 ms per query; sentence embeddings have structure and do better."""
+SPAN_EXACT_UPTO = 5_000
+"""memories of a time span searched among themselves, exactly (see span_memories), rather than with a filter"""
 KEYWORD_CANDIDATES = 2_000
 """rows a keyword search ranks before widening"""
 
@@ -91,7 +93,8 @@ class IndexConfig:
     """The derived search indexes beside an SQLite store and the cost model that chooses between them and an exact
     scan: ``Audrey(config=AudreyConfig(index=IndexConfig(...)))``. Each default is the module constant of the same
     name (upper case) above, measured on two cores. One store's indexes are opened by the instance that opens it, so
-    instances opening one file in a process should pass the same. PostgreSQL's indexes are the server's."""
+    instances opening one file in a process should pass the same. PostgreSQL's indexes are the server's: only the
+    time-span bound and the keyword candidates apply there."""
 
     exact_below: int = EXACT_BELOW
     """Rows below which the vector index scans every row it holds exactly instead of walking the graph."""
@@ -115,10 +118,16 @@ class IndexConfig:
     """A store file this large (and its keyword index) is read ahead in the background when opened."""
     retry_index_after_s: float = 30.0
     """After an index fails, searches go to the database for this long before the index is tried again."""
+    span_exact_upto: int = SPAN_EXACT_UPTO
+    """A time range holding at most this many memories is searched among them exactly (both backends)."""
+    keyword_candidates: int = KEYWORD_CANDIDATES
+    """PostgreSQL: rows a keyword search gathers through its rarest terms before ranking over every term."""
 
     def __post_init__(self) -> None:
         counts = (self.exact_below, self.build_inline_upto, self.prefetch_from, self.warm_from_bytes)
-        if min(counts) < 0 or min(self.save_after, self.pending_max, self.pending_busy, self.insert_slice) < 1:
-            raise ConfigurationError("index sizes must be >= 0, and save_after / pending_* / insert_slice >= 1")
+        counts += (self.span_exact_upto,)
+        least_one = (self.save_after, self.pending_max, self.pending_busy, self.insert_slice, self.keyword_candidates)
+        if min(counts) < 0 or min(least_one) < 1:
+            raise ConfigurationError("index sizes must be >= 0; save_after, pending_*, insert_slice, candidates >= 1")
         if self.scan_us_per_row <= 0 or not 0.0 < self.graph_max_share <= 1.0 or self.retry_index_after_s < 0:
             raise ConfigurationError("scan_us_per_row > 0, graph_max_share in (0, 1], retry_index_after_s >= 0")

@@ -17,6 +17,7 @@ import shutil
 import statistics
 import tempfile
 import time
+from dataclasses import replace
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -91,7 +92,6 @@ def measure_postgres(size: int, turns: list[str], questions: list[str], server_u
     """PostgreSQL full text on the same store: candidates from the rarest terms first (the default) against the
     full ranking of every match (the budget lifted), timed in one run, with how much of the full top 10 the
     candidates keep."""
-    import audrey_core.storage.postgres.keywords as keywords
 
     from .postgres import analyze, drop_schema, fresh_schema
 
@@ -110,12 +110,13 @@ def measure_postgres(size: int, turns: list[str], questions: list[str], server_u
                 top(t)
             candidates = median_ms(top, terms)
             kept = [top(t) for t in terms]
-            budget, keywords.KEYWORD_CANDIDATES = keywords.KEYWORD_CANDIDATES, 10**12
+            budget = brain._storage.index_config
+            brain._storage.index_config = replace(budget, keyword_candidates=10**12)  # every match ranked
             try:
                 full = median_ms(top, terms)
                 overlap = [len(set(a) & set(top(t))) / max(1, len(top(t))) for a, t in zip(kept, terms)]
             finally:
-                keywords.KEYWORD_CANDIDATES = budget
+                brain._storage.index_config = budget
     finally:
         drop_schema(server_url, name)
     return {

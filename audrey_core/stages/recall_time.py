@@ -25,7 +25,6 @@ from ..rules.ranking import Ranked, ranking_key
 from ..rules.recall_options import RecallOptions
 from ..rules.when import read_time
 from ..storage import Storage
-from ..storage.sql.reads import SPAN_EXACT_UPTO
 
 Span = tuple[datetime | None, datetime | None]
 ORDER_FROM = timedelta(days=1)  # candidates spanning less than this are not ordered by time
@@ -72,14 +71,15 @@ def plan_time(storage: Storage, query: str, options: RecallOptions, now: datetim
         side, words = found.anchor
         when = _event_time(storage, words, options)
         span = None if when is None else (None, when) if side == "before" else (when, None)
-    size = storage.span_size(within(options, span).where, SPAN_EXACT_UPTO) if span is not None else 0
+    bound = storage.index_config.span_exact_upto
+    size = storage.span_size(within(options, span).where, bound) if span is not None else 0
     if span is None or size == 0:  # nothing said then: nothing to narrow to or favour
         return TimePlan(order=found.order)
     if found.window is not None and found.window.explicit:
         return TimePlan(filter=span, order=found.order)
     # a narrow span's own best join the candidates (searched among themselves, exactly); a wide one is favoured
     # among what the searches find anyway
-    return TimePlan(favour=span, order=found.order, search_favoured=size <= SPAN_EXACT_UPTO)
+    return TimePlan(favour=span, order=found.order, search_favoured=size <= bound)
 
 
 def _event_time(storage: Storage, words: str, options: RecallOptions) -> datetime | None:

@@ -35,7 +35,7 @@ def open_storage(
     if is_postgres_url(path):
         from .postgres.store import PostgresStorage
 
-        return PostgresStorage(str(path), model_name=model_name, dimensions=dimensions, **options)
+        return PostgresStorage(str(path), model_name=model_name, dimensions=dimensions, index=index, **options)
     return SQLiteStorage(path, model_name=model_name, dimensions=dimensions, index=index)
 
 

@@ -12,6 +12,7 @@ from typing import Any
 
 import numpy as np
 
+from ..index_settings import IndexConfig
 from ..models import CausalLink, ConsolidationRun, Contradiction, Episodic, Memory
 from ..rules.ownership import Tenant
 from ..rules.recall_options import VectorFilter as VectorFilter  # re-exported: the storage-facing filter
@@ -94,6 +95,7 @@ class Storage(ABC):
 
     model_name: str
     dimensions: int
+    index_config: IndexConfig  # the search settings this store was opened with (AudreyConfig.index)
 
     @abstractmethod
     def insert_memories(

@@ -4,6 +4,8 @@ reaches every match."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from audrey_core.storage import VectorFilter
@@ -50,7 +52,7 @@ def test_postgres_widens_past_a_small_budget_until_the_filters_leave_enough(brai
     searched = []
     real = keywords.tsquery_any
     monkeypatch.setattr(keywords, "tsquery_any", lambda terms: searched.append(list(terms)) or real(terms))
-    monkeypatch.setattr(keywords, "KEYWORD_CANDIDATES", 1)  # the rarest term alone leads, then the others join
+    brain._storage.index_config = replace(brain._storage.index_config, keyword_candidates=1)  # the rarest term leads
     assert ids(brain, ["porcelain", "kiln", "clay"], 3, **extra) == want
     leading = [terms for terms in searched if terms != ["porcelain", "kiln", "clay"]]  # the ranking query is all three
     assert len(leading[0]) == 1 and sorted(leading[-1]) == ["clay", "kiln", "porcelain"]

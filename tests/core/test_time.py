@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import datetime, timedelta, timezone
 
 import pytest
@@ -23,16 +24,11 @@ def test_event_time_is_stored_and_returned(brain):
 
 
 @pytest.fixture(params=["span searched alone", "filtered search"])
-def span_path(request, monkeypatch):
+def span_path(request, brain):
     """Both ways a time range is searched: among the span's memories (a narrow span), or with the filter applied to
-    each index's candidates (a span holding more than SPAN_EXACT_UPTO memories)."""
+    each index's candidates (a span holding more than IndexConfig.span_exact_upto memories)."""
     if request.param == "filtered search":
-        import audrey_core.storage.postgres.keywords as postgres_keywords
-        import audrey_core.storage.postgres.store as postgres_store
-        import audrey_core.storage.sqlite.reads as sqlite_reads
-
-        for module in (sqlite_reads, postgres_store, postgres_keywords):
-            monkeypatch.setattr(module, "SPAN_EXACT_UPTO", 0)
+        brain._storage.index_config = replace(brain._storage.index_config, span_exact_upto=0)
     return request.param
 
 

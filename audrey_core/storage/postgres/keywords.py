@@ -2,9 +2,9 @@
 
 ``ts_rank`` over every row matching any query term made keyword search linear in the store (a question with a
 common name matched tens of thousands of rows at 100k). So the candidates come from the rarest terms first, through
-the GIN index, until about ``KEYWORD_CANDIDATES`` rows are in; those are ranked over every term. A term found in more
-than half the rows is left out (it says little, as BM25's IDF would say). When the filters leave fewer than ``k``
-candidates, the next rarer-first terms join, until every term is in: then the answer is the full ranking.
+the GIN index, until about ``IndexConfig.keyword_candidates`` rows are in; those are ranked over every term. A term
+found in more than half the rows is left out (it says little, as BM25's IDF would say). When the filters leave fewer
+than ``k`` candidates, the next rarer-first terms join, until every term is in: then the answer is the full ranking.
 """
 
 from __future__ import annotations
@@ -14,11 +14,11 @@ from collections.abc import Sequence
 from contextlib import AbstractContextManager
 from typing import Any
 
-from ...index_settings import KEYWORD_CANDIDATES, KEYWORD_CONTEXT_WEIGHT
+from ...index_settings import KEYWORD_CONTEXT_WEIGHT, IndexConfig
 from ...rules.keywords import TermCounts, informative_terms
 from ..base import KeywordHit, VectorFilter
 from ..sql.migrations import FTS_TABLE
-from ..sql.reads import SPAN_EXACT_UPTO, SQLReads
+from ..sql.reads import SQLReads
 from .schema import TEXT_SEARCH_CONFIG
 
 # ts_rank's weights for lexemes of weight D, C, B, A: a text's own words are A, its turn's neighbours' words D.
@@ -35,6 +35,7 @@ class PostgresKeywords(SQLReads):
     """A part of :class:`PostgresStorage`."""
 
     _term_counts: TermCounts
+    index_config: IndexConfig  # the time-span bound and the keyword candidates (AudreyConfig.index)
 
     @abstractmethod
     def _side_read(self) -> AbstractContextManager[Any]:
@@ -65,7 +66,8 @@ class PostgresKeywords(SQLReads):
         terms = list(dict.fromkeys(terms))
         counts, total = self._term_rows(terms)
         terms = informative_terms(terms, counts, total)
-        span = self.span_memories(where, SPAN_EXACT_UPTO)  # a narrow time span: its memories, ranked alone
+        # a narrow time span: its memories, ranked alone
+        span = self.span_memories(where, self.index_config.span_exact_upto)
         if span is not None:
             with self._side_read() as db:
                 rows = db.execute(
@@ -84,7 +86,7 @@ class PostgresKeywords(SQLReads):
                 f"JOIN {table} m ON m.id = x.memory_id"
             ),
         )
-        budget = KEYWORD_CANDIDATES
+        budget = self.index_config.keyword_candidates
         while True:
             leading: list[str] = []
             rows_in = 0

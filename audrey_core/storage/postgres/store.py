@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 
 from ...errors import ClosedError, InvalidInputError, StorageError
+from ...index_settings import IndexConfig
 from ...models import Memory
 from ...rules.filters import Filter
 from ...rules.keywords import TermCounts
@@ -32,7 +33,7 @@ from ..sql.embedding_check import check_embedding
 from ..sql.maintenance import SQLMaintenance
 from ..sql.migrations import FTS_TABLE, VECTOR_TABLE
 from ..sql.overview import SQLOverview
-from ..sql.reads import SPAN_EXACT_UPTO, SQLReads
+from ..sql.reads import SQLReads
 from ..sql.records import SQLRecords
 from ..sql.rows import COLUMNS, TABLES, row_to_memory
 from ..sql.validation_queue import SQLValidationQueue
@@ -58,9 +59,12 @@ class PostgresStorage(
 
     schema_version = LATEST_VERSION
 
-    def __init__(self, url: str, *, model_name: str, dimensions: int, pool_size: int = 4) -> None:
+    def __init__(
+        self, url: str, *, model_name: str, dimensions: int, pool_size: int = 4, index: IndexConfig | None = None
+    ) -> None:
         psycopg = require_psycopg()
         self.url = url
+        self.index_config = index or IndexConfig()
         self.path = redact(url)
         self.vector_error: str | None = None
         self._error: type[BaseException] = psycopg.Error
@@ -231,7 +235,8 @@ class PostgresStorage(
         if k <= 0 or conditions is None:
             return []
         query = np.ascontiguousarray(vector, dtype=np.float32)
-        span = self.span_memories(where, SPAN_EXACT_UPTO)  # a narrow time span: its memories, scored exactly
+        # a narrow time span: its memories, scored exactly
+        span = self.span_memories(where, self.index_config.span_exact_upto)
         if span is not None:
             with self._read() as db:
                 rows = db.execute(

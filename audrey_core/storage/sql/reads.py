@@ -19,7 +19,6 @@ from .dialect import SQLDialect
 from .filters import decode_scope, encode_scope, scope_range
 from .rows import COLUMNS, TABLES, row_to_memory
 
-SPAN_EXACT_UPTO = 5_000  # memories of a time span searched among themselves, exactly (see span_memories)
 MAX_IDS_PER_QUERY = 10_000  # PostgreSQL takes at most 65,535 parameters in a statement, SQLite 32,766 by default
 
 

@@ -12,7 +12,6 @@ from ...rules.keywords import COMMON_TERM_MIN_ROWS, informative_terms
 from ..base import KeywordHit, VectorFilter, VectorHit
 from ..sql.filters import compile_filter, scope_match
 from ..sql.migrations import FTS_TABLE
-from ..sql.reads import SPAN_EXACT_UPTO
 from .span_search import SQLiteSpanSearch
 
 
@@ -32,7 +31,8 @@ class SQLiteReads(SQLiteSpanSearch):
         conditions = self._vector_conditions(where)
         if conditions is None:
             return []
-        span = self.span_memories(where, SPAN_EXACT_UPTO)  # a narrow time span: its memories, searched exactly
+        # a narrow time span: its memories, searched exactly
+        span = self.span_memories(where, self.index_config.span_exact_upto)
         if span is not None:
             return self._knn_among(vector, k, span)
         if self.vector_index is not None:
@@ -58,7 +58,8 @@ class SQLiteReads(SQLiteSpanSearch):
         When filters leave fewer than ``k``, the FTS limit widens until every match has been seen."""
         if not terms or k <= 0:
             return []
-        span = self.span_memories(where, SPAN_EXACT_UPTO)  # a narrow time span: its memories, searched exactly
+        # a narrow time span: its memories, searched exactly
+        span = self.span_memories(where, self.index_config.span_exact_upto)
         if span is not None:
             return self._keyword_among(terms, k, span, f"{{content context}} : ({self._fts_words(terms)})")
         if self.keyword_index is not None:

@@ -1,6 +1,6 @@
 """Searches among the memories of a narrow time span, on SQLite: "what did we say on 9 May" asks about a few dozen
 memories of a large store, and neither index can apply a time range itself (filtering their candidates widened the
-search to most of the store: 250 ms at 100k). When the span holds at most ``sql.reads.SPAN_EXACT_UPTO`` memories (read
+search to most of the store: 250 ms at 100k). When the span holds at most ``IndexConfig.span_exact_upto`` memories (read
 through the time indexes), those are searched exactly: their vectors scored from the vector index's float32 copies
 (else from the database), their words ranked by the keyword index restricted to their rows (else FTS5)."""
 
