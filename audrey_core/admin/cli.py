@@ -23,11 +23,11 @@ from .cli_settings import (
     DEFAULT_DB,
     EXIT_FAILED,
     EXIT_REFUSED,
-    EXIT_USAGE,
     CliError,
     Settings,
     exit_code,
     json_option,
+    parse_address,
 )
 from .cli_store import backfill_cmd, export_cmd, import_cmd, migrate_store_cmd, reembed_cmd
 from .cli_ui import ui_cmd
@@ -103,10 +103,7 @@ def mcp_cmd(s: Settings, address: str | None, scope: str | None, token: str | No
     require_mcp()
     http = None
     if address is not None:
-        host, _, port = address.rpartition(":")
-        if not host or not port.isdigit() or not 0 < int(port) < 65536:
-            raise CliError(f"--http takes HOST:PORT such as 127.0.0.1:8765, got {address!r}", EXIT_USAGE)
-        http = (host.strip("[]"), int(port))
+        http = parse_address(address, "127.0.0.1:8765")
         check_http(http[0], token)
     labels = tuple(scope.strip("/").split("/")) if scope else None
     with s.audrey(create=True, scope=labels, config=AudreyConfig()) as brain:  # a server validates in the background

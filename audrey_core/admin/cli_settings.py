@@ -147,3 +147,11 @@ def _json_flag(ctx: click.Context, param: click.Parameter, value: bool) -> None:
 json_option = click.option(
     "--json", "as_json_here", is_flag=True, expose_value=False, callback=_json_flag, help="Print JSON for scripts."
 )
+
+
+def parse_address(address: str, example: str) -> tuple[str, int]:
+    """``--http HOST:PORT`` as (host, port), an IPv6 host without its brackets; bad usage otherwise."""
+    host, _, port = address.rpartition(":")
+    if not host or not port.isdigit() or not 0 < int(port) < 65536:
+        raise CliError(f"--http takes HOST:PORT such as {example}, got {address!r}", EXIT_USAGE)
+    return host.strip("[]"), int(port)

@@ -5,7 +5,8 @@ from __future__ import annotations
 import click
 
 from ..config import AudreyConfig
-from .cli_settings import EXIT_USAGE, CliError, Settings
+from ..rules.serving import needs_token
+from .cli_settings import EXIT_USAGE, CliError, Settings, parse_address
 
 DEFAULT_ADDRESS = "127.0.0.1:8787"
 
@@ -20,13 +21,6 @@ def require_ui() -> None:
         raise CliError(f"{needed} ({exc})", EXIT_USAGE) from exc
 
 
-def parse_address(address: str) -> tuple[str, int]:
-    host, _, port = address.rpartition(":")
-    if not host or not port.isdigit() or not 0 < int(port) < 65536:
-        raise CliError(f"--http takes HOST:PORT such as {DEFAULT_ADDRESS}, got {address!r}", EXIT_USAGE)
-    return host.strip("[]"), int(port)
-
-
 @click.command("ui")
 @click.option("--http", "address", default=DEFAULT_ADDRESS, show_default=True, metavar="HOST:PORT")
 @click.option("--scope", default=None, metavar="PATH", help="Show only this scope and below, e.g. user/alice.")
@@ -37,10 +31,10 @@ def ui_cmd(s: Settings, address: str, scope: str | None, allow_writes: bool, tok
     """A local web page to look at this memory: search with the score's parts, a memory's history and evidence,
     disputes, consolidation runs, the timeline and status. Read-only unless --allow-writes."""
     require_ui()
-    host, port = parse_address(address)
-    from ..ui.app import LOOPBACK, build_app
+    host, port = parse_address(address, DEFAULT_ADDRESS)
+    from ..ui.app import build_app
 
-    if host not in LOOPBACK and not token:
+    if needs_token(host, token):
         raise CliError(
             f"serving on {host} needs a token (--token or AUDREY_UI_TOKEN): anyone who reaches the port could read "
             "this memory; use 127.0.0.1 to serve this machine only",

@@ -22,6 +22,7 @@ from ..audrey import Audrey
 from ..conversation import render_memories
 from ..errors import AudreyError, ConfigurationError, install_hint
 from ..models import to_plain
+from ..rules.serving import needs_token
 
 try:
     from mcp.server.fastmcp import FastMCP
@@ -33,7 +34,6 @@ except ImportError:  # the `mcp` extra is not installed
 T = TypeVar("T")
 Source = Literal["direct-observation", "told-by-user", "tool-result", "inference", "model-generated"]
 MemoryType = Literal["episodic", "semantic", "procedural"]
-LOOPBACK = ("127.0.0.1", "localhost", "::1")
 INSTRUCTIONS = (
     "Audrey is a long-term memory that validates what it is told. Call `recall` before answering anything that may "
     "depend on earlier conversations, and `remember` for facts worth keeping, naming honestly where each came from "
@@ -252,7 +252,7 @@ class BearerToken:
 
 def check_http(host: str, token: str | None) -> None:
     """Off localhost a token is required: the memory would otherwise be open to the network."""
-    if host not in LOOPBACK and not token:
+    if needs_token(host, token):
         raise ConfigurationError(
             f"serving on {host} needs a token (--token or AUDREY_MCP_TOKEN): anyone who reaches the port could "
             "read and change this memory; use 127.0.0.1 to serve this machine only"

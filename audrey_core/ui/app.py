@@ -30,12 +30,12 @@ from starlette.templating import Jinja2Templates
 
 from ..audrey import Audrey
 from ..errors import AudreyError, InvalidInputError, NotFoundError
+from ..rules.serving import LOOPBACK, needs_token
 from .render import Settings, page
 from .routes import routes
 
 log = logging.getLogger(__name__)
 HERE = Path(__file__).parent
-LOOPBACK = frozenset({"127.0.0.1", "localhost", "::1"})
 TOKEN_COOKIE = "audrey_ui_token"
 
 
@@ -43,7 +43,7 @@ def build_app(
     brain: Audrey, *, host: str = "127.0.0.1", port: int = 8787, allow_writes: bool = False, token: str | None = None
 ) -> Starlette:
     """The application serving ``brain`` at ``host:port`` (the address is needed to check Host and Origin)."""
-    if host not in LOOPBACK and not token:
+    if needs_token(host, token):
         raise InvalidInputError(f"serving on {host} needs a token (--token): use 127.0.0.1 to serve this machine only")
     import jinja2
 
