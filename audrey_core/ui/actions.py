@@ -14,7 +14,7 @@ from starlette.routing import Route
 
 from ..config import SOURCES
 from ..errors import InvalidInputError
-from .render import check_csrf, page
+from .render import check_csrf, contradiction_or_404, memory_or_404, page, run_or_404
 
 READ_ONLY = "this page is read-only: start it with `audrey ui --allow-writes` to change the memory"
 
@@ -50,16 +50,9 @@ def _confirm(
     return page(request, "confirm.html", context)
 
 
-def _memory(brain: Any, memory_id: str) -> Any:
-    found = brain.get(memory_id)
-    if found is None:
-        raise HTTPException(404, f"no memory {memory_id} here (or not in this agent's scope)")
-    return found
-
-
 async def forget(request: Request) -> Response:
     brain = _allowed(request)
-    found = _memory(brain, request.path_params["memory_id"])
+    found = memory_or_404(brain, request.path_params["memory_id"])
     if request.method == "GET":
         return _confirm(request, "Forget this memory for good?", [found.content], {}, True, f"/memory/{found.id}")
     await _form(request)
@@ -69,7 +62,7 @@ async def forget(request: Request) -> Response:
 
 async def supersede(request: Request) -> Response:
     brain = _allowed(request)
-    found = _memory(brain, request.path_params["memory_id"])
+    found = memory_or_404(brain, request.path_params["memory_id"])
     if found.memory_type != "episodic":
         raise HTTPException(400, "only an episode can be superseded by a correction; forget a principle instead")
     if request.method == "GET":
@@ -86,13 +79,9 @@ async def supersede(request: Request) -> Response:
 
 async def settle(request: Request) -> Response:
     brain = _allowed(request)
-    wanted = request.path_params["contradiction_id"]
-    found = next((c for c in brain.contradictions() if c.id == wanted), None)
-    if found is None:
-        raise HTTPException(404, f"no contradiction {wanted} here")
-    winner = (
-        request.query_params.get("winner", "") if request.method == "GET" else (await _form(request)).get("winner", "")
-    )
+    found = contradiction_or_404(brain, request.path_params["contradiction_id"])
+    form = dict(request.query_params) if request.method == "GET" else await _form(request)
+    winner = form.get("winner", "")
     if winner not in (found.claim_a_id, found.claim_b_id, "both"):
         raise HTTPException(400, "winner must name one of the two claims, or be 'both'")
     if request.method == "GET":
@@ -100,19 +89,14 @@ async def settle(request: Request) -> Response:
         details = ["Both claims hold." if winner == "both" else f"Keep: {claims.get(winner, winner)}"]
         details += [f"Set aside (kept, disputed): {text}" for i, text in claims.items() if winner not in ("both", i)]
         return _confirm(request, "Settle this dispute?", details, {"winner": winner, "reason": ""}, False, "/disputes")
-    reason = (await request.form()).get("reason", "")
-    brain.settle_contradiction(
-        found.id, None if winner == "both" else winner, reason if isinstance(reason, str) else ""
-    )
+    chosen = None if winner == "both" else winner
+    await run_in_threadpool(brain.settle_contradiction, found.id, chosen, form.get("reason", ""))
     return RedirectResponse("/disputes?state=resolved", status_code=303)
 
 
 async def rollback(request: Request) -> Response:
     brain = _allowed(request)
-    wanted = request.path_params["run_id"]
-    found = next((r for r in brain.consolidation_history() if r.id == wanted), None)
-    if found is None:
-        raise HTTPException(404, f"no consolidation run {wanted} here")
+    found = run_or_404(brain, request.path_params["run_id"])
     if request.method == "GET":
         details = [
             f"{len(found.output_memory_ids)} principles it made become rolled_back (kept, out of recall)",

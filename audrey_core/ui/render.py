@@ -1,5 +1,6 @@
 """What every page shares: the settings a request finds on its app (the memory, whether it may change it, the CSRF
-token, the templates), rendering a template with them, and the CSRF check of a change."""
+token, the templates), rendering a template with them, the CSRF check of a change, and finding the record a URL
+names (a 404 page when this instance has none)."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from starlette.responses import Response
 from starlette.templating import Jinja2Templates
 
 from ..audrey import Audrey
+from ..models import ConsolidationRun, Contradiction, Memory
 
 
 @dataclass(frozen=True)
@@ -42,3 +44,27 @@ def check_csrf(request: Request, given: Any) -> None:
     """A change must carry this process's CSRF token (a page of another site cannot read it)."""
     if not isinstance(given, str) or not hmac.compare_digest(given, settings_of(request).csrf):
         raise HTTPException(403, "this form is out of date or did not come from this page: reload it and try again")
+
+
+def memory_or_404(brain: Audrey, memory_id: str) -> Memory:
+    """The instance's memory ``memory_id`` (another tenant's is as missing as an unknown one)."""
+    found = brain.get(memory_id)
+    if found is None:
+        raise HTTPException(404, f"no memory {memory_id} here (or not in this agent's scope)")
+    return found
+
+
+def run_or_404(brain: Audrey, run_id: str) -> ConsolidationRun:
+    """The instance's consolidation run ``run_id``."""
+    found = next((r for r in brain.consolidation_history() if r.id == run_id), None)
+    if found is None:
+        raise HTTPException(404, f"no consolidation run {run_id} here")
+    return found
+
+
+def contradiction_or_404(brain: Audrey, contradiction_id: str) -> Contradiction:
+    """The instance's contradiction ``contradiction_id``."""
+    found = next((c for c in brain.contradictions() if c.id == contradiction_id), None)
+    if found is None:
+        raise HTTPException(404, f"no contradiction {contradiction_id} here")
+    return found

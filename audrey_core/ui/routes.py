@@ -11,11 +11,10 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from ..models import Memory
 from .actions import action_routes
 from .forms import PAGE, offset_from, search_from
 from .plots import line_plot, stacked_bars
-from .render import page
+from .render import memory_or_404, page, run_or_404
 from .views import confidence_curve, score_parts, timeline_buckets
 
 DISPUTE_STATES = ("open", "reopened", "context_dependent", "resolved")
@@ -71,9 +70,7 @@ def search(request: Request) -> Response:
 
 def memory(request: Request) -> Response:
     brain = brain_of(request)
-    found: Memory | None = brain.get(request.path_params["memory_id"])
-    if found is None:
-        raise HTTPException(404, f"no memory {request.path_params['memory_id']} here (or not in this agent's scope)")
+    found = memory_or_404(brain, request.path_params["memory_id"])
     chain = brain.update_chain(found.id)
     disputes = [c for c in brain.contradictions() if found.id in (c.claim_a_id, c.claim_b_id)]
     others = brain.get_many([c.claim_b_id if c.claim_a_id == found.id else c.claim_a_id for c in disputes])
@@ -122,9 +119,7 @@ def runs(request: Request) -> Response:
 
 def run(request: Request) -> Response:
     brain = brain_of(request)
-    found = next((r for r in brain.consolidation_history() if r.id == request.path_params["run_id"]), None)
-    if found is None:
-        raise HTTPException(404, f"no consolidation run {request.path_params['run_id']} here")
+    found = run_or_404(brain, request.path_params["run_id"])
     inputs = [m for m in brain.get_many(list(found.input_episode_ids)) if m is not None]
     outputs = [m for m in brain.get_many(list(found.output_memory_ids)) if m is not None]
     return render(request, "run.html", {"run": found, "inputs": inputs, "outputs": outputs})
