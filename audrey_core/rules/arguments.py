@@ -15,7 +15,7 @@ from typing import Any
 from ..config import SOURCES
 from ..errors import ConfigurationError, InvalidInputError
 from .expiry import check_expiry
-from .inputs import check_json_value, check_text
+from .inputs import check_json_value, check_moment, check_text
 
 ENCODE_FIELDS = frozenset(
     {
@@ -109,7 +109,7 @@ def check_request(
         id=_check_name("id", id),
         scope=check_scope(scope),
         key=_check_name("key", key),
-        event_time=_check_event_time(event_time),
+        event_time=check_moment("event_time", event_time),
         session=_check_name("session", session),
         speaker=_check_speaker(speaker),
         expires_at=expires_at,
@@ -163,14 +163,6 @@ def _causal_part(causal: Any, key: str) -> str | None:
     if value is not None and (not isinstance(value, str) or not value.strip()):
         raise InvalidInputError(f"causal {key} must be a non-empty string, got {value!r}")
     return None if value is None else check_text(f"causal {key}", value)
-
-
-def _check_event_time(value: Any) -> datetime | None:
-    if value is None:
-        return None
-    if not isinstance(value, datetime) or value.tzinfo is None:
-        raise InvalidInputError(f"event_time must be a timezone-aware datetime, got {value!r}")
-    return value
 
 
 def _check_speaker(speaker: Any) -> str | None:

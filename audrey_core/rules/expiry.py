@@ -8,6 +8,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from ..errors import InvalidInputError
+from .inputs import check_moment
 
 MAX_TTL_S = 100 * 365.25 * 86400.0  # a century: anything longer is a mistake in the unit (minutes given as ms...)
 
@@ -29,9 +30,7 @@ def check_expiry(expires_at: Any, ttl: Any) -> tuple[datetime | None, float | No
     """encode's ``expires_at=`` (a timezone-aware datetime) and ``ttl=`` (seconds or a timedelta), at most one."""
     if expires_at is not None and ttl is not None:
         raise InvalidInputError("pass expires_at= or ttl=, not both")
-    if expires_at is not None and (not isinstance(expires_at, datetime) or expires_at.tzinfo is None):
-        raise InvalidInputError(f"expires_at must be a timezone-aware datetime, got {expires_at!r}")
-    return expires_at, check_ttl(ttl)
+    return check_moment("expires_at", expires_at), check_ttl(ttl)
 
 
 def expiry(now: datetime, expires_at: datetime | None, ttl_seconds: float | None) -> datetime | None:

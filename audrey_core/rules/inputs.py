@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
+from datetime import datetime
 from typing import Any
 
 from ..errors import InvalidInputError
@@ -33,6 +34,13 @@ def check_text(name: str, value: str) -> str:
     problem = text_problem(value)
     if problem is not None:
         raise InvalidInputError(f"{name} {problem}; remove it before storing or searching")
+    return value
+
+
+def check_moment(name: str, value: Any) -> datetime | None:
+    """``value`` unchanged if it is None or a timezone-aware datetime (a naive one has no place on the timeline)."""
+    if value is not None and (not isinstance(value, datetime) or value.tzinfo is None):
+        raise InvalidInputError(f"{name} must be a timezone-aware datetime, got {value!r}")
     return value
 
 

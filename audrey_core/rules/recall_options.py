@@ -12,7 +12,7 @@ from ..config import MEMORY_TYPES, RECALLABLE_STATES, SOURCES, STATES
 from ..errors import InvalidInputError
 from .arguments import check_scope, check_tags
 from .filters import Filter, parse_filter
-from .inputs import check_int
+from .inputs import check_int, check_moment
 from .ownership import Tenant
 
 
@@ -124,8 +124,7 @@ def check_options(
     chosen_states = _choice("states", states, STATES) or RECALLABLE_STATES
     if include_dormant and "dormant" not in chosen_states:
         chosen_states = (*chosen_states, "dormant")
-    if as_of is not None and (not isinstance(as_of, datetime) or as_of.tzinfo is None):
-        raise InvalidInputError(f"as_of must be a timezone-aware datetime, got {as_of!r}")
+    check_moment("as_of", as_of)
     if (include_superseded or as_of is not None) and states is None and "superseded" not in chosen_states:
         chosen_states = (*chosen_states, "superseded")
     where = VectorFilter(
