@@ -69,7 +69,7 @@ def ui_server(db: Path, *options: str, agent: str = AGENT):
         process.wait(timeout=30)
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")  # Playwright's sync API runs an event loop: stop it before other tests run
 def browser():
     try:
         from playwright.sync_api import sync_playwright
