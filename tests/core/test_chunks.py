@@ -51,6 +51,14 @@ def test_a_long_text_is_found_through_a_middle_chunk_and_returned_once(chunked):
     assert chunked.recall("vault basement", mode="vector")[0].chunk is None  # a short memory has no chunk
 
 
+def test_chunks_lists_the_parts_of_a_long_memory_in_order(chunked):
+    long_id, short_id = chunked.encode(LONG), chunked.encode("the vault is in the basement")
+    parts = chunked.chunks(long_id)
+    assert len(parts) > 3 and parts[0].startswith("filler0") and parts[-1].endswith("filler59")
+    assert any("orange falcon" in part for part in parts)
+    assert chunked.chunks(short_id) == [] and chunked.chunks("no-such-memory") == []
+
+
 def test_forget_snapshot_backfill_and_reembed_keep_chunks_straight(chunked, tmp_path):
     long_id = chunked.encode(LONG)
     buffer = io.StringIO()
