@@ -3,7 +3,7 @@
     python -m benchmarks.updates [--embedder local|deterministic] [--misses]
 
 Each case of ``benchmarks.update_cases`` (development, held-out, blind, fresh, unseen and the
-two trap sets) is told to one Audrey in a
+trap sets; the frozen blind set only when named with ``--sets "frozen blind"``) is told to one Audrey in a
 scope of its own, its statements ``days`` apart (a manual clock), then its question is asked. Printed per case
 kind, and as a final JSON line:
 
@@ -44,6 +44,7 @@ from .update_cases import (
     BLIND_TRAP_CASES,
     CASES,
     FRESH_CASES,
+    FROZEN_BLIND_CASES,
     HELDOUT_CASES,
     KEPT_KINDS,
     SECOND_BLIND_TRAP_CASES,
@@ -53,6 +54,8 @@ from .update_cases import (
     Case,
     sources_of,
 )
+
+RUN_ONLY_BY_NAME = ("frozen blind",)  # a blind set is run once, at the end of the work it judges
 
 
 def oracle_llm(cases: tuple[Case, ...]) -> Any:
@@ -179,8 +182,9 @@ def main() -> None:
         ("traps, blind", BLIND_TRAP_CASES),
         ("traps, second blind", SECOND_BLIND_TRAP_CASES),
         ("traps, third blind", THIRD_BLIND_TRAP_CASES),
+        ("frozen blind", FROZEN_BLIND_CASES),
     ):
-        if args.sets and name not in args.sets:
+        if (args.sets and name not in args.sets) or (name in RUN_ONLY_BY_NAME and name not in (args.sets or ())):
             continue
         kinds = {kind: sum(c.kind == kind for c in cases) for kind in dict.fromkeys(c.kind for c in cases)}
         print(f"\n{name} set: {len(cases)} cases {kinds}, embedder {embedder.model_name}")

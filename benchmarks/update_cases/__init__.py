@@ -13,6 +13,11 @@ judged that change once, and its misses were looked at for the next revision, so
 last revision. ``THIRD_BLIND_TRAP_CASES`` (30) was written before that last revision and never changed a rule: its
 figures are the honest ones for the trap rules.
 
+``FROZEN_BLIND_CASES`` (116) was written for issue 43 before any of its rules changed: facts that hold together in
+the same frame, updates without cue words, Spanish / German / French pairs and restatements. It is frozen
+(``tests/test_frozen_blind_set.py`` checks its hash), is never looked at case by case, and runs only when asked for
+by name (``python -m benchmarks.updates --sets "frozen blind"``), once, at the end of that work.
+
 Each case is a short history: statements told weeks apart, and a question whose answer is the newest statement.
 
 * ``update``: a fact replaced later (a new address, manager, limit, schedule, tool, diet, ...): the newest statement
@@ -25,13 +30,16 @@ Each case is a short history: statements told weeks apart, and a question whose 
 * ``qualified``: a later statement that narrows its context ("in test mode", "for hotfixes", "on weekends"): both
   stay recallable, recorded as context-dependent;
 * ``evidence``: three independent observations, then one statement of another value: they stay recallable, in a
-  recorded contradiction.
+  recorded contradiction;
+* ``coexist``: two facts that hold together, said in the same frame with another value (a second pet): both stay
+  recallable.
 """
 
 from .blind import BLIND_CASES
 from .case import KEPT_KINDS, Case, sources_of
 from .development import CASES
 from .fresh import FRESH_CASES
+from .frozen_blind import FROZEN_BLIND_CASES
 from .heldout import HELDOUT_CASES
 from .traps import TRAP_CASES
 from .traps_blind import BLIND_TRAP_CASES
@@ -44,6 +52,7 @@ __all__ = [
     "BLIND_TRAP_CASES",
     "CASES",
     "FRESH_CASES",
+    "FROZEN_BLIND_CASES",
     "HELDOUT_CASES",
     "KEPT_KINDS",
     "SECOND_BLIND_TRAP_CASES",

@@ -14,6 +14,7 @@ class Case:
     query: str
     sources: tuple[str, ...] = ()  # one per statement; told-by-user by default
     days: int = 40
+    language: str = "en"
 
 
 U, C, R, N, W = "update", "chain", "restatement", "unrelated", "weaker"
@@ -21,7 +22,10 @@ U, C, R, N, W = "update", "chain", "restatement", "unrelated", "weaker"
 # the earlier one recallable (both kept, context-dependent); one statement of another value against several
 # independent observations must leave them recallable (a recorded contradiction, not an update).
 Q, E = "qualified", "evidence"
-KEPT_KINDS = (R, N, W, Q, E)  # kinds whose earlier statements must stay recallable (never superseded)
+# Two facts that hold together, said in the same frame with another value (a second pet, a second allergy, the
+# designers after the engineers): nothing explicit says the first stopped holding, so it must stay recallable.
+K = "coexist"
+KEPT_KINDS = (R, N, W, Q, E, K)  # kinds whose earlier statements must stay recallable (never superseded)
 
 
 def sources_of(case: Case) -> tuple[str, ...]:
