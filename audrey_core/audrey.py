@@ -152,8 +152,10 @@ class Audrey(MemoryUpkeep):
         ``supersedes`` names an episode this one corrects (it is marked superseded, never edited).
         ``derived_from`` names memories this one was drawn from (an inference from recalled memories): its lineage,
         so that it can never count as independent evidence for them. ``scope`` places it on a path inside the
-        agent's memory (e.g. ``("user", "alice")``); ``key`` is the caller's name for it there. ``event_time`` is when
-        it happened, if not now (recall's ``time_range`` filters on it).
+        agent's memory (e.g. ``("user", "alice")``); ``key`` is a claim key, the caller's name for the fact there
+        (``"user.home_city"``): a later episode with the same key in the same scope replaces it (it is superseded, as
+        with ``supersedes=``; one stated about an earlier time is superseded by the next newer one). ``event_time``
+        is when it happened, if not now (recall's ``time_range`` filters on it).
 
         A turn of a conversation names its ``session`` (any string naming the conversation) and its ``speaker``:
         turns of one session are numbered in the order they are stored, and recall reads each with its neighbours

@@ -15,12 +15,11 @@ from types import MappingProxyType
 
 from .errors import ConfigurationError
 from .index_settings import IndexConfig
+from .states import MEMORY_STATES
 
 SOURCES: tuple[str, ...] = ("direct-observation", "told-by-user", "tool-result", "inference", "model-generated")
 MEMORY_TYPES: tuple[str, ...] = ("episodic", "semantic", "procedural")
-STATES: tuple[str, ...] = ("active", "disputed", "superseded", "context_dependent", "dormant", "rolled_back")
-RECALLABLE_STATES: tuple[str, ...] = ("active", "disputed", "context_dependent")
-"""States recall searches unless told otherwise: what the memory currently holds to be (possibly) true."""
+STATES: tuple[str, ...] = MEMORY_STATES  # the states of a memory (audrey_core.states has the transitions)
 
 
 def _frozen(mapping: Mapping[str, float]) -> Mapping[str, float]:
@@ -187,9 +186,10 @@ class ValidationConfig:
     """confidence gap above which the weaker claim becomes disputed"""
     reopen_min_sources: int = 3
     """independent supporting episodes (distinct source types) that reopen a dispute"""
-    evidence_sources: int = 2
-    """Independent sources (distinct source types, no shared ancestor) behind a claim that one newer statement of
-    another value cannot replace (it is recorded as a contradiction instead); a principle always stands."""
+    offline_rules: bool = True
+    """Judge pairs with the offline English rules (:mod:`audrey_core.rules.english`) where no LLM does. They may flag
+    (a dispute, a context pair) and reinforce restatements; they hide a memory only when the newer statement names
+    the value it replaces as past. False: without an LLM, only ``supersedes=`` and claim keys change anything."""
     judge_similarity: float = 0.40
     """With an LLM, claims from different times are judged down to this similarity (offline: update_similarity)."""
     background: bool = True
@@ -206,8 +206,6 @@ class ValidationConfig:
             raise ConfigurationError("update_neighbors must be >= 1")
         if not 0.0 <= self.resolution_delta <= 1.0 or min(self.reopen_min_sources, self.batch_size) < 1:
             raise ConfigurationError("resolution_delta must lie in [0, 1]; reopen_min_sources, batch_size >= 1")
-        if self.evidence_sources < 1:
-            raise ConfigurationError("evidence_sources must be >= 1")
 
 
 @dataclass(frozen=True)

@@ -5,7 +5,9 @@ from __future__ import annotations
 import warnings
 from dataclasses import asdict, dataclass, field, is_dataclass
 from datetime import datetime
-from typing import Any
+from typing import Any, Literal
+
+from .states import ContradictionState, MemoryState, Relation, UpdateSignal
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,8 +41,8 @@ class Memory:
     source_reliability: float
     salience: float = 0.5
     tags: tuple[str, ...] = ()
-    state: str = "active"
-    prior_state: str | None = None
+    state: MemoryState = "active"
+    prior_state: MemoryState | None = None
     metadata: dict[str, Any] = field(default_factory=dict)
     evidence_count: int = 1
     challenge_count: int = 0
@@ -156,6 +158,94 @@ class CausalLink:
 
 
 @dataclass(frozen=True)
+class ClaimUpdate:
+    """A typed update an LLM judge named: the subject, the attribute, its old and new value, and whether the
+    attribute holds one value at a time (only then may the older claim leave recall)."""
+
+    subject: str
+    attribute: str
+    old_value: str
+    new_value: str
+    single_valued: bool
+
+
+@dataclass(frozen=True)
+class Settlement:
+    """How a dispute was decided after it was recorded: by hand (``audrey ui``, ``settle_contradiction``) or by the
+    evidence that later backed one side. ``winner`` None with ``both_hold``: both claims hold."""
+
+    method: Literal["human", "evidence"]
+    winner: str | None
+    both_hold: bool = False
+    reason: str = ""
+    at: datetime | None = None
+
+
+@dataclass(frozen=True)
+class Resolution:
+    """Why a contradiction was recorded and how it stands: the relation judged and by what (``method``: heuristic,
+    llm, evidence or caller; ``model`` / ``prompt_hash`` for an LLM), each side's confidence then and their
+    difference, whether it was left open for review (``flagged``), the side that won (``winner``), each side's
+    context (``conditions``, for a context-dependent pair), the explicit signal of an update (``signal``; none for a
+    guess, which is why it is a dispute), an LLM's typed update, a later settlement, and the rollback that closed it."""
+
+    relation: Relation
+    method: str
+    reason: str = ""
+    confidence: dict[str, float] = field(default_factory=dict)
+    delta: float = 0.0
+    flagged: bool = False
+    winner: str | None = None
+    conditions: dict[str, str | None] = field(default_factory=dict)
+    model: str | None = None
+    prompt_hash: str | None = None
+    signal: UpdateSignal | None = None
+    update: ClaimUpdate | None = None
+    settled: Settlement | None = None
+    closed_by: str | None = None
+
+    def to_plain(self) -> dict[str, Any]:
+        """The record as JSON-ready values (how the store keeps it), empty fields left out."""
+        return {k: v for k, v in to_plain(self).items() if v not in (None, {}, "")}
+
+    @classmethod
+    def from_plain(cls, data: dict[str, Any]) -> Resolution:
+        """The record from its stored JSON, including what earlier versions stored (unknown keys are ignored; an
+        evidence settlement was once ``settled_by``)."""
+        settled = data.get("settled")
+        if isinstance(settled, dict):
+            at = settled.get("at")
+            settlement: Settlement | None = Settlement(
+                method=settled.get("method", "human"),
+                winner=settled.get("winner"),
+                both_hold=bool(settled.get("both_hold", False)),
+                reason=settled.get("reason") or "",
+                at=datetime.fromisoformat(at) if isinstance(at, str) else None,
+            )
+        elif data.get("settled_by"):
+            settlement = Settlement(method="evidence", winner=data.get("winner"), reason=data["settled_by"])
+        else:
+            settlement = None
+        update = data.get("update")
+        return cls(
+            relation=data.get("relation", "contradicts"),
+            method=data.get("method", "heuristic"),
+            reason=data.get("reason") or "",
+            confidence=dict(data.get("confidence") or {}),
+            delta=float(data.get("delta") or 0.0),
+            flagged=bool(data.get("flagged", False)),
+            winner=data.get("winner"),
+            conditions=dict(data.get("conditions") or {}),
+            model=data.get("model"),
+            prompt_hash=data.get("prompt_hash"),
+            signal=data.get("signal"),
+            update=ClaimUpdate(**update) if isinstance(update, dict) else None,
+            settled=settlement,
+            closed_by=data.get("closed_by"),
+        )
+
+
+@dataclass(frozen=True)
 class Contradiction:
     """Two claims that disagree; both are kept, with the contradiction's state and resolution."""
 
@@ -163,8 +253,8 @@ class Contradiction:
     agent: str
     claim_a_id: str
     claim_b_id: str
-    state: str
-    resolution: dict[str, Any] | None
+    state: ContradictionState
+    resolution: Resolution | None
     created_at: datetime
     resolved_at: datetime | None = None
     reopened_at: datetime | None = None
@@ -231,9 +321,9 @@ class Counterclaim:
     memory_id: str
     content: str
     source: str
-    state: str
+    state: MemoryState
     observed_at: datetime | None = None  # when the other side was observed: its event time, else when it was stored
-    relation: str = "contradicts"  # or "context_dependent": both hold, each in its own context
+    relation: Relation = "contradicts"  # or "context_dependent": both hold, each in its own context
     conditions: str | None = None  # for a context-dependent pair, the other side's context ("in test mode")
 
 
@@ -249,7 +339,7 @@ class RecallResult:
     similarity: float
     confidence: float
     score: float
-    state: str
+    state: MemoryState
     source: str
     created_at: datetime
     tags: tuple[str, ...]

@@ -29,7 +29,7 @@ class MemoryUpkeep(MemoryReading):
     def settle_contradiction(self, contradiction_id: str, winner: str | None, reason: str = "") -> Contradiction:
         """Decide a contradiction by hand: ``winner`` (one of its two claims) stays active and the other becomes
         disputed; ``winner=None`` says both hold. Both claims are kept; the decision is audited and recorded in the
-        contradiction's ``resolution["settled"]``."""
+        contradiction's ``resolution.settled``."""
         self._check_open()
         return settle_stage.settle(self._context, contradiction_id, winner, reason)
 

@@ -59,12 +59,18 @@ RUN_ONLY_BY_NAME = ("frozen blind",)  # a blind set is run once, at the end of t
 
 
 def oracle_llm(cases: tuple[Case, ...]) -> Any:
-    """A judge that knows the labels: 'updates' for two statements of one update, chain or weaker case, 'supports'
-    for a restatement, 'context_dependent' for a qualified pair, 'contradicts' between an evidence case's last
-    statement and its observations (which support each other), 'unrelated' for anything else."""
+    """A judge that knows the labels: a typed 'updates' of a single-valued attribute for two statements of one
+    update, chain or weaker case, 'supports' for a restatement, 'context_dependent' for a qualified pair,
+    'contradicts' between an evidence case's last statement and its observations (which support each other),
+    'unrelated' for anything else (a pair of facts that hold together included)."""
     labels: dict[tuple[str, str], str] = {}
     for case in cases:
-        relation = {"restatement": "supports", "unrelated": "unrelated", "qualified": "context_dependent"}
+        relation = {
+            "restatement": "supports",
+            "unrelated": "unrelated",
+            "qualified": "context_dependent",
+            "coexist": "unrelated",  # both hold: a second pet is no update of the first
+        }
         for older in case.statements:
             for newer in case.statements:
                 if older != newer:
@@ -75,12 +81,15 @@ def oracle_llm(cases: tuple[Case, ...]) -> Any:
                 labels.update({(one, other): "supports" for other in observed if other != one})
                 labels[(one, last)] = labels[(last, one)] = "contradicts"
 
-    def relation(existing: str, incoming: str) -> str:
-        return labels.get((existing, incoming), "unrelated")
+    def reply(messages: list[dict[str, str]]) -> dict[str, Any]:
+        existing, incoming = _pair(messages[-1]["content"])
+        said = labels.get((existing, incoming), "unrelated")
+        if said != "updates":
+            return {"relation": said, "reason": "oracle"}
+        typed = {"subject": "it", "attribute": "the value", "old_value": existing, "new_value": incoming}
+        return {"relation": said, "reason": "oracle", **typed, "single_valued": True}  # a typed update
 
-    return ScriptedLLM(
-        {"contradiction_check": lambda m: {"relation": relation(*_pair(m[-1]["content"])), "reason": "oracle"}}
-    )  # several pairs in one call are answered pair by pair (ScriptedLLM)
+    return ScriptedLLM({"contradiction_check": reply})  # several pairs in one call are answered pair by pair
 
 
 def _pair(user: str) -> tuple[str, str]:

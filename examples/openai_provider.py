@@ -49,7 +49,7 @@ def main() -> int:
         brain.encode("Stripe throttles above 25 requests per second in test mode", source="told-by-user")
         brain.wait_for_idle()
         for c in brain.contradictions():
-            print(f"  contradiction ({c.resolution['method']}, {c.state}): {c.resolution.get('reason', '')}")
+            print(f"  contradiction ({c.resolution.method}, {c.state}): {c.resolution.reason}")
         for hit in brain.recall("how fast may we call Stripe?", limit=3):
             print(f"  recall {hit.score:.2f} [{hit.memory_type}, {hit.source}] {hit.content}")
     return 0

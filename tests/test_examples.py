@@ -42,7 +42,7 @@ def test_stripe_demo_offline():
     assert "the principle is context_dependent: both claims hold" in out
     shown = out.split("what a model is shown:")[1].split("6. Weeks later")[0]
     assert "— in another context" in shown and "In test mode the Stripe API rate limit is 25" in shown
-    assert "recall now answers: Stripe lowered the live API rate limit to 80" in out
+    assert "recall now answers: Stripe lowered the live API rate limit from 100 to 80" in out
     assert "contradiction open" in out and "flagged for review" in out
     assert "live memories went dormant" in out and "still there, dormant: Stripe lowered" in out
     assert "an ordinary recall returns 0 of them" in out

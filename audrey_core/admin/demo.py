@@ -4,11 +4,11 @@
 3. consolidation (the "sleep" cycle) turns the two episodes into a principle; 4. the third time, before sending a
 burst, the agent recalls the principle, with the episodes it rests on; 5. the user adds that in test mode the limit
 is 25 req/s: a qualified claim, kept beside the live-mode principle as context-dependent (both recalled, with their
-dates); 6. weeks later the user reports the live limit was lowered to 80 req/s: Audrey notices the update, marks the
-principle superseded (kept, with the date it stopped holding) and recall answers with the new limit; 7. the agent's
-own guess of 200 req/s cannot replace that: Audrey records a contradiction, keeps both claims and resolves it by the
-confidence rules; 8. a year later, unused, the memories have faded: decay makes them dormant (out of ordinary
-recall, never deleted).
+dates); 6. weeks later the user reports the live limit was lowered from 100 to 80 req/s: the old value named as
+past, Audrey marks the principle superseded (kept, with the date it stopped holding) and recall answers with the new
+limit; 7. the agent's own guess of 200 req/s cannot replace that: Audrey records a contradiction, keeps both claims
+and resolves it by the confidence rules; 8. a year later, unused, the memories have faded: decay makes them dormant
+(out of ordinary recall, never deleted).
 
 Offline by default (local all-MiniLM-L6-v2, no LLM: extractive principle, heuristic conflict check). With an
 OpenAI-compatible LLM: ``--llm-model gpt-4o-mini`` (key from OPENAI_API_KEY) or a local server with
@@ -51,7 +51,7 @@ def main(argv: list[str] | None = None) -> int:
 
     clock = ManualClock()  # the story spans weeks: a clock the demo can move on
     with Audrey(path, agent="payments-agent", llm=llm, config=config, clock=clock) as brain:
-        brain.on("contradiction", lambda e: print(f"   ! contradiction: {e['resolution']['reason']}"))
+        brain.on("contradiction", lambda e: print(f"   ! contradiction: {e['resolution'].reason}"))
 
         print("\n1-2. Two code paths hit Stripe's rate limit:")
         for text, source, job in [
@@ -114,7 +114,7 @@ def main(argv: list[str] | None = None) -> int:
         print("\n6. Weeks later, Stripe support says the live limit changed")
         brain.on("update", lambda e: print(f"   ~ update noticed: {e['reason']}"))
         clock.advance(days=30)
-        newer = "Stripe lowered the live API rate limit to 80 requests per second for this account"
+        newer = "Stripe lowered the live API rate limit from 100 to 80 requests per second for this account"
         brain.encode(newer, source="told-by-user", tags=["stripe"])
         brain.wait_for_idle()
         for memory_id in run.output_memory_ids:
@@ -135,8 +135,12 @@ def main(argv: list[str] | None = None) -> int:
                 continue
             a, b = brain.get(c.claim_a_id), brain.get(c.claim_b_id)
             print(f"   contradiction {c.state}: '{a.content}' [{a.state}] vs '{b.content}' [{b.state}]")
-            verdict = "flagged for review (confidence gap <= 0.3)" if c.resolution.get("flagged") else c.state
-            confidences = ", ".join(f"{v:.2f}" for v in c.resolution["confidence"].values())
+            verdict = (
+                "flagged for review (confidence gap <= 0.3)"
+                if c.resolution is not None and c.resolution.flagged
+                else c.state
+            )
+            confidences = ", ".join(f"{v:.2f}" for v in c.resolution.confidence.values())
             print(f"   resolution: {verdict}; confidences {confidences}")
 
         print("\n8. A year without a word about Stripe: decay")

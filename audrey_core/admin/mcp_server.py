@@ -23,6 +23,7 @@ from ..conversation import render_memories
 from ..errors import AudreyError, ConfigurationError, install_hint
 from ..models import to_plain
 from ..rules.serving import needs_token
+from ..states import ContradictionState
 
 try:
     from mcp.server.fastmcp import FastMCP
@@ -163,7 +164,7 @@ def build_server(brain: Audrey, name: str = "audrey", host: str = "127.0.0.1", p
     @server.tool(annotations=read_only)
     async def contradictions(
         states: Annotated[
-            list[Literal["open", "resolved", "context_dependent", "reopened"]] | None,
+            list[ContradictionState] | None,
             Field(description="Only contradictions in these states (default: all)."),
         ] = None,
     ) -> dict[str, Any]:

@@ -13,6 +13,8 @@ from typing import Generic, Literal, TypeVar
 
 from pydantic import BaseModel, Field
 
+from ..states import Relation as RelationName
+
 T = TypeVar("T", bound=BaseModel)
 MARKER = "[audrey:{name}]"  # first line of every system message; lets fakes and logs tell prompts apart
 
@@ -42,12 +44,21 @@ class Prompt(Generic[T]):
 
 
 class Relation(BaseModel):
-    """How a new observation relates to an existing memory."""
+    """How a new observation relates to an existing memory; for an update, what changed, typed."""
 
-    relation: Literal["supports", "contradicts", "updates", "unrelated", "context_dependent"]
+    relation: RelationName
     reason: str = ""
     conditions_existing: str | None = Field(None, description="when the existing memory holds (context_dependent)")
     conditions_new: str | None = Field(None, description="when the new observation holds (context_dependent)")
+    subject: str | None = Field(None, description="updates: whose or what attribute changed (e.g. 'the user')")
+    attribute: str | None = Field(None, description="updates: the attribute that changed (e.g. 'home city')")
+    old_value: str | None = Field(None, description="updates: the value the existing memory states")
+    new_value: str | None = Field(None, description="updates: the value the new observation states")
+    single_valued: bool | None = Field(
+        None,
+        description="updates: true only if the attribute holds one value at a time (a home city, a manager); false "
+        "if it can hold several at once (pets, allergies, languages, hobbies, uses of a tool)",
+    )
 
 
 CONTRADICTION_CHECK = Prompt(
@@ -58,7 +69,9 @@ CONTRADICTION_CHECK = Prompt(
         "was true but no longer is), contradicts it (both cannot be true at the same time), is unrelated, or is "
         "context_dependent (both can be true under different conditions: then state the condition for each). "
         "A changed number, quantity or a negation is an update when the observation says things changed, a "
-        "contradiction when both claim to hold at once, unless the conditions differ."
+        "contradiction when both claim to hold at once, unless the conditions differ. For an update, name the "
+        "subject, the attribute, the old and the new value, and say whether the attribute holds a single value at "
+        "a time: a second pet, allergy, language, hobby or use of a tool is no update of the first (unrelated)."
     ),
     user="Existing memory: {existing}\nNew observation: {incoming}",
     response_model=Relation,

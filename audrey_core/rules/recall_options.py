@@ -8,8 +8,9 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any, TypedDict
 
-from ..config import MEMORY_TYPES, RECALLABLE_STATES, SOURCES, STATES
+from ..config import MEMORY_TYPES, SOURCES, STATES
 from ..errors import InvalidInputError
+from ..states import RECALLABLE_STATES
 from .arguments import check_scope, check_tags
 from .filters import Filter, parse_filter
 from .inputs import check_int, check_moment

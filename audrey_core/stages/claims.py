@@ -9,15 +9,15 @@ from collections.abc import Iterable, Sequence
 import numpy as np
 
 from ..ids import deterministic_id
-from ..models import Contradiction, Memory
+from ..models import Contradiction, Memory, Resolution
 from ..rules.confidence import memory_confidence
 from ..rules.judgement import Judgement, resolve
 from ..rules.lineage import parents
+from ..states import MemoryEvent, memory_move, movable
 from ..storage import Storage, VectorFilter
 from .context import StageContext
 
 log = logging.getLogger(__name__)
-CLAIM_STATES = ("active", "context_dependent")
 
 
 def nearest(
@@ -33,20 +33,29 @@ def nearest(
     return (memory, hits[0].similarity) if memory is not None else None
 
 
-def supersede(
-    ctx: StageContext, old: Memory, new: Memory, verdict: Judgement, from_states: Sequence[str] = CLAIM_STATES
-) -> str:
-    """Mark ``old`` replaced by ``new``: state superseded, a link to it, and its validity ending when ``new`` began.
-    Nothing is deleted; the judgement is kept in the audit log. ``old`` must still be in ``from_states``."""
+def supersede(ctx: StageContext, old: Memory, new: Memory, verdict: Judgement) -> str:
+    """Mark ``old`` replaced by ``new`` on the explicit signal the verdict carries: state superseded, a link to it,
+    and its validity ending when ``new`` began. Nothing is deleted; the judgement is kept in the audit log. ``old``
+    must still be in a state that may be superseded (:data:`audrey_core.states.MEMORY_MOVES`)."""
+    if verdict.signal is None:
+        raise ValueError(f"superseding {old.id} needs an explicit signal; {verdict.reason!r} is a guess")
     now = ctx.clock()
-    details = {"new": new.id, "method": verdict.method, "reason": verdict.reason}
+    details: dict[str, object] = {"new": new.id, "method": verdict.method, "reason": verdict.reason}
+    details["signal"] = verdict.signal
     if verdict.model is not None:
         details.update(model=verdict.model, prompt_hash=verdict.prompt_hash)
+    if verdict.update is not None:
+        details["update"] = {
+            "subject": verdict.update.subject,
+            "attribute": verdict.update.attribute,
+            "old_value": verdict.update.old_value,
+            "new_value": verdict.update.new_value,
+        }
     with ctx.storage.transaction():
         current = ctx.storage.lock_memory(old.id)
-        if current is None or current.state not in from_states:
-            return "nothing"  # forgotten, replaced or disputed meanwhile
-        change = {"state": "superseded", "superseded_by": new.id, "valid_until": new.valid_from}
+        if current is None or current.state not in movable("supersede"):
+            return "nothing"  # forgotten, replaced or rolled back meanwhile
+        change = {"state": memory_move("supersede"), "superseded_by": new.id, "valid_until": new.valid_from}
         ctx.storage.update_memories({old.id: change})
         ctx.storage.audit(ctx.agent, "update", old.id, details, now)
     ctx.emit("update", {"old": old.id, "new": new.id, "reason": verdict.reason, "judge": verdict.method, **details})
@@ -55,30 +64,39 @@ def supersede(
 
 def record_contradiction(
     ctx: StageContext, existing: Memory, incoming: Memory, verdict: Judgement, run_id: str | None = None
-) -> Contradiction:
-    """Keep both claims, record the contradiction and apply the resolution rules to their states."""
+) -> Contradiction | None:
+    """Keep both claims, record the contradiction and apply the resolution rules to their states. A pair already
+    recorded (validated again, say after a crash) is left as it is: returns ``None``."""
+    contradiction_id = deterministic_id("C", existing.id, incoming.id)
+    if _recorded(ctx, existing.id, incoming.id):
+        return None
     now = ctx.clock()
     cfg = ctx.config.confidence
     existing_conf = memory_confidence(existing, now, cfg).value
     incoming_conf = memory_confidence(incoming, now, cfg).value
     outcome = resolve(verdict.relation, existing_conf, incoming_conf, ctx.config.validation)
-    resolution = {
-        "relation": verdict.relation,
-        "method": verdict.method,
-        "reason": verdict.reason,
-        "confidence": {existing.id: existing_conf, incoming.id: incoming_conf},
-        "delta": outcome.delta,
-        "flagged": outcome.flagged,
-    }
-    if verdict.model is not None:
-        resolution.update(model=verdict.model, prompt_hash=verdict.prompt_hash)
+    winner = None
     if outcome.contradiction_state == "resolved":
-        winner = existing if outcome.existing_state == "active" else incoming
-        resolution["winner"] = winner.id
+        winner = (existing if outcome.existing_state == "active" else incoming).id
+    conditions = {}
     if verdict.relation == "context_dependent":
-        resolution["conditions"] = {existing.id: verdict.conditions_existing, incoming.id: verdict.conditions_incoming}
+        conditions = {existing.id: verdict.conditions_existing, incoming.id: verdict.conditions_incoming}
+    resolution = Resolution(
+        relation=verdict.relation,
+        method=verdict.method,
+        reason=verdict.reason,
+        confidence={existing.id: existing_conf, incoming.id: incoming_conf},
+        delta=outcome.delta,
+        flagged=outcome.flagged,
+        winner=winner,
+        conditions=conditions,
+        model=verdict.model,
+        prompt_hash=verdict.prompt_hash,
+        signal=verdict.signal,
+        update=verdict.update,
+    )
     contradiction = Contradiction(
-        id=deterministic_id("C", existing.id, incoming.id),
+        id=contradiction_id,
         agent=ctx.agent,
         claim_a_id=existing.id,
         claim_b_id=incoming.id,
@@ -88,16 +106,22 @@ def record_contradiction(
         resolved_at=now if outcome.contradiction_state != "open" else None,
         consolidation_run_id=run_id,
     )
-    changes: dict[str, dict[str, object]] = {}
-    for memory, state, conditions in (
-        (existing, outcome.existing_state, verdict.conditions_existing),
-        (incoming, outcome.incoming_state, verdict.conditions_incoming),
-    ):
-        change: dict[str, object] = {"challenge_count": memory.challenge_count + 1, "state": state}
-        if verdict.relation == "context_dependent":
-            change["conditions"] = {"context": conditions}
-        changes[memory.id] = change
+    event: dict[str, MemoryEvent] = {"active": "hold", "disputed": "set_aside", "context_dependent": "hold_in_context"}
     with ctx.storage.transaction():
+        if _recorded(ctx, existing.id, incoming.id):
+            return None  # recorded meanwhile by another validation of the same pair
+        changes: dict[str, dict[str, object]] = {}
+        for memory, state, context in (
+            (existing, outcome.existing_state, verdict.conditions_existing),
+            (incoming, outcome.incoming_state, verdict.conditions_incoming),
+        ):
+            current = ctx.storage.lock_memory(memory.id)
+            if current is None or current.state not in movable(event[state]):
+                continue  # forgotten, superseded or asleep meanwhile: its state is not this dispute's to change
+            change: dict[str, object] = {"challenge_count": current.challenge_count + 1, "state": state}
+            if verdict.relation == "context_dependent":
+                change["conditions"] = {"context": context}
+            changes[memory.id] = change
         ctx.storage.insert_records([contradiction])
         ctx.storage.update_memories(changes)
     ctx.emit(
@@ -105,6 +129,15 @@ def record_contradiction(
         {"contradiction": contradiction, "existing": existing, "incoming": incoming, "resolution": resolution},
     )
     return contradiction
+
+
+def _recorded(ctx: StageContext, one: str, other: str) -> bool:
+    """Whether a contradiction between the two claims is recorded, in either order (validating the older episode
+    again sees the pair the other way round)."""
+    return bool(
+        ctx.storage.find_records(Contradiction, claim_a_id=one, claim_b_id=other)
+        or ctx.storage.find_records(Contradiction, claim_a_id=other, claim_b_id=one)
+    )
 
 
 def add_evidence(
@@ -129,7 +162,7 @@ def add_evidence(
         "source_type_diversity": len(sources),
     }
     if activate:
-        change["state"] = "active"
+        change["state"] = memory_move("reopen")
     ctx.storage.update_memories({claim_id: change})
     return current, added
 

@@ -27,10 +27,12 @@ from ..providers.llm import ask, model_name_of
 from ..rules.causal import build_links
 from ..rules.confidence import memory_confidence
 from ..rules.expiry import expired
+from ..rules.judgement import Decision, decide
 from ..rules.lineage import independent
 from ..rules.prompts import PRINCIPLE_EXTRACTION
+from ..states import CLAIM_STATES
 from ..storage import VectorFilter
-from .claims import CLAIM_STATES, add_evidence, lineages, nearest, record_contradiction
+from .claims import add_evidence, lineages, nearest, record_contradiction
 from .context import StageContext
 from .judging import judge_safely
 from .records import run_within
@@ -260,8 +262,8 @@ def _promote_cluster(ctx: StageContext, run_id: str, ids: list[str]) -> None:
         vectors[extraction.medoid_id] if extraction.medoid_id else embed_texts(ctx.embedder, [extraction.content])[0]
     )
     neighbour = nearest(ctx, vector, CLAIM_STATES, members[0].scope)
-    verdict = judge_safely(ctx, neighbour[0].content, extraction.content, neighbour[1]) if neighbour else None
-    if verdict is not None and verdict.relation == "supports":
+    decision = _against_neighbour(ctx, neighbour, extraction.content)
+    if decision.action == "reinforce" and neighbour is not None:
         _fold_into(ctx, run_id, neighbour[0], members, backing)
         return
     memory = _principle(ctx, output_id, run_id, members, backing, extraction)
@@ -279,10 +281,10 @@ def _promote_cluster(ctx: StageContext, run_id: str, ids: list[str]) -> None:
         ctx.storage.insert_memories([memory], vector[None, :])
         _mark_consolidated(ctx, run_id, members)
         ctx.storage.insert_records(links)
-        if verdict is not None and verdict.relation in ("contradicts", "context_dependent"):
+        if decision.action in ("dispute", "hold_in_context") and neighbour is not None and decision.verdict:
             existing = neighbour[0]
             ctx.storage.append_undo(run_id, [snapshot(existing)])
-            record_contradiction(ctx, existing, memory, verdict, run_id=run_id)
+            record_contradiction(ctx, existing, memory, decision.verdict, run_id=run_id)
         run = _run(ctx, run_id)
         ctx.storage.update_record(ConsolidationRun, run_id, {"output_memory_ids": (*run.output_memory_ids, output_id)})
     ctx.emit(
@@ -294,6 +296,25 @@ def _promote_cluster(ctx: StageContext, run_id: str, ids: list[str]) -> None:
             "links": links,
             "checkpoint": run.checkpoint_cursor,
         },
+    )
+
+
+def _against_neighbour(ctx: StageContext, neighbour: tuple[Memory, float] | None, principle: str) -> Decision:
+    """What a new principle is to the closest principle of its scope (both hold from now: never an update)."""
+    if neighbour is None:
+        return Decision("nothing")
+    existing, similarity = neighbour
+    rules, llm = judge_safely(ctx, existing.content, principle, similarity)
+    return decide(
+        rules,
+        llm,
+        similarity=similarity,
+        newer=None,
+        existing_source=existing.source,
+        incoming_source=existing.source,
+        existing_is_episode=False,
+        reliability=ctx.config.confidence.source_reliability,
+        cfg=ctx.config.validation,
     )
 
 

@@ -10,9 +10,10 @@ from __future__ import annotations
 
 from ..models import DecayReport
 from ..rules.confidence import memory_confidence
+from ..states import memory_move, movable
 from .context import StageContext
 
-DECAYING_STATES = ("active", "disputed", "context_dependent")
+DECAYING_STATES = movable("fall_asleep")
 
 
 def retention(confidence: float, recency: float) -> float:
@@ -34,7 +35,7 @@ def decay(ctx: StageContext) -> DecayReport:
         breakdown = memory_confidence(memory, now, ctx.config.confidence)
         if retention(breakdown.value, breakdown.recency) < threshold:
             asleep.append(memory.id)
-    ctx.storage.set_states(dict.fromkeys(asleep, "dormant"))
+    ctx.storage.set_states(dict.fromkeys(asleep, memory_move("fall_asleep")))
     report = DecayReport(examined=examined, dormant_ids=tuple(asleep), threshold=threshold, at=now)
     ctx.emit("decay", {"report": report})
     return report

@@ -1,54 +1,55 @@
-"""Judging how a new claim relates to existing ones: the pure rules (:mod:`audrey_core.rules.judgement`) everywhere,
-and the LLM, when there is one, in the zones where the rules cannot tell; if the LLM fails, the rules decide."""
+"""Asking the judges how a new claim relates to existing ones: the offline English rules
+(:mod:`audrey_core.rules.english`, unless ``ValidationConfig.offline_rules`` is off) everywhere, and the LLM, when
+there is one, in the zones where the rules cannot tell. The verdicts are given as they are; what follows from them is
+decided in one place, :func:`audrey_core.rules.judgement.decide`. If the LLM fails (an error, a refusal, malformed
+JSON, a timeout), the rules' verdicts stand and an ``error`` event says so."""
 
 from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
+from typing import Any, NamedTuple
 
 from ..config import ValidationConfig
 from ..errors import LLMError
+from ..models import ClaimUpdate
 from ..providers.llm import ask, model_name_of
-from ..rules.conflict import same_words
-from ..rules.judgement import Judgement, Pair, judge_offline
+from ..rules.english.conflict import same_words
+from ..rules.english.judge import judge_offline
+from ..rules.judgement import Judgement, Pair
 from ..rules.prompts import CONTRADICTION_CHECK, CONTRADICTION_CHECK_BATCH, Prompt, Relation
+from ..states import UpdateSignal
 from .context import StageContext
 
 log = logging.getLogger(__name__)
 
 
-def judge(
-    existing: str,
-    incoming: str,
-    similarity: float,
-    llm: object,
-    cfg: ValidationConfig,
-    newer: bool | None = None,
-    strict: bool = False,
-) -> Judgement | None:
-    """The verdict for two claims at ``similarity``: the LLM decides in the judged zones when there is one."""
-    return judge_pairs(incoming, [Pair(existing, similarity, newer, strict)], llm, cfg)[0]
+class Verdicts(NamedTuple):
+    """The judges' verdicts on one pair: the offline rules' and, when it judged, the LLM's."""
+
+    rules: Judgement | None
+    llm: Judgement | None = None
 
 
-def judge_pairs(incoming: str, pairs: Sequence[Pair], llm: object, cfg: ValidationConfig) -> list[Judgement | None]:
-    """The verdict for ``incoming`` against each existing claim. With an LLM, every pair in a judged zone that is not
+def judge_pairs(incoming: str, pairs: Sequence[Pair], llm: object, cfg: ValidationConfig) -> list[Verdicts]:
+    """The verdicts for ``incoming`` against each existing claim. With an LLM, every pair in a judged zone that is not
     the same words again, and every pair from different times down to ``judge_similarity``, is asked in one call
     (one pair: :data:`CONTRADICTION_CHECK`; several: :data:`CONTRADICTION_CHECK_BATCH`); a batch reply that leaves a
     pair out is an :class:`LLMError`."""
-    offline = [judge_offline(p.existing, incoming, p.similarity, cfg, p.newer, p.strict) for p in pairs]
+    offline = [offline_verdict(p, incoming, cfg) for p in pairs]
     asked = [
         i
         for i, (pair, verdict) in enumerate(zip(pairs, offline))
         if llm is not None
-        and (verdict is not None or (pair.newer is not None and pair.similarity >= cfg.judge_similarity))
+        and (verdict is not None or pair.similarity >= cfg.conflict_similarity or _judged_update_zone(pair, cfg))
         and not (verdict is not None and verdict.relation == "supports" and same_words(pair.existing, incoming))
     ]
     if not asked:
-        return offline
+        return [Verdicts(v) for v in offline]
     if len(asked) == 1:
         pair = pairs[asked[0]]
         replies = [ask(llm, CONTRADICTION_CHECK, existing=pair.existing, incoming=incoming)]
-        prompt: Prompt = CONTRADICTION_CHECK
+        prompt: Prompt[Any] = CONTRADICTION_CHECK
     else:
         listed = "\n".join(f"{n}. {' '.join(pairs[i].existing.split())}" for n, i in enumerate(asked, 1))
         batch = ask(llm, CONTRADICTION_CHECK_BATCH, incoming=incoming, existing=listed)
@@ -56,39 +57,51 @@ def judge_pairs(incoming: str, pairs: Sequence[Pair], llm: object, cfg: Validati
         if set(numbered) != set(range(1, len(asked) + 1)):
             raise LLMError(f"{model_name_of(llm)} judged memories {sorted(numbered)} of 1..{len(asked)}")
         replies, prompt = [numbered[n] for n in range(1, len(asked) + 1)], CONTRADICTION_CHECK_BATCH
-    verdicts = list(offline)
+    verdicts = [Verdicts(v) for v in offline]
     for index, reply in zip(asked, replies):
-        verdicts[index] = _from_reply(reply, offline[index], pairs[index], cfg, model_name_of(llm), prompt.hash)
+        verdicts[index] = Verdicts(offline[index], from_reply(reply, model_name_of(llm), prompt.hash))
     return verdicts
 
 
-def _from_reply(
-    reply: Relation, offline: Judgement | None, pair: Pair, cfg: ValidationConfig, model: str, prompt_hash: str
-) -> Judgement:
-    relation = reply.relation
-    if relation == "updates" and pair.newer is None:
-        relation = "contradicts"  # claims about the same time cannot replace one another
-    changed = offline is not None and offline.relation in ("contradicts", "updates")
-    if changed and pair.similarity >= cfg.reinforce_similarity and relation == "supports":
-        relation = (
-            "contradicts"  # the rules see a changed value the judge does not: a dispute, both kept, not an update
+def _judged_update_zone(pair: Pair, cfg: ValidationConfig) -> bool:
+    return pair.newer is not None and pair.similarity >= cfg.judge_similarity
+
+
+def offline_verdict(pair: Pair, incoming: str, cfg: ValidationConfig) -> Judgement | None:
+    """The offline rules' verdict, or ``None`` when they are turned off."""
+    if not cfg.offline_rules:
+        return None
+    return judge_offline(pair.existing, incoming, pair.similarity, cfg, pair.newer, pair.strict)
+
+
+def from_reply(reply: Relation, model: str, prompt_hash: str) -> Judgement:
+    """The LLM's reply as a verdict. An ``updates`` carries the explicit signal only when it is typed: subject,
+    attribute, old and new value named, and the attribute single-valued; otherwise it is a guess like any other."""
+    update = None
+    if reply.relation == "updates" and all((reply.subject, reply.attribute, reply.old_value, reply.new_value)):
+        update = ClaimUpdate(
+            subject=str(reply.subject),
+            attribute=str(reply.attribute),
+            old_value=str(reply.old_value),
+            new_value=str(reply.new_value),
+            single_valued=reply.single_valued is True,
         )
+    signal: UpdateSignal | None = "llm_structured" if update is not None and update.single_valued else None
     conditions = reply.conditions_existing, reply.conditions_new
-    return Judgement(relation, "llm", reply.reason, *conditions, model, prompt_hash, explicit=relation == "updates")
+    return Judgement(reply.relation, "llm", reply.reason, *conditions, model, prompt_hash, signal, update)
 
 
-def judge_safely(ctx: StageContext, existing: str, incoming: str, similarity: float) -> Judgement | None:
-    """The verdict for one pair of claims held at the same time."""
+def judge_safely(ctx: StageContext, existing: str, incoming: str, similarity: float) -> Verdicts:
+    """The verdicts on one pair of claims held at the same time."""
     return judge_pairs_safely(ctx, incoming, [Pair(existing, similarity)])[0]
 
 
-def judge_pairs_safely(ctx: StageContext, incoming: str, pairs: Sequence[Pair]) -> list[Judgement | None]:
-    """:func:`~audrey_core.rules.judgement.judge_pairs`; the LLM failing must not lose the check: the heuristic
-    decides."""
+def judge_pairs_safely(ctx: StageContext, incoming: str, pairs: Sequence[Pair]) -> list[Verdicts]:
+    """:func:`judge_pairs`; the LLM failing must not lose the check: the rules' verdicts stand."""
+    cfg = ctx.config.validation
     try:
-        return judge_pairs(incoming, pairs, ctx.llm, ctx.config.validation)
+        return judge_pairs(incoming, pairs, ctx.llm, cfg)
     except LLMError as exc:
-        log.warning("LLM contradiction check failed (%s); using the offline heuristic", exc)
+        log.warning("LLM contradiction check failed (%s); using the offline rules", exc)
         ctx.emit("error", {"event": "validation", "error": exc})
-        cfg = ctx.config.validation
-        return [judge_offline(p.existing, incoming, p.similarity, cfg, p.newer, p.strict) for p in pairs]
+        return [Verdicts(offline_verdict(p, incoming, cfg)) for p in pairs]

@@ -6,7 +6,8 @@ recall stops answering with an outdated generalisation. Nothing is deleted; it s
 from __future__ import annotations
 
 from ..rules.judgement import Judgement
-from .claims import CLAIM_STATES, supersede
+from ..states import CLAIM_STATES
+from .claims import supersede
 from .context import StageContext
 
 
@@ -30,7 +31,10 @@ def retire_outdated_principles(ctx: StageContext) -> list[str]:
             continue
         newest = max(replacements.values(), key=lambda m: (m.valid_from, m.id))
         reason = f"{len(outdated)} of its {len(evidence)} evidence episodes were updated"
-        if supersede(ctx, principle, newest, Judgement("updates", "evidence", reason)) == "updated":
+        if (
+            supersede(ctx, principle, newest, Judgement("updates", "evidence", reason, signal="evidence_replaced"))
+            == "updated"
+        ):
             retired.append(principle.id)
     return retired
 

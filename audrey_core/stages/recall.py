@@ -38,7 +38,7 @@ from .recall_candidates import (
     shaped,
     with_chunks,
 )
-from .recall_results import counterclaims, provenance, reinforce_retrieved, to_result
+from .recall_results import disputes, provenance, reinforce_retrieved, to_result
 from .recall_time import NO_TIME, TimePlan, in_time_order, plan_time, within
 
 RECALL_ARGUMENTS = (
@@ -133,9 +133,9 @@ def _results(ctx: StageContext, ranked: list[Ranked], options: RecallOptions, no
     """Yield the ranked memories within the token budget; reinforce those the consumer took."""
     taken: list[Memory] = []
     spent = 0
-    against = counterclaims(ctx.storage, [item.memory for item in ranked], ctx.tenant)
-    disputes = {i: [c.memory_id for c in found if c.relation == "contradicts"] for i, found in against.items()}
-    ranked = disputes_together(ranked, disputes)
+    found = disputes(ctx.storage, [item.memory for item in ranked], ctx.tenant)
+    against = found.counterclaims
+    ranked = disputes_together(ranked, found.sides)
     try:
         for item in ranked:
             if options.token_budget is not None:

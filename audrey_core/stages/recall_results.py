@@ -4,12 +4,13 @@ contradictions, and reinforcement of the principles retrieved (the self-citation
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from datetime import datetime
 
-from ..config import RECALLABLE_STATES
 from ..models import Contradiction, Counterclaim, Episodic, Memory, Procedural, Provenance, RecallResult, Semantic
 from ..rules.ownership import Tenant
 from ..rules.ranking import Ranked, is_self_citation
+from ..states import COUNTERCLAIM_STATES, RECALLABLE_STATES, Relation, memory_move
 from ..storage import Storage
 
 
@@ -30,32 +31,45 @@ def provenance(storage: Storage, memory: Memory, owner: Tenant | None = None) ->
     )
 
 
-COUNTERCLAIM_STATES = ("open", "reopened", "context_dependent")
+@dataclass(frozen=True)
+class Disputes:
+    """What recall shows and orders of the disputes its memories are in: for each memory, the other sides of its
+    open contradictions and context pairs (``counterclaims``), and the recallable other sides of every dispute it
+    is in, settled ones included (``sides``: they stand together in the results)."""
+
+    counterclaims: dict[str, tuple[Counterclaim, ...]]
+    sides: dict[str, list[str]]
 
 
-def counterclaims(storage: Storage, memories: Sequence[Memory], owner: Tenant) -> dict[str, tuple[Counterclaim, ...]]:
-    """For each memory that is one side of an open contradiction or of a context-dependent pair, the other sides its
-    owner may see (still recallable: a side superseded since is no counterclaim), each with when it was observed."""
+def disputes(storage: Storage, memories: Sequence[Memory], owner: Tenant) -> Disputes:
+    """The disputes of ``memories``, with the other sides their owner may see (still recallable: a side superseded
+    since is no counterclaim), each with when it was observed."""
     ids = [m.id for m in memories]
     if not ids:
-        return {}
+        return Disputes({}, {})
+    states = [*COUNTERCLAIM_STATES, "resolved"]
     pairs = []
     for mine, theirs in (("claim_a_id", "claim_b_id"), ("claim_b_id", "claim_a_id")):
-        for c in storage.find_records(Contradiction, **{mine: ids, "state": list(COUNTERCLAIM_STATES)}):
+        for c in storage.find_records(Contradiction, **{mine: ids, "state": states}):
             pairs.append((getattr(c, mine), getattr(c, theirs), c))
     others = storage.get_memories({other for _, other, _ in pairs}, owner=owner)
     found: dict[str, list[Counterclaim]] = {}
+    sides: dict[str, list[str]] = {}
     for memory_id, other_id, c in pairs:
         other = others.get(other_id)
         if other is None or other.state not in RECALLABLE_STATES:
             continue
-        relation = "context_dependent" if c.state == "context_dependent" else "contradicts"
-        conditions = ((c.resolution or {}).get("conditions") or {}).get(other.id)
+        if c.state != "context_dependent":
+            sides.setdefault(memory_id, []).append(other_id)
+        if c.state not in COUNTERCLAIM_STATES:
+            continue
+        relation: Relation = "context_dependent" if c.state == "context_dependent" else "contradicts"
+        conditions = c.resolution.conditions.get(other.id) if c.resolution is not None else None
         claim = Counterclaim(
             c.id, other.id, other.content, other.source, other.state, other.valid_from, relation, conditions
         )
         found.setdefault(memory_id, []).append(claim)
-    return {memory_id: tuple(claims) for memory_id, claims in found.items()}
+    return Disputes({memory_id: tuple(claims) for memory_id, claims in found.items()}, sides)
 
 
 def own_conditions(memory: Memory) -> str | None:
@@ -112,6 +126,8 @@ def reinforce_retrieved(
     with storage.transaction():
         storage.record_retrievals(ids, now)
         # Recall reactivates: a reinforced dormant memory wakes in the state it fell asleep from.
-        asleep = {m.id: m.prior_state or "active" for m in derived if m.id in ids and m.state == "dormant"}
+        asleep = {
+            m.id: memory_move("wake", m.state, m.prior_state) for m in derived if m.id in ids and m.state == "dormant"
+        }
         storage.set_states(asleep)
     return ids

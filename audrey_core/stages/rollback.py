@@ -7,8 +7,11 @@ causal links it created are closed, and an audit entry records it all. Runs are 
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from ..errors import InvalidInputError, NotFoundError
 from ..models import CausalLink, ConsolidationRun, Contradiction
+from ..states import contradiction_movable, contradiction_move, memory_move, movable
 from .context import StageContext
 from .records import run_within
 from .undo import restored_fields
@@ -28,7 +31,11 @@ def rollback(ctx: StageContext, run_id: str) -> ConsolidationRun:
     now = ctx.clock()
     undo = ctx.storage.run_undo_log(run_id)
     outputs = [m.id for m in ctx.storage.get_memories(run.output_memory_ids).values()]
-    contradictions = ctx.storage.find_records(Contradiction, consolidation_run_id=run_id)
+    contradictions = [
+        c
+        for c in ctx.storage.find_records(Contradiction, consolidation_run_id=run_id)
+        if c.state in contradiction_movable("close")
+    ]
     links = ctx.storage.find_records(CausalLink, consolidation_run_id=run_id)
     with ctx.storage.transaction():
         for entry in reversed(undo):
@@ -36,12 +43,15 @@ def rollback(ctx: StageContext, run_id: str) -> ConsolidationRun:
                 ctx.storage.update_memories({i: {"consolidated": False} for i in entry["episode_ids"]})
             elif entry["op"] == "restore":
                 ctx.storage.update_memories({entry["memory_id"]: restored_fields(entry)})
-        ctx.storage.set_states(dict.fromkeys(outputs, "rolled_back"))
+        held = ctx.storage.get_memories(outputs)
+        ctx.storage.set_states(
+            {i: memory_move("roll_back") for i in outputs if i in held and held[i].state in movable("roll_back")}
+        )
         for contradiction in contradictions:
-            resolution = {**(contradiction.resolution or {}), "closed_by": f"rollback of {run_id}"}
-            ctx.storage.update_record(
-                Contradiction, contradiction.id, {"state": "closed", "resolution": resolution, "resolved_at": now}
-            )
+            closed = f"rollback of {run_id}"
+            resolution = replace(contradiction.resolution, closed_by=closed) if contradiction.resolution else None
+            fields = {"state": contradiction_move("close", contradiction.state), "resolved_at": now}
+            ctx.storage.update_record(Contradiction, contradiction.id, {**fields, "resolution": resolution})
         for link in links:
             ctx.storage.update_record(CausalLink, link.id, {"state": "rolled_back"})
         ctx.storage.update_record(ConsolidationRun, run_id, {"status": "rolled_back"})

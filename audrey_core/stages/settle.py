@@ -3,9 +3,12 @@ The claims are kept either way; the one set aside is disputed, the contradiction
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from ..errors import InvalidInputError, NotFoundError
-from ..models import Contradiction
+from ..models import Contradiction, Resolution, Settlement
 from ..rules.inputs import check_text
+from ..states import MemoryEvent, TransitionError, contradiction_move, memory_move, movable
 from .context import StageContext
 from .records import contradictions
 
@@ -24,16 +27,27 @@ def settle(ctx: StageContext, contradiction_id: str, winner: str | None, reason:
     sides = (found.claim_a_id, found.claim_b_id)
     if winner is not None and winner not in sides:
         raise InvalidInputError(f"winner must be one of the contradiction's claims {list(sides)} (or None for both)")
+    try:
+        state = contradiction_move("settle", found.state)
+    except TransitionError as exc:
+        raise InvalidInputError(f"contradiction {found.id} cannot be settled: {exc}") from None
     now = ctx.clock()
-    states = {side: "active" if winner in (None, side) else "disputed" for side in sides}
+    events: dict[str, MemoryEvent] = {side: "hold" if winner in (None, side) else "set_aside" for side in sides}
+    settled = Settlement(method="human", winner=winner, both_hold=winner is None, reason=reason, at=now)
+    earlier = found.resolution or Resolution(relation="contradicts", method="human")
+    resolution = replace(earlier, settled=settled, winner=winner)
     decided = {"method": "human", "winner": winner, "both_hold": winner is None, "reason": reason}
-    decided["at"] = now.isoformat()
-    resolution = {**(found.resolution or {}), "settled": decided}
     with ctx.storage.transaction():
         held = ctx.storage.get_memories(list(sides), owner=ctx.tenant)
-        ctx.storage.update_memories({side: {"state": state} for side, state in states.items() if side in held})
+        ctx.storage.update_memories(
+            {
+                side: {"state": memory_move(event)}
+                for side, event in events.items()
+                if side in held and held[side].state in movable(event)  # a superseded or sleeping side stays so
+            }
+        )
         ctx.storage.update_record(
-            Contradiction, found.id, {"state": "resolved", "resolution": resolution, "resolved_at": now}
+            Contradiction, found.id, {"state": state, "resolution": resolution, "resolved_at": now}
         )
         ctx.storage.audit(ctx.agent, "settle", found.id, decided, now)
     ctx.emit("contradiction", {"contradiction": found, "settled": decided})

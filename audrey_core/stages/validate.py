@@ -1,35 +1,36 @@
 """VALIDATE: check each new episode against the nearest memories of its scope (seed 002 step 2, seed 000 §4).
 
-The decision rules are pure (:mod:`audrey_core.rules.judgement`); this stage applies them to the store. Each new episode
-is compared with its ``update_neighbors`` nearest memories of every type in its scope (knowledge never crosses
-scopes). A memory it restates is reinforced (a principle gains evidence, an episode a recorded restatement); one it
-updates is marked ``superseded`` by the later of the two, with the time it stopped holding, when that source may
-replace it (:func:`~audrey_core.rules.judgement.can_supersede`) and the claims it would replace do not outweigh it
-(:mod:`audrey_core.stages.evidence`), and contradicted otherwise; one it contradicts keeps both sides.
+The judges give verdicts (:mod:`audrey_core.stages.judging`); one pure function decides what follows
+(:func:`audrey_core.rules.judgement.decide`); this stage writes it. Each new episode is compared with its
+``update_neighbors`` nearest memories of every type in its scope (knowledge never crosses scopes). A memory it
+restates is reinforced (a principle gains evidence, an episode a recorded restatement); one it replaces on an
+explicit signal is marked ``superseded`` by the later of the two, with the time it stopped holding; any other
+conflict is a dispute that keeps both sides in recall (or a context-dependent pair).
+
+Validating an episode again (resuming after a crash) changes nothing the first run did: evidence, restatements and
+claim support count once, a pair's contradiction is recorded once, and a memory already superseded stays so.
 """
 
 from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
-from dataclasses import replace
 
 import numpy as np
 
 from ..models import Contradiction, Episodic, Memory
-from ..rules.conflict import detect_conflict, is_statement
+from ..rules.english.conflict import detect_conflict, is_statement
 from ..rules.expiry import expired
-from ..rules.judgement import Judgement, Pair, can_supersede
+from ..rules.judgement import Decision, Pair, decide
 from ..rules.lineage import independent
+from ..states import CLAIM_STATES, contradiction_movable, contradiction_move, movable
 from ..storage import VectorFilter
-from .claims import CLAIM_STATES, add_evidence, lineages, nearest, record_contradiction, supersede
+from .claims import add_evidence, lineages, nearest, record_contradiction, supersede
 from .context import StageContext
-from .evidence import settle_for_newer, weigh_updates
+from .evidence import settle_for_newer
 from .judging import judge_pairs_safely
 
 log = logging.getLogger(__name__)
-REOPENABLE_STATES = ("disputed", "superseded")
-OPEN_CONTRADICTION_STATES = ("open", "resolved", "context_dependent")
 
 
 def neighbours(ctx: StageContext, episode: Episodic, vector: np.ndarray) -> list[tuple[Memory, float]]:
@@ -39,7 +40,8 @@ def neighbours(ctx: StageContext, episode: Episodic, vector: np.ndarray) -> list
     other pair of it (:func:`~audrey_core.rules.conflict.is_statement`), and scanning every episode would cost for
     nothing."""
     cfg = ctx.config.validation
-    types = None if ctx.llm is not None or is_statement(episode.content) else ("semantic", "procedural")
+    judged = ctx.llm is not None or (cfg.offline_rules and is_statement(episode.content))
+    types = None if judged else ("semantic", "procedural")
     where = VectorFilter(
         agent=ctx.agent, memory_types=types, states=CLAIM_STATES, scope=tuple(episode.scope), alive_at=ctx.clock()
     )
@@ -79,20 +81,34 @@ def validate_episode(ctx: StageContext, episode: Episodic, vector: np.ndarray) -
     close = neighbours(ctx, episode, vector)
     pairs = [Pair(c.content, sim, _newer(episode, c), c.memory_type == "episodic") for c, sim in close]
     verdicts = judge_pairs_safely(ctx, episode.content, pairs)  # one LLM call for all of them
-    verdicts = weigh_updates(ctx, episode, [claim for claim, _ in close], pairs, verdicts)
-    supports = [(c, s) for (c, s), v in zip(close, verdicts) if v is not None and v.relation == "supports"]
+    reliability = ctx.config.confidence.source_reliability
+    decisions = [
+        decide(
+            rules,
+            llm,
+            similarity=pair.similarity,
+            newer=pair.newer,
+            existing_source=claim.source,
+            incoming_source=episode.source,
+            existing_is_episode=claim.memory_type == "episodic",
+            reliability=reliability,
+            cfg=ctx.config.validation,
+        )
+        for (claim, _), pair, (rules, llm) in zip(close, pairs, verdicts)
+    ]
+    supports = [(c, s) for (c, s), d in zip(close, decisions) if d.action in ("restate", "reinforce")]
     lineage = lineages(ctx.storage, [episode, *(c for c, _ in supports)]) if supports else {}
-    restated = restate(ctx, episode, [(c, s) for c, s in supports if c.memory_type == "episodic"], lineage)
+    restated = restate(ctx, episode, [(c, s) for (c, s), d in zip(close, decisions) if d.action == "restate"], lineage)
     backed: list[Memory] = []  # the claims it restated or reinforced
-    for (claim, similarity), pair, verdict in zip(close, pairs, verdicts):
-        if verdict is None:
+    for (claim, similarity), pair, decision in zip(close, pairs, decisions):
+        if decision.action == "nothing":
             continue
-        if verdict.relation == "supports" and claim.memory_type == "episodic":
+        if decision.action == "restate":
             outcome = restated.get(claim.id, "nothing")
-        elif verdict.relation == "supports" and reinforced:
+        elif decision.action == "reinforce" and reinforced:
             continue  # one principle reinforced per episode: the closest one it restates
         else:
-            outcome = apply_verdict(ctx, claim, episode, similarity, verdict, pair.newer, lineage)
+            outcome = apply_decision(ctx, claim, episode, similarity, decision, pair.newer, lineage)
         reinforced = reinforced or outcome == "reinforced"
         if outcome in ("reinforced", "restated"):
             backed.append(claim)
@@ -109,26 +125,25 @@ def _newer(episode: Memory, claim: Memory) -> bool | None:
     return episode.valid_from > claim.valid_from
 
 
-def apply_verdict(
+def apply_decision(
     ctx: StageContext,
     claim: Memory,
     episode: Episodic,
     similarity: float,
-    verdict: Judgement,
+    decision: Decision,
     newer: bool | None = None,
     lineage: dict[str, frozenset[str]] | None = None,
 ) -> str:
-    """Write what a verdict means: reinforcement, an update, or a contradiction with its resolution."""
-    if verdict.relation == "supports":
+    """Write what a decision means: a reinforcement, a supersession (the earlier of the two by the later), or a
+    dispute or context pair with its resolution. Returns reinforced, self-citation, updated, contradiction,
+    unrelated or nothing."""
+    verdict = decision.verdict
+    if decision.action == "reinforce":
         return reinforce(ctx, claim, episode, similarity, lineage)
-    if verdict.relation == "updates" and newer is not None:
+    if decision.action == "supersede" and verdict is not None and newer is not None:
         earlier, later = (claim, episode) if newer else (episode, claim)
-        reliability = ctx.config.confidence.source_reliability
-        if can_supersede(later.source, earlier.source, reliability):
-            return supersede(ctx, earlier, later, verdict)
-        refused = f"{verdict.reason}; a {later.source} claim cannot replace a {earlier.source} one"
-        verdict = replace(verdict, relation="contradicts", reason=refused)
-    if verdict.relation in ("contradicts", "updates", "context_dependent"):
+        return supersede(ctx, earlier, later, verdict)
+    if decision.action in ("dispute", "hold_in_context") and verdict is not None:
         record_contradiction(ctx, claim, episode, verdict)
         return "contradiction"
     return "unrelated"
@@ -188,7 +203,7 @@ def support_disputed_claim(ctx: StageContext, episode: Episodic, vector: np.ndar
     """Record the episode as support for a disputed / superseded claim it repeats; reopen the claim's dispute when
     ``reopen_min_sources`` independent episodes (distinct source types, no shared ancestor) back it."""
     cfg = ctx.config.validation
-    found = nearest(ctx, vector, REOPENABLE_STATES, episode.scope)
+    found = nearest(ctx, vector, movable("reopen"), episode.scope)
     if found is None:
         return False
     claim, similarity = found
@@ -209,17 +224,21 @@ def support_disputed_claim(ctx: StageContext, episode: Episodic, vector: np.ndar
 def reopen(ctx: StageContext, claim: Memory, trigger: Episodic, backing: Sequence[str]) -> None:
     """Reactivate ``claim`` and mark the contradictions that had set it aside as reopened."""
     now = ctx.clock()
+    states = list(contradiction_movable("reopen"))
     contradictions = [
         c
         for side in ("claim_a_id", "claim_b_id")
-        for c in ctx.storage.find_records(Contradiction, **{side: claim.id, "state": list(OPEN_CONTRADICTION_STATES)})
+        for c in ctx.storage.find_records(Contradiction, **{side: claim.id, "state": states})
     ]
     with ctx.storage.transaction():
         add_evidence(ctx, claim.id, backing, activate=True)
         for c in contradictions:
-            ctx.storage.update_record(
-                Contradiction, c.id, {"state": "reopened", "reopened_at": now, "reopen_evidence_id": trigger.id}
-            )
+            fields = {
+                "state": contradiction_move("reopen", c.state),
+                "reopened_at": now,
+                "reopen_evidence_id": trigger.id,
+            }
+            ctx.storage.update_record(Contradiction, c.id, fields)
     ctx.emit(
         "reopen",
         {

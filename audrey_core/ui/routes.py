@@ -11,13 +11,14 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
+from ..states import CONTRADICTION_STATES, MEMORY_STATES
 from .actions import action_routes
 from .forms import PAGE, offset_from, search_from
 from .plots import line_plot, stacked_bars
 from .render import memory_or_404, page, run_or_404
 from .views import confidence_curve, score_parts, timeline_buckets
 
-DISPUTE_STATES = ("open", "reopened", "context_dependent", "resolved")
+DISPUTE_STATES = CONTRADICTION_STATES
 
 
 def routes() -> list[Route]:
@@ -129,7 +130,7 @@ def timeline(request: Request) -> Response:
     rows = brain_of(request).timeline()
     unit, by_type = timeline_buckets(rows, "type")
     _, by_state = timeline_buckets(rows, "state")
-    states = ("active", "context_dependent", "disputed", "superseded", "dormant", "rolled_back")
+    states = MEMORY_STATES
     plots = {
         "type": stacked_bars(by_type, ("episodic", "semantic", "procedural"), "memories stored, by type"),
         "state": stacked_bars(by_state, states, "memories stored, by their state now"),

@@ -10,9 +10,9 @@ import pytest
 from audrey_core import Audrey, AudreyConfig
 from audrey_core.config import ValidationConfig
 from audrey_core.conversation import render_memories
-from audrey_core.rules.judgement import judge_offline
-from audrey_core.rules.qualifiers import context_difference
-from audrey_core.rules.quantities import same_quantities
+from audrey_core.rules.english.judge import judge_offline
+from audrey_core.rules.english.qualifiers import context_difference
+from audrey_core.rules.english.quantities import same_quantities
 from audrey_core.testing import ScriptedLLM
 
 from .helpers import add_derived
@@ -73,8 +73,10 @@ def test_qualifiers_units_and_explicit_changes():
     assert not same_quantities("The sprint is two weeks long.", "The sprint is three weeks long.")
     assert not same_quantities("The cluster runs Kubernetes 1.26.", "The cluster runs Kubernetes 1.28.")
     older, bare, told = "The limit is 100 req/s.", "The limit is 25 req/s.", "The limit was lowered to 25 req/s."
-    assert not judge_offline(older, bare, 0.9, CFG, newer=True).explicit
-    assert judge_offline(older, told, 0.9, CFG, newer=True).explicit
+    named = "The limit was lowered from 100 to 25 req/s."
+    assert judge_offline(older, bare, 0.9, CFG, newer=True).signal is None  # the same frame: a guess
+    assert judge_offline(older, told, 0.9, CFG, newer=True).signal is None  # a change, the old value not named
+    assert judge_offline(older, named, 0.9, CFG, newer=True).signal == "named_past_value"
     conditions = judge_offline(older, "In test mode the limit is 25 req/s.", 0.9, CFG, newer=True)
     assert (conditions.conditions_existing, conditions.conditions_incoming) == ("in general", "in test mode")
 
@@ -131,7 +133,7 @@ def test_a_qualified_claim_is_kept_beside_the_principle_as_context_dependent(db_
         assert set(states.values()) == {"context_dependent"}  # nothing superseded: every claim still holds
         records = [c for c in brain.contradictions() if test_mode in (c.claim_a_id, c.claim_b_id)]
         assert {c.state for c in records} == {"context_dependent"} and len(records) == 4  # linked to each
-        assert records[0].resolution["conditions"][test_mode] == "in test mode"
+        assert records[0].resolution.conditions[test_mode] == "in test mode"
         assert brain.get(test_mode).conditions == {"context": "in test mode"}
         found = brain.recall("Stripe rate limit in test mode", limit=5)
         assert found[0].id == test_mode and found[0].conditions == "in test mode"
@@ -149,8 +151,7 @@ def test_one_statement_does_not_replace_three_observations_and_their_principle(d
         assert all(m.state != "superseded" for m in kept)  # all still recallable
         disputes = {c.claim_a_id: c for c in brain.contradictions() if bare in (c.claim_a_id, c.claim_b_id)}
         assert set(disputes) == {*observations, principle}
-        # the same sentence with another value would be an update; the evidence behind it makes it a dispute
-        assert "rests on 3 independent sources" in disputes[observations[2]].resolution["reason"]
+        assert all(c.resolution.signal is None for c in disputes.values())  # another value, not said as a change
         found = {r.id: r for r in brain.recall("Stripe API rate limit", limit=10)}
         assert {principle, bare, *observations} <= set(found)
         assert bare in {c.memory_id for c in found[principle].counterclaims}
@@ -160,9 +161,19 @@ def test_an_explicit_change_still_supersedes_the_evidence(db_path, placed, clock
     with Audrey(db_path, embedder=placed, config=SYNC, clock=clock) as brain:
         observations, principle = observed(brain, placed, clock)
         clock.advance(days=40)
-        told = brain.encode(placed.place("Stripe lowered the API rate limit to 25 requests per second.", 0.95))
+        told = brain.encode(placed.place("Stripe lowered the API rate limit from 100 to 25 requests per second.", 0.95))
         assert {m.state for m in brain.get_many([*observations, principle])} == {"superseded"}
         assert brain.get(principle).superseded_by == told
+
+
+def test_a_change_that_does_not_name_the_old_value_is_a_dispute_not_a_hide(db_path, placed, clock):
+    with Audrey(db_path, embedder=placed, config=SYNC, clock=clock) as brain:
+        observations, principle = observed(brain, placed, clock)
+        clock.advance(days=40)
+        told = brain.encode(placed.place("Stripe lowered the API rate limit to 25 requests per second.", 0.95))
+        assert "superseded" not in {m.state for m in brain.get_many([*observations, principle])}
+        found = {r.id for r in brain.recall("Stripe API rate limit", limit=10)}
+        assert {told, principle, *observations} <= found
 
 
 def test_a_dispute_settles_for_the_newer_value_once_independent_sources_back_it(db_path, placed, clock):
@@ -174,13 +185,16 @@ def test_a_dispute_settles_for_the_newer_value_once_independent_sources_back_it(
         assert {m.state for m in brain.get_many(old)} != {"superseded"}  # two sources: a dispute, not an update
         clock.advance(days=1)
         brain.encode(placed.place("The nightly job finished at 5am again.", 0.95), source="direct-observation")
-        assert {m.state for m in brain.get_many(old)} != {"superseded"}  # two sources against two: still open
+        assert not any(c.resolution.settled for c in brain.contradictions())  # two sources against two: unsettled
         clock.advance(days=1)
         brain.encode(placed.place("The job log says the nightly job finished at 5am.", 0.95), source="tool-result")
-        assert {m.state for m in brain.get_many(old)} == {"superseded"}
-        assert {m.superseded_by for m in brain.get_many(old)} == {new}
+        # settled for the newer value: the older claims are set aside, never hidden
+        assert {m.state for m in brain.get_many(old)} == {"disputed"} and brain.get(new).state == "active"
         settled = [c for c in brain.contradictions() if c.claim_b_id == new]
-        assert settled and {c.state for c in settled} == {"resolved"} and settled[0].resolution["winner"] == new
+        assert settled and {c.state for c in settled} == {"resolved"} and settled[0].resolution.winner == new
+        assert settled[0].resolution.settled.method == "evidence"
+        found = [r.id for r in brain.recall(placed.place("When does the nightly job finish?", 0.95), limit=10)]
+        assert set(old) <= set(found) and found.index(new) < min(found.index(i) for i in old)
 
 
 def test_disputes_reach_the_prompt_with_their_dates_the_newer_first(db_path, placed, clock):
@@ -200,7 +214,17 @@ def test_disputes_reach_the_prompt_with_their_dates_the_newer_first(db_path, pla
 
 
 def test_an_llm_judges_claims_further_apart_than_the_offline_rules(db_path, placed, clock):
-    llm = ScriptedLLM({"contradiction_check": {"relation": "updates", "reason": "Ahmed has a new manager"}})
+    typed = {"subject": "Ahmed", "attribute": "manager", "old_value": "Claire", "new_value": "Jun"}
+    llm = ScriptedLLM(
+        {
+            "contradiction_check": {
+                "relation": "updates",
+                "reason": "Ahmed has a new manager",
+                **typed,
+                "single_valued": True,
+            }
+        }
+    )
     with Audrey(db_path, embedder=placed, llm=llm, config=SYNC, clock=clock) as brain:
         old = brain.encode(placed.place("Ahmed reports to Claire.", 0.7), source="told-by-user")
         clock.advance(days=40)

@@ -8,9 +8,10 @@ import numpy as np
 import pytest
 
 from audrey_core import Audrey, InvalidInputError
-from audrey_core.config import RECALLABLE_STATES, SOURCES
+from audrey_core.config import SOURCES
 from audrey_core.rules.confidence import memory_confidence
 from audrey_core.rules.ranking import Ranked, is_self_citation, pool_size, ranking_key
+from audrey_core.states import RECALLABLE_STATES
 from audrey_core.storage import VectorFilter
 from audrey_core.testing import set_states
 

@@ -11,7 +11,8 @@ import pytest
 
 from audrey_core import Audrey, InvalidInputError
 from audrey_core.config import ValidationConfig
-from audrey_core.rules.judgement import can_supersede, judge_offline
+from audrey_core.rules.english.judge import judge_offline
+from audrey_core.rules.judgement import can_supersede
 
 from ..conftest import SYNC
 from .vectors import PlacedEmbedder
@@ -55,6 +56,36 @@ def test_each_class_of_pair_offline(older, newer, relation):
     assert judge_offline(older, newer, 0.45, CFG, newer=True) is None  # below the update zone nothing is judged
 
 
+@pytest.mark.parametrize(
+    ("older", "newer", "named"),
+    [
+        ("Kim lives in Lisbon.", "Kim moved from Lisbon to Berlin.", "from lisbon to"),
+        ("The shop is open on Sundays.", "The shop is no longer open on Sundays.", "no longer sundays"),
+        ("I work at Deloitte.", "I left Deloitte and joined KPMG.", "left deloitte"),
+        ("The user drives a Golf.", "The user sold the Golf and bought a bike.", "sold golf"),
+        ("We deploy with Jenkins.", "Jenkins was replaced by GitHub Actions for deploys.", "jenkins was replaced"),
+        ("The user lives in York.", "The user moved out of York last spring.", "moved out of york"),
+        ("The report runs every Monday.", "The report runs on Wednesdays instead of Mondays.", "instead of mondays"),
+        ("I live in Leeds.", "I don't live in Leeds anymore.", "leeds not any more"),
+        ("El usuario vive en Valencia.", "El usuario ya no vive en Valencia.", "ya no vive"),
+        ("Ich wohne in Köln.", "Ich wohne nicht mehr in Köln.", "nicht mehr köln"),
+        # a guess, not a named past value: the same frame, a change without the old value, another thing ended
+        ("The user has a dog named Biscuit.", "The user has a cat named Miso.", None),
+        ("The standup is in room 4.", "The standup moved to room 7.", None),
+        ("The user has a dog.", "The user no longer has a cat.", None),
+        ("Tom works at Amazon.", "Tom no longer works at Google.", None),
+        ("The café is next to the bank.", "The café is left of the bank.", None),
+    ],
+)  # fmt: skip
+def test_only_a_value_named_as_past_is_an_offline_signal(older, newer, named):
+    from audrey_core.rules.english.past_values import named_past_value
+
+    found = named_past_value(older, newer)
+    assert (found is None) == (named is None), found
+    if named is not None:
+        assert found.split()[0] == named.split()[0], found  # the marker (or the value before "was replaced")
+
+
 def test_near_duplicates_restate_and_sources_rank_by_who_may_replace_whom():
     assert judge_offline("The cache is Redis.", "We cache with Redis.", 0.9, CFG, newer=True).relation == "supports"
     # the same statement later with another literal value: an update in the same words, a dispute in other words
@@ -89,11 +120,12 @@ def test_an_update_supersedes_with_links_validity_and_an_event(db_path, placed, 
         events = []
         brain.on("update", events.append)
         old = told(brain, placed, "The API rate limit is 100 requests per second.")
-        new = told(brain, placed, "The API rate limit was lowered to 25 requests per second.", clock, days=40)
+        new = told(brain, placed, "The API rate limit was lowered from 100 to 25 requests per second.", clock, days=40)
         stored = brain.get(old)
         assert stored.state == "superseded" and stored.superseded_by == new
         assert stored.valid_until == brain.get(new).valid_from and brain.get(new).state == "active"
         assert [e["old"] for e in events] == [old] and events[0]["new"] == new and events[0]["judge"] == "heuristic"
+        assert events[0]["signal"] == "named_past_value"
         assert brain.audit_log()[-1]["action"] == "update"
         query = placed.place("What is the API rate limit?", 0.9)
         assert [r.id for r in brain.recall(query)] == [new]  # what is true now
@@ -104,14 +136,40 @@ def test_an_update_supersedes_with_links_validity_and_an_event(db_path, placed, 
         assert brain.contradictions() == [] and brain.introspect().states["episodic"]["superseded"] == 1
 
 
+def test_a_guessed_update_is_a_dispute_both_recalled_the_newer_first(db_path, placed, clock):
+    with Audrey(db_path, embedder=placed, config=SYNC, clock=clock) as brain:
+        events = []
+        brain.on("update", events.append)
+        old = told(brain, placed, "The API rate limit is 100 requests per second.")
+        new = told(brain, placed, "The API rate limit was lowered to 25 requests per second.", clock, days=40)
+        assert brain.get(old).state != "superseded" and not events  # the old value is not named: a guess
+        (dispute,) = brain.contradictions()
+        assert dispute.resolution.relation == "updates" and dispute.resolution.signal is None
+        assert "nothing says the older value stopped holding" in dispute.resolution.reason
+        found = [r.id for r in brain.recall(placed.place("What is the API rate limit?", 0.9))]
+        assert found[:2] == [new, old]  # both recalled, the newer first
+
+
+def test_a_second_value_in_the_same_frame_is_never_hidden(db_path, placed, clock):
+    with Audrey(db_path, embedder=placed, config=SYNC, clock=clock) as brain:
+        dog = told(brain, placed, "The user has a dog named Biscuit.")
+        cat = told(brain, placed, "The user has a cat named Miso.", clock, days=40)
+        allergy = told(brain, placed, "The user is allergic to penicillin.", clock, days=1)
+        second = told(brain, placed, "The user is allergic to shellfish.", clock, days=40)
+        assert {m.state for m in brain.get_many([dog, cat, allergy, second])} <= {"active", "disputed"}
+        assert {dog, cat} <= {r.id for r in brain.recall(placed.place("What pets does the user have?", 0.9))}
+
+
 def test_a_weaker_source_cannot_replace_what_was_told(db_path, placed, clock):
     with Audrey(db_path, embedder=placed, config=SYNC, clock=clock) as brain:
         fact = told(brain, placed, "My manager is Priya Shah.")
-        guess = told(brain, placed, "My manager is now Tom Becker.", clock, days=40, source="inference")
+        guess = told(
+            brain, placed, "My manager changed from Priya Shah to Tom Becker.", clock, days=40, source="inference"
+        )
         assert brain.get(fact).state != "superseded" and brain.get(fact).superseded_by is None
         (contradiction,) = brain.contradictions()
         assert {contradiction.claim_a_id, contradiction.claim_b_id} == {fact, guess}
-        assert "cannot replace" in contradiction.resolution["reason"]
+        assert "cannot replace" in contradiction.resolution.reason
         query = placed.place("Who is my manager?", 0.9)
         results = {r.id: r for r in brain.recall(query)}
         assert contradiction.state == "open"  # both kept, each result carries the other side
@@ -141,7 +199,7 @@ def test_chains_and_as_of(db_path, placed, clock):
 def test_forgetting_the_update_revives_what_it_replaced(db_path, placed, clock):
     with Audrey(db_path, embedder=placed, config=SYNC, clock=clock) as brain:
         old = told(brain, placed, "The office is on the third floor.")
-        new = told(brain, placed, "The office moved to the fifth floor.", clock, days=40)
+        new = told(brain, placed, "The office moved from the third floor to the fifth floor.", clock, days=40)
         assert brain.get(old).state == "superseded"
         brain.forget([new])
         revived = brain.get(old)
@@ -171,11 +229,11 @@ def test_the_command_shows_an_update(tmp_path):
         return CliRunner().invoke(cli, [*db, *args])
 
     run("encode", "The API rate limit is 100 requests per second.")
-    newer = run("--json", "encode", "The API rate limit was lowered to 25 requests per second.")
+    newer = run("--json", "encode", "The API rate limit was lowered from 100 to 25 requests per second.")
     status = run("status")
     assert "superseded by updates: 1" in status.output
     chain = run("history", json.loads(newer.output)["id"])
-    assert chain.exit_code == 0 and chain.output.count("superseded") == 1 and "lowered to 25" in chain.output
+    assert chain.exit_code == 0 and chain.output.count("superseded") == 1 and "from 100 to 25" in chain.output
     assert run("history", "01NOSUCHMEMORY000000000000").exit_code == 4
 
 
@@ -230,7 +288,9 @@ def test_an_llm_judges_updates_and_is_recorded(db_path, placed, clock):
     from audrey_core.rules.prompts import CONTRADICTION_CHECK
     from audrey_core.testing import ScriptedLLM
 
-    llm = ScriptedLLM({"contradiction_check": {"relation": "updates", "reason": "the team changed its tracker"}})
+    typed = {"subject": "the team", "attribute": "bug tracker", "old_value": "Jira", "new_value": "Linear"}
+    reply = {"relation": "updates", "reason": "the team changed its tracker", **typed, "single_valued": True}
+    llm = ScriptedLLM({"contradiction_check": reply})
     config = AudreyConfig(validation=ValidationConfig(background=False))
     with Audrey(db_path, embedder=placed, llm=llm, config=config, clock=clock) as brain:
         events = []
@@ -239,6 +299,7 @@ def test_an_llm_judges_updates_and_is_recorded(db_path, placed, clock):
         new = told(brain, placed, "These days the team files bugs in Linear.", clock, days=20)
         assert brain.get(old).superseded_by == new and len(llm.calls) == 1
         assert events[0]["judge"] == "llm" and events[0]["prompt_hash"] == CONTRADICTION_CHECK.hash
+        assert events[0]["signal"] == "llm_structured" and events[0]["update"]["new_value"] == "Linear"
         same_time = told(brain, placed, "Bugs are tracked in Trello.")  # an LLM 'updates' about the same time
         assert brain.get(same_time).state == "active" and brain.get(new).state == "active"
         assert any(same_time in (c.claim_a_id, c.claim_b_id) for c in brain.contradictions())
@@ -260,14 +321,15 @@ def test_prompts_say_when_the_record_disagrees(db_path, placed, clock):
 
 
 def test_an_llm_judges_near_duplicates_unless_they_use_the_same_words():
-    from audrey_core.stages.judging import judge
+    from audrey_core.rules.judgement import Pair
+    from audrey_core.stages.judging import judge_pairs
     from audrey_core.testing import ScriptedLLM
 
     llm = ScriptedLLM({"contradiction_check": {"relation": "updates", "reason": "a new tracker"}})
-    same = judge("Bugs are tracked in Jira.", "Bugs are tracked in Jira!", 0.99, llm, CFG, newer=True)
-    assert same.relation == "supports" and not llm.calls  # the same words: no call
-    other = judge("Bugs are tracked in Jira.", "Bugs are tracked in Linear.", 0.9, llm, CFG, newer=True)
-    assert other.relation == "updates" and other.method == "llm" and len(llm.calls) == 1
+    same = judge_pairs("Bugs are tracked in Jira!", [Pair("Bugs are tracked in Jira.", 0.99, True)], llm, CFG)[0]
+    assert same.rules.relation == "supports" and same.llm is None and not llm.calls  # the same words: no call
+    other = judge_pairs("Bugs are tracked in Linear.", [Pair("Bugs are tracked in Jira.", 0.9, True)], llm, CFG)[0]
+    assert other.llm.relation == "updates" and other.llm.method == "llm" and len(llm.calls) == 1
 
 
 def test_one_llm_call_judges_every_close_memory(db_path, placed, clock):
@@ -277,8 +339,10 @@ def test_one_llm_call_judges_every_close_memory(db_path, placed, clock):
 
     def reply(messages):
         existing, incoming = messages[-1]["content"].split("\n")
-        replaced = "Jira" in existing and "Linear" in incoming
-        return {"relation": "updates" if replaced else "unrelated", "reason": "scripted"}
+        if "Jira" in existing and "Linear" in incoming:
+            typed = {"subject": "the team", "attribute": "bug tracker", "old_value": "Jira", "new_value": "Linear"}
+            return {"relation": "updates", "reason": "scripted", **typed, "single_valued": True}
+        return {"relation": "unrelated", "reason": "scripted"}
 
     llm = ScriptedLLM({"contradiction_check": reply})  # a batch is answered pair by pair from this script
     config = AudreyConfig(validation=ValidationConfig(background=False))
@@ -312,4 +376,39 @@ def test_a_batch_reply_that_leaves_a_memory_out_falls_back_to_the_heuristic(db_p
         told(brain, placed, "Our docs live in Notion.", clock, days=1)
         new = told(brain, placed, "My manager is now Tom Becker.", clock, days=20)  # two neighbours: a batch
         assert "judged memories [1] of 1..2" in str(errors[-1]["error"])
-        assert brain.get(old).superseded_by == new  # the heuristic saw the update
+        assert brain.get(old).state != "superseded"  # the rules' guess: a dispute, never a hide
+        assert {(c.claim_a_id, c.claim_b_id) for c in brain.contradictions()} == {(old, new)}
+
+
+def test_a_claim_key_replaces_the_same_key_in_the_same_scope_only(db_path, placed, clock):
+    with Audrey(db_path, embedder=placed, config=SYNC, clock=clock) as brain:
+        leeds = brain.encode("The user lives in Leeds.", key="user.home_city", scope=("user", "ada"))
+        other = brain.encode("The user lives in Lyon.", key="user.home_city", scope=("user", "bo"))
+        pet = brain.encode("The user has a dog.", key="user.pet.dog", scope=("user", "ada"))
+        clock.advance(days=40)
+        york = brain.encode("The user lives in York.", key="user.home_city", scope=("user", "ada"))
+        old = brain.get(leeds)
+        assert (old.state, old.superseded_by, old.valid_until) == ("superseded", york, brain.get(york).valid_from)
+        assert {brain.get(i).state for i in (other, pet, york)} == {"active"}  # another scope, another key
+        found = [r.id for r in brain.recall("where does the user live", scope=("user", "ada"))]
+        assert york in found and leeds not in found
+        # stated later about an earlier time: the claim it would replace is newer, so it is the one replaced
+        earlier = brain.encode(
+            "The user lived in Hull.",
+            key="user.home_city",
+            scope=("user", "ada"),
+            event_time=clock() - timedelta(days=90),
+        )
+        assert brain.get(earlier).superseded_by == leeds and brain.get(york).state == "active"
+        # a batch holding one key twice: a chain, the newest holds
+        first, second = brain.encode_batch(
+            [
+                {
+                    "content": "The user's phone is 555-0101.",
+                    "key": "user.phone",
+                    "event_time": clock() - timedelta(days=1),
+                },
+                {"content": "The user's phone is 555-0199.", "key": "user.phone"},
+            ]
+        )
+        assert brain.get(first).superseded_by == second and brain.get(second).state == "active"

@@ -8,10 +8,11 @@ from dataclasses import replace
 import pytest
 
 from audrey_core import Audrey, AudreyConfig, Contradiction, InvalidInputError, NotFoundError
-from audrey_core.config import ValidationConfig
-from audrey_core.rules.judgement import judge_offline, resolve
+from audrey_core.config import ConfidenceConfig, ValidationConfig
+from audrey_core.rules.english.judge import judge_offline
+from audrey_core.rules.judgement import Pair, decide, resolve
 from audrey_core.rules.prompts import CONTRADICTION_CHECK
-from audrey_core.stages.judging import judge
+from audrey_core.stages.judging import judge_pairs
 from audrey_core.testing import ScriptedLLM, set_states
 
 from .helpers import add_derived
@@ -64,15 +65,33 @@ def test_context_dependent_resolution():
     )
 
 
+def judged(existing, incoming, similarity, llm, newer=None):
+    """The verdict the one decision point keeps for a pair of told facts (the LLM's where it judged)."""
+    rules, said = judge_pairs(incoming, [Pair(existing, similarity, newer)], llm, CFG)[0]
+    reliability = ConfidenceConfig().source_reliability
+    decision = decide(
+        rules,
+        said,
+        similarity=similarity,
+        newer=newer,
+        existing_source="told-by-user",
+        incoming_source="told-by-user",
+        existing_is_episode=True,
+        reliability=reliability,
+        cfg=CFG,
+    )
+    return decision.verdict
+
+
 def test_the_llm_decides_in_the_uncertain_zone_only():
     llm = ScriptedLLM({"contradiction_check": {"relation": "supports", "reason": "same claim"}})
-    assert judge("a", "b", 0.70, llm, CFG).method == "llm"
-    assert judge("the cache is redis", "the cache is redis", 0.90, llm, CFG).method == "heuristic"  # clean near-dup
+    assert judged("a", "b", 0.70, llm).method == "llm"
+    assert judged("the cache is redis", "the cache is redis", 0.90, llm).method == "heuristic"  # clean near-dup
     assert len(llm.calls) == 1
     # A near-duplicate that changes a number stays a contradiction even if the LLM calls it support.
-    verdict = judge("Stripe allows 100 req/s", "Stripe allows 25 req/s", 0.95, llm, CFG)
+    verdict = judged("Stripe allows 100 req/s", "Stripe allows 25 req/s", 0.95, llm)
     assert verdict.relation == "contradicts" and verdict.method == "llm"
-    assert judge("a", "b", 0.59, llm, CFG) is None and len(llm.calls) == 2
+    assert judged("a", "b", 0.59, llm) is None and len(llm.calls) == 2
 
 
 # -- against a store ----------------------------------------------------------------------------------------------
@@ -129,7 +148,7 @@ def test_stripe_100_vs_25_is_a_contradiction_not_a_reinforcement(sync_brain, pla
     assert sync_brain.get(principle).evidence_count == 1
     (c,) = sync_brain.contradictions()
     assert (c.claim_a_id, c.claim_b_id, c.state) == (principle, episode, "open")  # 0.805 vs 0.82: too close to call
-    assert c.resolution["flagged"] and c.resolution["method"] == "heuristic" and "req/s" in c.resolution["reason"]
+    assert c.resolution.flagged and c.resolution.method == "heuristic" and "req/s" in c.resolution.reason
     assert sync_brain.get(principle).state == sync_brain.get(episode).state == "active"
     assert sync_brain.get(principle).challenge_count == sync_brain.get(episode).challenge_count == 1
     assert events[0]["contradiction"] == c
@@ -141,7 +160,7 @@ def test_a_clear_confidence_gap_disputes_the_weaker_claim(sync_brain, placed, cl
     )
     guess = sync_brain.encode(placed.place("the API allows 500 req/s", 0.9), source="model-generated")
     (c,) = sync_brain.contradictions()
-    assert c.state == "resolved" and c.resolution["winner"] == principle and c.resolution["delta"] > 0.3
+    assert c.state == "resolved" and c.resolution.winner == principle and c.resolution.delta > 0.3
     assert sync_brain.get(guess).state == "disputed" and sync_brain.get(principle).state == "active"
     assert [r.id for r in sync_brain.recall("the API allows 500 req/s", types=["episodic"])] == [guess]  # still found
 
@@ -164,9 +183,9 @@ def test_context_dependent_claims_keep_their_conditions(db_path, placed, clock):
         assert brain.get(principle).conditions == {"context": "live-mode keys"}
         assert brain.get(episode).conditions == {"context": "test-mode keys"}
         (c,) = brain.contradictions()
-        assert c.state == "context_dependent" and c.resolution["method"] == "llm"
-        assert c.resolution["model"] == "scripted-llm" and c.resolution["prompt_hash"] == CONTRADICTION_CHECK.hash
-        assert c.resolution["conditions"] == {principle: "live-mode keys", episode: "test-mode keys"}
+        assert c.state == "context_dependent" and c.resolution.method == "llm"
+        assert c.resolution.model == "scripted-llm" and c.resolution.prompt_hash == CONTRADICTION_CHECK.hash
+        assert c.resolution.conditions == {principle: "live-mode keys", episode: "test-mode keys"}
 
 
 def test_an_llm_failure_falls_back_to_the_heuristic(db_path, placed, clock):
@@ -177,7 +196,7 @@ def test_an_llm_failure_falls_back_to_the_heuristic(db_path, placed, clock):
         add_derived(brain, placed.anchor("the limit is 100 req/s"))
         brain.encode(placed.place("the limit is 30 req/s", 0.7))
         (c,) = brain.contradictions()
-    assert c.resolution["method"] == "heuristic" and len(errors) == 1
+    assert c.resolution.method == "heuristic" and len(errors) == 1
 
 
 def _disputed_claim(brain, placed):
@@ -264,12 +283,12 @@ def test_a_person_settles_a_contradiction_and_both_claims_are_kept(brain):
     (dispute,) = brain.contradictions()
     other = dispute.claim_a_id if dispute.claim_b_id == tuesday else dispute.claim_b_id
     settled = brain.settle_contradiction(dispute.id, tuesday, reason="checked the release calendar")
-    assert settled.state == "resolved" and settled.resolution["settled"]["winner"] == tuesday
-    assert settled.resolution["settled"]["reason"] == "checked the release calendar"
+    assert settled.state == "resolved" and settled.resolution.settled.winner == tuesday
+    assert settled.resolution.settled.reason == "checked the release calendar"
     assert brain.get(tuesday).state == "active" and brain.get(other).state == "disputed"
     assert brain.audit_log()[-1]["action"] == "settle"
     both = brain.settle_contradiction(dispute.id, None)
-    assert both.resolution["settled"]["both_hold"] and brain.get(other).state == "active"
+    assert both.resolution.settled.both_hold and brain.get(other).state == "active"
     with pytest.raises(InvalidInputError, match="one of the contradiction's claims"):
         brain.settle_contradiction(dispute.id, "01NOTACLAIM")
     with pytest.raises(NotFoundError):

@@ -103,7 +103,7 @@ def test_settling_a_dispute_through_the_page(brain):
     data = {"csrf": csrf_of(confirm.text), "winner": tuesday, "reason": "the calendar says so"}
     assert web.post(f"/disputes/{dispute.id}/settle", data=data).status_code == 303
     (settled,) = brain.contradictions()
-    assert settled.state == "resolved" and settled.resolution["settled"]["reason"] == "the calendar says so"
+    assert settled.state == "resolved" and settled.resolution.settled.reason == "the calendar says so"
 
 
 def test_the_command_checks_its_address_and_token(tmp_path):

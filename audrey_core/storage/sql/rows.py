@@ -10,7 +10,7 @@ import json
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from ...models import MEMORY_CLASSES, CausalLink, ConsolidationRun, Contradiction, Memory
+from ...models import MEMORY_CLASSES, CausalLink, ConsolidationRun, Contradiction, Memory, Resolution
 from ...timeutil import from_iso, to_iso
 from .filters import decode_scope, encode_scope
 
@@ -132,6 +132,8 @@ def encode_value(column: str, value: Any) -> Any:
         return to_iso(value) if value is not None else None
     if column in _JSON_LIST:
         return json.dumps(list(value or ()))
+    if column == "resolution" and isinstance(value, Resolution):
+        return json.dumps(value.to_plain())
     if column in _JSON_OBJECT:
         return json.dumps(value) if value is not None else ("{}" if column in _NOT_NULL_OBJECT else None)
     if isinstance(value, bool):
@@ -147,11 +149,21 @@ def decode_value(column: str, value: Any) -> Any:
         return from_iso(value) if value is not None else None
     if column in _JSON_LIST:
         return tuple(json.loads(value)) if value else ()
+    if column == "resolution":
+        return _resolution(value)
     if column in _JSON_OBJECT:
         return json.loads(value) if value is not None else ({} if column in _NOT_NULL_OBJECT else None)
     if column == "consolidated":
         return bool(value)
     return value
+
+
+def _resolution(value: Any) -> Resolution | None:
+    """A contradiction's stored resolution as its typed record (PostgreSQL may hand back the parsed JSON)."""
+    if value is None:
+        return None
+    data = json.loads(value) if isinstance(value, str) else value
+    return Resolution.from_plain(data) if data else None
 
 
 def to_row(record: Any, columns: Sequence[str]) -> tuple[Any, ...]:
@@ -166,6 +178,8 @@ def _decoder(column: str) -> Callable[[Any], Any] | None:
         return lambda value: from_iso(value) if value is not None else None
     if column in _JSON_LIST:
         return lambda value: () if not value or value == "[]" else tuple(json.loads(value))
+    if column == "resolution":
+        return _resolution
     if column in _JSON_OBJECT:
         if column in _NOT_NULL_OBJECT:
             return lambda value: {} if value is None or value == "{}" else json.loads(value)

@@ -76,7 +76,7 @@ _PERIODS = {"hourly": "every 1 hour", "daily": "every 1 day", "weekly": "every 1
 _RANGE = re.compile(r"(?<!from )(?<![\w.])(?:between )?(\d+(?:\.\d+)?)\s*(?:to|and)\s*(?=\d+(?:\.\d+)?\s*[a-z%])")
 _HYPHEN_RANGE = re.compile(r"(?<![\w.-])(\d+)\s*[-–]\s*(\d+)(?=\s*[a-z%])")
 _NUMBER = re.compile(r"(?<![\w.])(\d+(?:[.,:-]\d+)*)(?:\s*(%|[a-z][a-z/]*(?:\s+per\s+[a-z]+)?))?", re.IGNORECASE)
-_WORD = re.compile(r"[a-z0-9']+(?:[.:@-](?=[a-z0-9])[a-z0-9']+)*")
+_WORD = re.compile(r"[\w']+(?:[.:@-](?=\w)[\w']+)*")  # letters of any alphabet: "Köln" is one word
 _ORDINAL = re.compile(r"(st|nd|rd|th)\b")
 MARKED_VALUE = re.compile(r"\d[.:-]\d")
 

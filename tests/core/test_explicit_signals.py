@@ -1,0 +1,177 @@
+"""What may hide a memory (issue 43): only an explicit signal. The LLM path with realistic structured replies and with
+the ways it fails (malformed JSON, a refusal, a timeout, an untyped or multi-valued update): each ends in a dispute
+or in nothing, never in a hide. The transition table, and the states every layer imports. On SQLite and PostgreSQL."""
+
+from __future__ import annotations
+
+import pytest
+
+from audrey_core import Audrey, AudreyConfig
+from audrey_core.config import STATES, ValidationConfig
+from audrey_core.models import Contradiction, Counterclaim, RecallResult
+from audrey_core.states import (
+    CONTRADICTION_STATES,
+    MEMORY_STATES,
+    TransitionError,
+    contradiction_move,
+    memory_move,
+    movable,
+)
+from audrey_core.testing import ScriptedLLM
+from audrey_core.ui import routes
+
+from .vectors import PlacedEmbedder
+
+CONFIG = AudreyConfig(validation=ValidationConfig(background=False))
+TYPED = {"subject": "the user", "attribute": "home city", "old_value": "Leeds", "new_value": "York"}
+
+
+@pytest.fixture
+def placed():
+    return PlacedEmbedder(dimensions=64)
+
+
+def timeout(messages):
+    raise TimeoutError("the model server did not answer in 30 s")
+
+
+# Replies a real model gives besides the right one; none may take the older claim out of recall.
+NOT_A_HIDE = {
+    "malformed JSON": '{"relation": "updates", "reason": "moved',
+    "a refusal": "I'm sorry, but I can't help with comparing these statements.",
+    "a timeout": timeout,
+    "an untyped update": {"relation": "updates", "reason": "the user moved"},
+    "a multi-valued attribute": {"relation": "updates", "reason": "another city", **TYPED, "single_valued": False},
+    "a same-time update": None,  # the typed update, but both claims hold from the same time
+}
+
+
+def encode_pair(brain, placed, clock, same_time=False):
+    old = brain.encode(placed.place("The user lives in Leeds.", 0.9), source="told-by-user")
+    if not same_time:
+        clock.advance(days=40)
+    new = brain.encode(placed.place("These days the user is based in York.", 0.9), source="told-by-user")
+    return old, new
+
+
+def test_a_typed_update_of_a_single_valued_attribute_hides_the_older_claim(db_path, placed, clock):
+    llm = ScriptedLLM(
+        {"contradiction_check": {"relation": "updates", "reason": "moved", **TYPED, "single_valued": True}}
+    )
+    with Audrey(db_path, embedder=placed, llm=llm, config=CONFIG, clock=clock) as brain:
+        events = []
+        brain.on("update", events.append)
+        old, new = encode_pair(brain, placed, clock)
+        assert brain.get(old).superseded_by == new and brain.contradictions() == []
+        assert events[0]["signal"] == "llm_structured"
+        assert events[0]["update"] == {k: TYPED[k] for k in ("subject", "attribute", "old_value", "new_value")}
+        audit = [e for e in brain.audit_log() if e["action"] == "update"]
+        assert audit[-1]["details"]["update"]["old_value"] == "Leeds"
+
+
+@pytest.mark.parametrize("case", list(NOT_A_HIDE))
+def test_anything_less_is_a_dispute_or_nothing_never_a_hide(db_path, placed, clock, case):
+    reply = NOT_A_HIDE[case]
+    same_time = reply is None
+    if same_time:
+        reply = {"relation": "updates", "reason": "moved", **TYPED, "single_valued": True}
+    llm = ScriptedLLM({"contradiction_check": reply})
+    with Audrey(db_path, embedder=placed, llm=llm, config=CONFIG, clock=clock) as brain:
+        errors = []
+        brain.on("error", errors.append)
+        old, new = encode_pair(brain, placed, clock, same_time=same_time)
+        assert llm.calls  # the LLM was asked
+        assert {m.state for m in brain.get_many([old, new])} <= {"active", "disputed"}
+        assert brain.get(old).superseded_by is None
+        disputes = brain.contradictions()
+        assert all(c.resolution.signal is None for c in disputes)
+        if case in ("malformed JSON", "a refusal", "a timeout"):
+            assert errors and errors[-1]["event"] == "validation"  # said, and the rules' verdict stood
+        found = {r.id for r in brain.recall(placed.place("Where does the user live?", 0.9))}
+        assert {old, new} <= found
+
+
+def test_validating_an_episode_twice_changes_nothing(db_path, placed, clock):
+    from audrey_core.stages.validate import validate_episodes
+
+    with Audrey(db_path, embedder=placed, config=CONFIG, clock=clock) as brain:
+        a = brain.encode(placed.place("The API rate limit is 100 requests per second.", 0.9), source="told-by-user")
+        clock.advance(days=40)
+        b = brain.encode(placed.place("The API rate limit is 25 requests per second.", 0.9), source="told-by-user")
+        c = brain.encode(placed.place("The cache TTL is 300 seconds.", 0.9), source="tool-result")
+        clock.advance(days=1)
+        d = brain.encode(placed.place("The cache TTL is five minutes.", 0.9), source="told-by-user")
+        clock.advance(days=1)
+        e = brain.encode(placed.place("Kim moved from Lisbon to Berlin.", 0.9))
+        ids = [a, b, c, d, e]
+
+        def snapshot():
+            memories = {m.id: m for m in brain.get_many(ids)}
+            fields = (
+                "state",
+                "evidence_count",
+                "challenge_count",
+                "superseded_by",
+                "valid_until",
+                "last_reinforced_at",
+            )
+            return (
+                {i: tuple(getattr(m, f) for f in fields) for i, m in memories.items()},
+                sorted((x.id, x.state, x.resolution) for x in brain.contradictions()),
+                len(brain.audit_log()),
+                {i: sorted(brain._storage.claim_support(i)) for i in ids},
+            )
+
+        before = snapshot()
+        assert before[1]  # the first run recorded a dispute
+        clock.advance(days=1)
+        validate_episodes(brain._context, ids)  # what resuming after a crash does
+        assert snapshot() == before
+
+
+def test_every_layer_knows_every_state():
+    assert STATES == MEMORY_STATES
+    assert set(routes.DISPUTE_STATES) == set(CONTRADICTION_STATES)  # rollback's "closed" included
+    assert {"state", "relation"} <= set(Counterclaim.__dataclass_fields__)
+    assert "state" in RecallResult.__dataclass_fields__
+
+
+def test_mcp_offers_every_contradiction_state(tmp_path):
+    pytest.importorskip("mcp")
+    import asyncio
+
+    from audrey_core.admin.mcp_server import build_server
+    from audrey_core.testing import DeterministicEmbedder
+
+    with Audrey(tmp_path / "m.db", embedder=DeterministicEmbedder()) as brain:
+        tools = {t.name: t for t in asyncio.run(build_server(brain).list_tools())}
+    schema = tools["contradictions"].inputSchema["properties"]["states"]
+    listed = next(option for option in schema["anyOf"] if option.get("type") == "array")
+    assert set(listed["items"]["enum"]) == set(CONTRADICTION_STATES)
+
+
+def test_the_transition_table_refuses_what_it_does_not_allow():
+    assert memory_move("supersede", "active") == "superseded"
+    assert memory_move("wake", "dormant", prior="disputed") == "disputed"
+    assert memory_move("reopen", "superseded") == "active"
+    for event, current in (("reopen", "active"), ("supersede", "rolled_back"), ("wake", "active")):
+        with pytest.raises(TransitionError):
+            memory_move(event, current)
+    assert contradiction_move("close", "open") == "closed"
+    with pytest.raises(TransitionError):
+        contradiction_move("settle", "closed")
+    with pytest.raises(TransitionError):
+        contradiction_move("reopen", "reopened")
+    assert "superseded" not in movable("set_aside") and "rolled_back" not in movable("roll_back")
+
+
+def test_a_closed_dispute_cannot_be_settled(db_path, placed, clock):
+    from audrey_core import InvalidInputError
+
+    llm = ScriptedLLM({"contradiction_check": {"relation": "contradicts", "reason": "two cities"}})
+    with Audrey(db_path, embedder=placed, llm=llm, config=CONFIG, clock=clock) as brain:
+        _, new = encode_pair(brain, placed, clock)
+        (dispute,) = brain.contradictions()
+        brain._storage.update_record(Contradiction, dispute.id, {"state": "closed"})
+        with pytest.raises(InvalidInputError, match="cannot be settled"):
+            brain.settle_contradiction(dispute.id, new, "checked")
