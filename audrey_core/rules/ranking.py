@@ -76,20 +76,27 @@ def is_self_citation(memory: Memory, origins: Sequence[tuple[str, str]], retriev
 
 
 def disputes_together(ranked: Sequence[Ranked], sides: Mapping[str, Sequence[str]]) -> list[Ranked]:
-    """``ranked`` with the recalled sides of each open dispute next to each other, where the better-ranked side
-    stood: the more recent first when their sources are equally reliable, else in rank order (an agent reading the
-    top of the list meets the disagreement, and the newer claim, together). ``sides``: memory id -> the ids of the
-    other sides of its open contradictions."""
+    """``ranked`` with the recalled sides of each dispute next to each other, where the better-ranked side stood:
+    the sides held before those a settlement set aside (``disputed``), and among them the more recent first when
+    their sources are equally reliable, else in rank order (an agent reading the top of the list meets the
+    disagreement, and the newer claim, together). A chain of disputes (A against B, B against C: two updates guessed
+    in a row) stands together as one. ``sides``: memory id -> the ids of the other sides of its disputes."""
     by_id = {item.memory.id: item for item in ranked}
     placed: set[str] = set()
     result: list[Ranked] = []
     for item in ranked:
         if item.memory.id in placed:
             continue
-        group = [item] + [by_id[o] for o in sides.get(item.memory.id, ()) if o in by_id and o not in placed]
+        group, frontier = [item], [item.memory.id]
+        placed.add(item.memory.id)
+        while frontier:
+            for other in sides.get(frontier.pop(), ()):
+                if other in by_id and other not in placed:
+                    placed.add(other)
+                    group.append(by_id[other])
+                    frontier.append(other)
         if len({g.memory.source_reliability for g in group}) == 1:
             group.sort(key=lambda g: g.memory.valid_from, reverse=True)
-        for g in group:
-            placed.add(g.memory.id)
-            result.append(g)
+        group.sort(key=lambda g: g.memory.state == "disputed")  # (stable) a side a settlement set aside goes last
+        result.extend(group)
     return result
