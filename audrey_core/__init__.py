@@ -33,6 +33,8 @@ from .errors import (
 from .index_settings import IndexConfig
 from .models import (
     CausalLink,
+    Claim,
+    ClaimUpdate,
     ConfidenceBreakdown,
     ConsolidationRun,
     Contradiction,
@@ -44,7 +46,9 @@ from .models import (
     Procedural,
     Provenance,
     RecallResult,
+    Resolution,
     Semantic,
+    Settlement,
 )
 from .providers.embedding import Embedder
 from .providers.llm import LLM
@@ -71,6 +75,8 @@ __all__ = [
     "AudreyConfig",
     "AudreyError",
     "CausalLink",
+    "Claim",
+    "ClaimUpdate",
     "ClosedError",
     "ConfidenceBreakdown",
     "ConfidenceConfig",
@@ -100,8 +106,10 @@ __all__ = [
     "Provenance",
     "RecallConfig",
     "RecallResult",
+    "Resolution",
     "Semantic",
     "SentenceTransformerEmbedder",
+    "Settlement",
     "StorageError",
     "ValidationConfig",
     "conversation",

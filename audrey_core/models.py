@@ -22,6 +22,48 @@ class ConfidenceBreakdown:
     capped: bool
 
 
+@dataclass(frozen=True)
+class Claim:
+    """What an episode states, typed: the subject, the attribute, its value, the context it holds in
+    (``qualifiers``), when it started holding if the text says (``valid_from``), and whether the attribute holds one
+    value at a time (a home city) or several (pets, allergies, languages). Given by a claim key (``method`` "key":
+    ``key="user.home_city"`` names subject and attribute) or extracted by an LLM during validation ("llm")."""
+
+    subject: str
+    attribute: str
+    value: str
+    single_valued: bool
+    method: Literal["key", "llm"]
+    qualifiers: str | None = None
+    valid_from: datetime | None = None
+
+    def to_plain(self) -> dict[str, Any]:
+        """The record as stored (JSON-ready)."""
+        return to_plain(self)
+
+    @classmethod
+    def from_plain(cls, data: dict[str, Any]) -> Claim:
+        """The record from its stored JSON."""
+        when = data.get("valid_from")
+        return cls(
+            subject=str(data.get("subject", "")),
+            attribute=str(data.get("attribute", "")),
+            value=str(data.get("value", "")),
+            single_valued=bool(data.get("single_valued", False)),
+            method=data.get("method", "llm"),
+            qualifiers=data.get("qualifiers"),
+            valid_from=datetime.fromisoformat(when) if isinstance(when, str) else None,
+        )
+
+    def same_attribute(self, other: Claim) -> bool:
+        """Whether both claims are about one attribute of one subject (case and spacing aside)."""
+        return _folded(self.subject) == _folded(other.subject) and _folded(self.attribute) == _folded(other.attribute)
+
+
+def _folded(text: str) -> str:
+    return " ".join(text.casefold().replace("_", " ").replace(".", " ").split())
+
+
 @dataclass(kw_only=True)
 class Memory:
     """Fields every memory type shares.
@@ -82,6 +124,7 @@ class Episodic(Memory):
     session: str | None = None
     speaker: str | None = None
     turn: int | None = None
+    claim: Claim | None = None  # what it states, typed (a claim key's subject and attribute, or an LLM's reading)
 
 
 @dataclass(kw_only=True)
@@ -361,6 +404,7 @@ class RecallResult:
     session: str | None = None  # for a conversation turn: its conversation, its speaker and its place there
     speaker: str | None = None
     turn: int | None = None
+    claim: Claim | None = None  # what an episode states, typed, when a claim key or an LLM gave it
 
     @property
     def observed_at(self) -> datetime:

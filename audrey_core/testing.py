@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from .errors import LLMError
-from .rules.prompts import CONTRADICTION_CHECK, CONTRADICTION_CHECK_BATCH
+from .rules.prompts import CLAIM_EXTRACTION, CONTRADICTION_CHECK, CONTRADICTION_CHECK_BATCH
 
 _TOKEN = re.compile(r"[a-z0-9]+")
 
@@ -64,9 +64,10 @@ _MARKER = re.compile(r"^\[audrey:([a-z_]+)\]")
 class ScriptedLLM:
     """A fake LLM that answers each Audrey prompt from a script; no network.
 
-    ``script`` maps a prompt name (``contradiction_check``, ``principle_extraction``) to a reply: a dict (sent as
-    JSON), a string (sent as is), a callable ``f(messages) -> dict | str``, or a list of those used in turn (the last
-    one repeats). An unscripted prompt raises :class:`LLMError`. ``calls`` records (prompt name, messages).
+    ``script`` maps a prompt name (``contradiction_check``, ``principle_extraction``, ``claim_extraction``) to a
+    reply: a dict (sent as JSON), a string (sent as is), a callable ``f(messages) -> dict | str``, or a list of those
+    used in turn (the last one repeats). An unscripted prompt raises :class:`LLMError`, except ``claim_extraction``,
+    which reads no claims (typed claims are optional). ``calls`` records (prompt name, messages).
     """
 
     model_name = "scripted-llm"
@@ -100,6 +101,8 @@ class ScriptedLLM:
             reply: object = self.script.get(name)
             if isinstance(reply, list):
                 reply = reply.pop(0) if len(reply) > 1 else (reply[0] if reply else None)
+        if reply is None and name == CLAIM_EXTRACTION.name:
+            reply = {"claims": []}  # reading typed claims is optional: unscripted, it reads none
         if reply is None:
             raise LLMError(f"ScriptedLLM has no reply for prompt {name!r}")
         if callable(reply):

@@ -163,7 +163,8 @@ def run(embedder: Any, cases: tuple[Case, ...], llm: Any = None, misses: list[st
         "recall_ms_p50": round(statistics.median(recall_ms), 3),
         "rank_only_ms_p50": round(statistics.median(rank_ms), 3),
     }
-    calls = {"llm_calls": len(llm.calls), "statements": sum(len(c.statements) for c in cases)} if llm else {}
+    checks = [name for name, _ in llm.calls if name.startswith("contradiction_check")] if llm else []
+    calls = {"llm_calls": len(checks), "statements": sum(len(c.statements) for c in cases)} if llm else {}
     return {"rates_percent": rates, "counts": counts, "timing": timing, **calls}
 
 
@@ -208,9 +209,8 @@ def main() -> None:
             print(f"    encode p50 {t['encode_ms_p50']} ms; recall p50 {t['recall_ms_p50']} ms", end="")
             print(f" (the ranking alone: {t['rank_only_ms_p50']} ms)")
             if "llm_calls" in result:
-                print(
-                    f"    {result['llm_calls']} LLM calls for {result['statements']} statements (close pairs batched)"
-                )
+                checks, told = result["llm_calls"], result["statements"]
+                print(f"    {checks} contradiction checks for {told} statements (close pairs batched)")
             for miss in misses if args.misses else ():
                 print(f"      missed {miss}")
     print(json.dumps({"benchmark": "updates", "embedder": embedder.model_name, "results": results}))

@@ -125,8 +125,9 @@ def history(s: Settings, memory_id: str | None) -> None:
             chain = brain.update_chain(memory_id)
         if not chain:
             raise CliError(f"no memory {memory_id} for agent {s.agent}", EXIT_NOT_FOUND)
-        lines = [(m.id, m.state, m.valid_from, m.valid_until or "", m.source, m.content) for m in chain]
-        s.emit(chain, lambda: table(["memory", "state", "valid from", "valid until", "source", "content"], lines))
+        lines = [(m.id, m.state, m.valid_from, m.valid_until or "", m.source, _claim(m), m.content) for m in chain]
+        columns = ["memory", "state", "valid from", "valid until", "source", "claim", "content"]
+        s.emit(chain, lambda: table(columns, lines))
         return
     with s.audrey() as brain:
         runs = brain.consolidation_history()
@@ -204,3 +205,9 @@ def reindex(s: Settings) -> None:
     with s.storage() as storage:
         indexes = storage.rebuild_search_indexes()
     s.emit({"indexes": indexes}, lambda: "\n".join(index_line(i) for i in indexes) or "no derived indexes here")
+
+
+def _claim(memory: Any) -> str:
+    """A typed claim in one cell: "subject attribute = value" (empty when the memory has none)."""
+    claim = getattr(memory, "claim", None)
+    return "" if claim is None else f"{claim.subject} {claim.attribute} = {claim.value}".strip()

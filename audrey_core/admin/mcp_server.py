@@ -206,6 +206,7 @@ def _result(hit: Any) -> dict[str, Any]:
         "conditions": hit.conditions,
         "session": hit.session,
         "speaker": hit.speaker,
+        "claim": to_plain(hit.claim) if hit.claim is not None else None,  # what it states, typed, if known
         "counterclaims": [_counterclaim(c) for c in hit.counterclaims],
         "as_text": render_memories([hit], None, show_type=False),
     }

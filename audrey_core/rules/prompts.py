@@ -131,4 +131,40 @@ CONTRADICTION_CHECK_BATCH = Prompt(
     response_model=Relations,
 )
 
-PROMPTS: dict[str, Prompt] = {p.name: p for p in (CONTRADICTION_CHECK, CONTRADICTION_CHECK_BATCH, PRINCIPLE_EXTRACTION)}
+
+class TypedClaim(BaseModel):
+    """What one numbered statement states, typed."""
+
+    statement: int = Field(description="the number of the statement")
+    subject: str = Field(min_length=1, description="whose or what attribute it states (e.g. 'the user', 'Stripe API')")
+    attribute: str = Field(min_length=1, description="the attribute (e.g. 'home city', 'rate limit', 'pet')")
+    value: str = Field(min_length=1, description="the value stated (e.g. 'York', '100 requests per second', 'a cat')")
+    single_valued: bool = Field(
+        description="true only if the attribute holds one value at a time (a home city, a manager, a limit); false if "
+        "it can hold several at once (pets, allergies, languages, hobbies, uses of a tool)"
+    )
+    qualifiers: str | None = Field(None, description="the context it holds in, if the statement narrows it")
+    valid_from: str | None = Field(None, description="the date it started holding (YYYY-MM-DD), if the text says")
+
+
+class TypedClaims(BaseModel):
+    """The typed claims of the numbered statements that state one fact; the others are left out."""
+
+    claims: list[TypedClaim]
+
+
+CLAIM_EXTRACTION = Prompt(
+    name="claim_extraction",
+    system=(
+        "You read an AI agent's new memories and say what each one states as a typed claim: its subject, the "
+        "attribute, the value, whether the attribute holds a single value at a time, the context it holds in and the "
+        "date it started holding if the text gives one. Leave out a statement that states no single fact (a "
+        "question, a greeting, several facts at once). Do not invent what the text does not say."
+    ),
+    user="Statements:\n{statements}",
+    response_model=TypedClaims,
+)
+
+PROMPTS: dict[str, Prompt] = {
+    p.name: p for p in (CONTRADICTION_CHECK, CONTRADICTION_CHECK_BATCH, PRINCIPLE_EXTRACTION, CLAIM_EXTRACTION)
+}

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Iterable, Sequence
+from datetime import datetime
 
 import numpy as np
 
@@ -55,11 +56,20 @@ def supersede(ctx: StageContext, old: Memory, new: Memory, verdict: Judgement) -
         current = ctx.storage.lock_memory(old.id)
         if current is None or current.state not in movable("supersede"):
             return "nothing"  # forgotten, replaced or rolled back meanwhile
-        change = {"state": memory_move("supersede"), "superseded_by": new.id, "valid_until": new.valid_from}
+        change = {"state": memory_move("supersede"), "superseded_by": new.id, "valid_until": _since(old, new)}
         ctx.storage.update_memories({old.id: change})
         ctx.storage.audit(ctx.agent, "update", old.id, details, now)
     ctx.emit("update", {"old": old.id, "new": new.id, "reason": verdict.reason, "judge": verdict.method, **details})
     return "updated"
+
+
+def _since(old: Memory, new: Memory) -> datetime:
+    """When ``old`` stopped holding: when ``new`` began, or the date its typed claim says it began (never before
+    ``old`` itself began)."""
+    claim = getattr(new, "claim", None)
+    if claim is not None and claim.valid_from is not None:
+        return max(old.valid_from, min(claim.valid_from, new.valid_from))
+    return new.valid_from
 
 
 def record_contradiction(

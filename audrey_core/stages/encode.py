@@ -14,6 +14,7 @@ from ..providers.embedding import chunk_spans, embed_texts, to_matrix
 from ..rules.arguments import EncodeRequest
 from ..rules.expiry import expiry
 from ..rules.ownership import Tenant
+from ..rules.typed_claims import claim_from_key
 from ..storage import Storage
 from .context import StageContext
 
@@ -98,6 +99,7 @@ def encode_episodes(
             embedding_model=embedder.model_name,
             expires_at=expiry(now, r.expires_at, r.ttl_seconds),
             ttl_seconds=r.ttl_seconds,
+            claim=claim_from_key(r.key, r.content),
         )
         for r in requests
     ]

@@ -111,6 +111,7 @@ def to_result(item: Ranked, prov: Provenance | None, against: tuple[Counterclaim
         session=getattr(m, "session", None),
         speaker=getattr(m, "speaker", None),
         turn=getattr(m, "turn", None),
+        claim=getattr(m, "claim", None),
     )
 
 

@@ -9,7 +9,7 @@ from ..storage.base import MUTABLE_MEMORY_FIELDS
 from ..timeutil import from_iso, to_iso
 
 # Everything a run may change on an existing memory; the consolidated flag is undone by "unconsolidate" entries.
-RESTORED_FIELDS = tuple(sorted(MUTABLE_MEMORY_FIELDS - {"consolidated"}))
+RESTORED_FIELDS = tuple(sorted(MUTABLE_MEMORY_FIELDS - {"consolidated", "claim"}))  # a run never changes a claim
 
 
 def snapshot(memory: Memory) -> dict[str, Any]:

@@ -15,20 +15,25 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
+from dataclasses import replace
 
 import numpy as np
 
+from ..errors import LLMError
 from ..models import Contradiction, Episodic, Memory
+from ..providers.llm import ask, model_name_of
 from ..rules.english.conflict import detect_conflict, is_statement
 from ..rules.expiry import expired
-from ..rules.judgement import Decision, Pair, decide
+from ..rules.judgement import Decision, Judgement, Pair, decide
 from ..rules.lineage import independent
+from ..rules.prompts import CLAIM_EXTRACTION
+from ..rules.typed_claims import claim_from_reply, claim_update
 from ..states import CLAIM_STATES, contradiction_movable, contradiction_move, movable
 from ..storage import VectorFilter
 from .claims import add_evidence, lineages, nearest, record_contradiction, supersede
 from .context import StageContext
 from .evidence import settle_for_newer
-from .judging import judge_pairs_safely
+from .judging import Verdicts, judge_pairs_safely
 
 log = logging.getLogger(__name__)
 
@@ -60,6 +65,7 @@ def validate_episodes(ctx: StageContext, episode_ids: Sequence[str]) -> None:
     later, against these."""
     with ctx.storage.searches_caught_up_once():
         episodes = ctx.storage.get_memories(episode_ids)
+        episodes.update(read_claims(ctx, [e for e in episodes.values() if isinstance(e, Episodic)]))
         vectors = ctx.storage.get_vectors(list(episodes))
         for episode_id in episode_ids:
             episode = episodes.get(episode_id)
@@ -72,6 +78,30 @@ def validate_episodes(ctx: StageContext, episode_ids: Sequence[str]) -> None:
                 ctx.emit("error", {"event": "validation", "episode_id": episode_id, "error": exc})
 
 
+def read_claims(ctx: StageContext, episodes: Sequence[Episodic]) -> dict[str, Episodic]:
+    """With an LLM, what each single statement among ``episodes`` states, typed, read in one call and stored with it
+    (an episode that has a claim keeps it). Returns the episodes that gained one. If the call fails, none does and an
+    ``error`` event says so: the pairs are judged as before."""
+    unread = [e for e in episodes if e.claim is None and is_statement(e.content)]
+    if ctx.llm is None or not unread:
+        return {}
+    listed = "\n".join(f"{n}. {' '.join(e.content.split())}" for n, e in enumerate(unread, 1))
+    try:
+        reply = ask(ctx.llm, CLAIM_EXTRACTION, statements=listed)
+    except LLMError as exc:
+        log.warning("LLM claim extraction failed (%s); the pairs are judged without typed claims", exc)
+        ctx.emit("error", {"event": "validation", "error": exc})
+        return {}
+    read: dict[str, Episodic] = {}
+    for typed in reply.claims:
+        if not 1 <= typed.statement <= len(unread):
+            continue
+        episode = unread[typed.statement - 1]
+        read[episode.id] = replace(episode, claim=claim_from_reply(typed))
+    ctx.storage.update_memories({i: {"claim": e.claim} for i, e in read.items()})
+    return read
+
+
 def validate_episode(ctx: StageContext, episode: Episodic, vector: np.ndarray) -> str:
     """Judge the episode against each of its neighbours and write what follows; then count support for disputed
     claims. Returns what happened to the closest judged neighbour: reinforced, self-citation, restated, updated,
@@ -81,6 +111,10 @@ def validate_episode(ctx: StageContext, episode: Episodic, vector: np.ndarray) -
     close = neighbours(ctx, episode, vector)
     pairs = [Pair(c.content, sim, _newer(episode, c), c.memory_type == "episodic") for c, sim in close]
     verdicts = judge_pairs_safely(ctx, episode.content, pairs)  # one LLM call for all of them
+    for index, ((claim, _), pair) in enumerate(zip(close, pairs)):
+        typed = typed_update(ctx, claim, episode, pair.newer)
+        if typed is not None:  # two typed claims of one single-valued attribute: the fields decide
+            verdicts[index] = Verdicts(verdicts[index].rules, typed)
     reliability = ctx.config.confidence.source_reliability
     decisions = [
         decide(
@@ -116,6 +150,22 @@ def validate_episode(ctx: StageContext, episode: Episodic, vector: np.ndarray) -
     settle_for_newer(ctx, backed)
     support_disputed_claim(ctx, episode, vector)
     return outcomes[0] if outcomes else "nothing"
+
+
+def typed_update(ctx: StageContext, claim: Memory, episode: Episodic, newer: bool | None) -> Judgement | None:
+    """The update two typed claims make (the older's value replaced in a single-valued attribute), as the verdict
+    that carries the explicit signal, or ``None``."""
+    if newer is None or not isinstance(claim, Episodic):
+        return None
+    older, newest = (claim, episode) if newer else (episode, claim)
+    update = claim_update(older.claim, newest.claim)
+    if update is None:
+        return None
+    reason = f"{update.subject} {update.attribute}: {update.old_value!r} -> {update.new_value!r} (typed claims)"
+    model = model_name_of(ctx.llm) if ctx.llm is not None else None
+    prompt_hash = CLAIM_EXTRACTION.hash if newest.claim and newest.claim.method == "llm" else None
+    return Judgement("updates", "llm" if prompt_hash else "caller", reason, None, None, model, prompt_hash,
+                     "llm_structured" if prompt_hash else "claim_key", update)  # fmt: skip
 
 
 def _newer(episode: Memory, claim: Memory) -> bool | None:

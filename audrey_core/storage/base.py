@@ -34,6 +34,7 @@ MUTABLE_MEMORY_FIELDS = frozenset(
         "superseded_by",
         "valid_until",
         "expires_at",
+        "claim",  # what an episode states, typed: an LLM reads it during validation
     }
 )
 

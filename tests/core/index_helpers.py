@@ -63,8 +63,12 @@ def downgrade(path: Path, statements: list[str]) -> None:
     db.close()
 
 
+# Undo migration 10 (typed claims): its column.
+BEFORE_CLAIMS = ["ALTER TABLE episodes DROP COLUMN claim", "DELETE FROM schema_migrations WHERE version >= 10"]
+
 # Undo migration 9 (expiry): its columns and indexes.
 BEFORE_EXPIRY = [
+    *BEFORE_CLAIMS,
     *(f"DROP INDEX {table}_expiry" for table in ("episodes", "semantics", "procedures")),
     *(
         f"ALTER TABLE {table} DROP COLUMN {column}"

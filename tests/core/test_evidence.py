@@ -229,7 +229,9 @@ def test_an_llm_judges_claims_further_apart_than_the_offline_rules(db_path, plac
         old = brain.encode(placed.place("Ahmed reports to Claire.", 0.7), source="told-by-user")
         clock.advance(days=40)
         new = brain.encode(placed.place("Ahmed now reports to Jun after the reorg.", 0.65), source="told-by-user")
-        assert len(llm.calls) == 1  # similarity 0.455: below the offline update zone (0.50), above judge_similarity
+        assert (
+            len(llm.calls_for("contradiction_check")) == 1
+        )  # similarity 0.455: below the offline update zone (0.50), above judge_similarity
         assert brain.get(old).superseded_by == new
     with Audrey(db_path, embedder=placed, config=SYNC, clock=clock) as offline:
         clock.advance(days=1)

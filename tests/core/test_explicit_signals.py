@@ -175,3 +175,88 @@ def test_a_closed_dispute_cannot_be_settled(db_path, placed, clock):
         brain._storage.update_record(Contradiction, dispute.id, {"state": "closed"})
         with pytest.raises(InvalidInputError, match="cannot be settled"):
             brain.settle_contradiction(dispute.id, new, "checked")
+
+
+# -- typed claims ---------------------------------------------------------------------------------------------------
+
+READINGS = {
+    "The user lives in Leeds.": ("the user", "home city", "Leeds", True, None),
+    "Since 1 March the user has lived in York.": ("the user", "home city", "York", True, "2026-03-01"),
+    "The user has a dog.": ("the user", "pet", "a dog", False, None),
+    "The user has a cat.": ("the user", "pet", "a cat", False, None),
+}
+
+
+def reader(messages):
+    """An LLM reading typed claims: each numbered statement it knows, as a realistic reply would."""
+    claims = []
+    for line in messages[-1]["content"].splitlines()[1:]:
+        number, _, text = line.partition(". ")
+        if text in READINGS:
+            subject, attribute, value, single, since = READINGS[text]
+            claims.append({"statement": int(number), "subject": subject, "attribute": attribute, "value": value,
+                           "single_valued": single, "valid_from": since})  # fmt: skip
+    return {"claims": claims}
+
+
+def test_typed_claims_decide_an_update_and_show_in_recall_history_and_as_of(db_path, placed, clock):
+    from datetime import datetime, timezone
+
+    llm = ScriptedLLM({"claim_extraction": reader, "contradiction_check": {"relation": "unrelated", "reason": "?"}})
+    with Audrey(db_path, embedder=placed, llm=llm, config=CONFIG, clock=clock) as brain:
+        clock.advance(days=9)  # 10 January 2026
+        leeds = brain.encode(placed.place("The user lives in Leeds.", 0.9), source="told-by-user")
+        clock.advance(days=81)  # 1 April
+        york = brain.encode(placed.place("Since 1 March the user has lived in York.", 0.9), source="told-by-user")
+        old = brain.get(leeds)
+        assert old.claim.attribute == "home city" and old.claim.method == "llm"
+        assert old.superseded_by == york  # the judge said unrelated; the typed fields decided
+        assert old.valid_until == datetime(2026, 3, 1, tzinfo=timezone.utc)  # when the claim says York began
+        (hit,) = [r for r in brain.recall(placed.place("Where does the user live?", 0.9)) if r.id == york]
+        assert (hit.claim.value, hit.claim.single_valued) == ("York", True)
+        then = brain.recall(
+            placed.place("Where does the user live?", 0.9), as_of=datetime(2026, 2, 1, tzinfo=timezone.utc)
+        )
+        assert leeds in [r.id for r in then] and york not in [r.id for r in then]
+        update = [e for e in brain.audit_log() if e["action"] == "update"][-1]["details"]
+        assert update["signal"] == "llm_structured" and update["update"]["old_value"] == "Leeds"
+
+
+def test_typed_claims_of_an_attribute_with_several_values_hide_nothing(db_path, placed, clock):
+    llm = ScriptedLLM({"claim_extraction": reader, "contradiction_check": {"relation": "contradicts", "reason": "?"}})
+    with Audrey(db_path, embedder=placed, llm=llm, config=CONFIG, clock=clock) as brain:
+        dog = brain.encode(placed.place("The user has a dog.", 0.9), source="told-by-user")
+        clock.advance(days=40)
+        cat = brain.encode(placed.place("The user has a cat.", 0.9), source="told-by-user")
+        assert brain.get(dog).claim.single_valued is False and brain.get(dog).superseded_by is None
+        assert {dog, cat} <= {r.id for r in brain.recall(placed.place("What pets does the user have?", 0.9))}
+
+
+def test_a_failed_claim_reading_is_said_and_hides_nothing(db_path, placed, clock):
+    llm = ScriptedLLM({"claim_extraction": "not json at all", "contradiction_check": {"relation": "unrelated"}})
+    with Audrey(db_path, embedder=placed, llm=llm, config=CONFIG, clock=clock) as brain:
+        errors = []
+        brain.on("error", errors.append)
+        old, _ = encode_pair(brain, placed, clock)
+        assert errors and brain.get(old).claim is None and brain.get(old).superseded_by is None
+
+
+def test_a_claim_key_gives_subject_and_attribute(db_path, placed, clock):
+    with Audrey(db_path, embedder=placed, config=CONFIG, clock=clock) as brain:
+        memory = brain.get(brain.encode("Ada lives in York.", key="ada.home_city"))
+        assert (memory.claim.subject, memory.claim.attribute, memory.claim.method) == ("ada", "home_city", "key")
+
+
+def test_a_store_made_before_typed_claims_opens_and_learns_them(tmp_path, clock):
+    from audrey_core.testing import DeterministicEmbedder
+
+    from .index_helpers import BEFORE_CLAIMS, downgrade
+
+    path = tmp_path / "old.db"
+    with Audrey(path, embedder=DeterministicEmbedder(), clock=clock) as brain:
+        old = brain.encode("written before typed claims existed")
+    downgrade(path, BEFORE_CLAIMS)
+    with Audrey(path, embedder=DeterministicEmbedder(), clock=clock) as brain:
+        assert brain.get(old).claim is None
+        keyed = brain.encode("Ada lives in York.", key="ada.home_city")
+        assert brain.get(keyed).claim.attribute == "home_city"

@@ -17,6 +17,7 @@ from typing import Any
 from ..sql.migrations import (
     FTS_TABLE,
     Migration,
+    claim_statements,
     expiry_statements,
     initial_statements,
     run_migrations,
@@ -75,12 +76,18 @@ def _expiry(connection: Any, dimensions: int = 0) -> None:
         connection.execute(to_postgres(statement))
 
 
+def _claims(connection: Any, dimensions: int = 0) -> None:
+    for statement in claim_statements():
+        connection.execute(to_postgres(statement))
+
+
 MIGRATIONS = (
     Migration(1, "memory tables, full text, sequences (SQLite schema 3 in PostgreSQL types)", _initial),
     Migration(2, "validity intervals and supersession for every memory type (SQLite schema 4)", _validity),
     Migration(3, "episodes waiting for validation, resumed by the next open (SQLite schema 7)", _validation_queue),
     Migration(4, "conversation turns: session, speaker, place; neighbours' words (SQLite schema 8)", _turns),
     Migration(5, "expiry: a time to live the caller gives a memory (SQLite schema 9)", _expiry),
+    Migration(6, "typed claims: what an episode states (SQLite schema 10)", _claims),
 )
 LATEST_VERSION = MIGRATIONS[-1].version
 

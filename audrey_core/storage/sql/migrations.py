@@ -273,6 +273,12 @@ def expiry_statements() -> list[str]:
     return statements
 
 
+def claim_statements() -> list[str]:
+    """Migration 10's portable part (PostgreSQL 6): what an episode states, typed (a claim key's subject and
+    attribute, or an LLM's reading), as JSON."""
+    return ["ALTER TABLE episodes ADD COLUMN claim TEXT"]
+
+
 class MigrationDialect(Protocol):
     """What the one migration runner needs from a dialect."""
 

@@ -10,7 +10,7 @@ import json
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from ...models import MEMORY_CLASSES, CausalLink, ConsolidationRun, Contradiction, Memory, Resolution
+from ...models import MEMORY_CLASSES, CausalLink, Claim, ConsolidationRun, Contradiction, Memory, Resolution
 from ...timeutil import from_iso, to_iso
 from .filters import decode_scope, encode_scope
 
@@ -56,6 +56,7 @@ COLUMNS: dict[str, tuple[str, ...]] = {
         "session",
         "speaker",
         "turn",
+        "claim",
     ),
     "semantic": COMMON_COLUMNS + DERIVED_COLUMNS + ("conditions", "source_type_diversity"),
     "procedural": COMMON_COLUMNS + DERIVED_COLUMNS + ("trigger_conditions", "success_count", "failure_count"),
@@ -134,6 +135,8 @@ def encode_value(column: str, value: Any) -> Any:
         return json.dumps(list(value or ()))
     if column == "resolution" and isinstance(value, Resolution):
         return json.dumps(value.to_plain())
+    if column == "claim":
+        return json.dumps(value.to_plain()) if value is not None else None
     if column in _JSON_OBJECT:
         return json.dumps(value) if value is not None else ("{}" if column in _NOT_NULL_OBJECT else None)
     if isinstance(value, bool):
@@ -151,6 +154,8 @@ def decode_value(column: str, value: Any) -> Any:
         return tuple(json.loads(value)) if value else ()
     if column == "resolution":
         return _resolution(value)
+    if column == "claim":
+        return _claim(value)
     if column in _JSON_OBJECT:
         return json.loads(value) if value is not None else ({} if column in _NOT_NULL_OBJECT else None)
     if column == "consolidated":
@@ -164,6 +169,14 @@ def _resolution(value: Any) -> Resolution | None:
         return None
     data = json.loads(value) if isinstance(value, str) else value
     return Resolution.from_plain(data) if data else None
+
+
+def _claim(value: Any) -> Claim | None:
+    """An episode's stored claim as its typed record."""
+    if value is None:
+        return None
+    data = json.loads(value) if isinstance(value, str) else value
+    return Claim.from_plain(data) if data else None
 
 
 def to_row(record: Any, columns: Sequence[str]) -> tuple[Any, ...]:
@@ -180,6 +193,8 @@ def _decoder(column: str) -> Callable[[Any], Any] | None:
         return lambda value: () if not value or value == "[]" else tuple(json.loads(value))
     if column == "resolution":
         return _resolution
+    if column == "claim":
+        return _claim
     if column in _JSON_OBJECT:
         if column in _NOT_NULL_OBJECT:
             return lambda value: {} if value is None or value == "{}" else json.loads(value)

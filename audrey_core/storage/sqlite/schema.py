@@ -12,6 +12,7 @@ from ..sql.migrations import (
     FTS_RANK,
     FTS_TABLE,
     Migration,
+    claim_statements,
     expiry_statements,
     initial_statements,
     run_migrations,
@@ -153,6 +154,11 @@ def _expiry(connection: Any, dimensions: int) -> None:
         connection.execute(statement)
 
 
+def _claims(connection: Any, dimensions: int) -> None:
+    for statement in claim_statements():
+        connection.execute(statement)
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "initial schema: seed 002 tables, vec0 vectors, tags", _initial_schema),
     Migration(2, "full-text index (FTS5) for hybrid recall; event times; chunk spans", _full_text),
@@ -163,6 +169,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(7, "episodes waiting for validation, resumed by the next open", _validation_queue),
     Migration(8, "conversation turns: session, speaker, place; the neighbours' words in the full text", _turns),
     Migration(9, "expiry: a time to live the caller gives a memory", _expiry),
+    Migration(10, "typed claims: what an episode states (subject, attribute, value)", _claims),
 )
 
 
