@@ -131,5 +131,10 @@ def strip_qualifiers(text: str, phrases: str | None) -> str:
     """``text`` without the qualifier phrases of :func:`context_difference` ("; "-joined), and the comma after one."""
     for phrase in (phrases or "").split("; "):
         if phrase:
-            text = re.sub(rf"\b{re.escape(phrase)}\b,?\s*", "", text, count=1, flags=re.IGNORECASE).strip()
+            text = _phrase(phrase).sub("", text, count=1).strip()
     return text
+
+
+@functools.lru_cache(maxsize=4096)  # each phrase's own pattern: compiled once, not once per pair judged
+def _phrase(phrase: str) -> re.Pattern[str]:
+    return re.compile(rf"\b{re.escape(phrase)}\b,?\s*", re.IGNORECASE)
