@@ -43,6 +43,7 @@ from .update_cases import (
     BLIND_CASES,
     BLIND_TRAP_CASES,
     CASES,
+    COEXIST_DEV_CASES,
     FRESH_CASES,
     FROZEN_BLIND_CASES,
     HELDOUT_CASES,
@@ -192,6 +193,7 @@ def main() -> None:
         ("traps, blind", BLIND_TRAP_CASES),
         ("traps, second blind", SECOND_BLIND_TRAP_CASES),
         ("traps, third blind", THIRD_BLIND_TRAP_CASES),
+        ("coexist, development", COEXIST_DEV_CASES),
         ("frozen blind", FROZEN_BLIND_CASES),
     ):
         if (args.sets and name not in args.sets) or (name in RUN_ONLY_BY_NAME and name not in (args.sets or ())):
