@@ -181,6 +181,7 @@ def _names(text: str) -> set[str]:
     return found
 
 
+@functools.lru_cache(maxsize=8192)  # asked by several rules of one pair
 def different_subjects(existing: str, incoming: str) -> bool:
     """True when the two texts are about different things: different owners ("Alice's phone" / "Bob's phone", "the
     user's daughter" / "the user's daughter's friend"), different names in the subject ("Project Atlas" / "Project
@@ -301,6 +302,7 @@ _ABBREVIATIONS = ("dr", "mr", "ms", "mrs", "st", "prof", "vs", "e.g", "i.e")
 _SENTENCE_BREAK = re.compile("".join(rf"(?<!\b{re.escape(a)})" for a in _ABBREVIATIONS) + r"[.!?;]\s+\S", re.I)
 
 
+@functools.lru_cache(maxsize=8192)  # asked of both texts by every rule a pair meets
 def is_statement(text: str) -> bool:
     """One short sentence: what these word-level rules can judge. Several sentences (a chat turn such as "No
     problem, John. Let me know if you need help.") mix many claims, and their cue words rarely concern a fact."""
