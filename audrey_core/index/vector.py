@@ -308,13 +308,34 @@ class VectorIndex(VectorState):
                 keys, distances = self._scan_held(query)
             else:
                 keys, distances = self._walk(query, count)
-            if len(keys) > count:
-                nearest = np.argpartition(distances, count - 1)[:count]
-                keys, distances = keys[nearest], distances[nearest]
-            order = np.argsort(distances, kind="stable")
-            keys, distances = keys[order], distances[order]
-            mine = self.table.in_codes(keys, codes)
-            return keys[mine], distances[mine]
+            return self._nearest_of(keys, distances, count, codes)
+
+    def search_many(self, queries: np.ndarray, count: int, codes: np.ndarray) -> list[tuple[np.ndarray, np.ndarray]]:
+        """:meth:`search` for several queries (a validation batch's episodes): one lock, and where the rows are
+        scanned exactly (a small index, or a bulk slice holding the graph) one matrix product for all of them."""
+        matrix = np.atleast_2d(np.asarray(queries, dtype=np.float32))
+        count = int(count)
+        if count <= 0:
+            return [(np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float32)) for _ in matrix]
+        with self.lock:
+            exact = self.rows.length <= self.config.exact_below
+            if not exact:
+                self.inserts.searching()
+                exact = self.inserts.bulk_under_way
+            found = self._scan_held_many(matrix) if exact else [self._walk(query, count) for query in matrix]
+            return [self._nearest_of(keys, distances, count, codes) for keys, distances in found]
+
+    def _nearest_of(
+        self, keys: np.ndarray, distances: np.ndarray, count: int, codes: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """The ``count`` nearest of ``keys``, nearest first, then those of partitions ``codes`` among them."""
+        if len(keys) > count:
+            nearest = np.argpartition(distances, count - 1)[:count]
+            keys, distances = keys[nearest], distances[nearest]
+        order = np.argsort(distances, kind="stable")
+        keys, distances = keys[order], distances[order]
+        mine = self.table.in_codes(keys, codes)
+        return keys[mine], distances[mine]
 
     def _walk(self, query: np.ndarray, count: int) -> tuple[np.ndarray, np.ndarray]:
         """The graph's ``count`` nearest re-scored exactly, and the nearest of the rows waiting beside it."""
@@ -335,6 +356,12 @@ class VectorIndex(VectorState):
             waiting, apart = self.waiting.nearest(query, count)
             keys, distances = np.concatenate([keys, waiting]), np.concatenate([distances, apart])
         return keys, distances
+
+    def _scan_held_many(self, queries: np.ndarray) -> list[tuple[np.ndarray, np.ndarray]]:
+        """:meth:`_scan_held` for several queries in one matrix product."""
+        distances = self.rows.scan_many(queries)
+        keys = np.flatnonzero(self.table.row_codes[: distances.shape[1]] >= 0)
+        return [(keys, row[keys]) for row in distances]
 
     def _scan_held(self, query: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Every row the index holds (graph and waiting, less those removed) and its exact distance."""

@@ -20,6 +20,13 @@ def cosine_distances(vectors: np.ndarray, norms: np.ndarray, query: np.ndarray) 
     return distances
 
 
+def cosine_distance_matrix(vectors: np.ndarray, norms: np.ndarray, queries: np.ndarray) -> np.ndarray:
+    """:func:`cosine_distances` for several queries in one matrix product: row ``i`` holds query ``i``'s."""
+    scale = np.outer(np.linalg.norm(queries, axis=1), norms)
+    distances: np.ndarray = (1.0 - (queries @ vectors.T) / np.where(scale > 0, scale, 1.0)).astype(np.float32)
+    return distances
+
+
 class RowVectors:
     def __init__(self, dimensions: int, base: np.ndarray | None = None, base_norms: np.ndarray | None = None) -> None:
         self.dimensions = int(dimensions)
@@ -75,6 +82,17 @@ class RowVectors:
 
     def distances(self, keys: np.ndarray, query: np.ndarray) -> np.ndarray:
         return cosine_distances(*self.get(keys), query)
+
+    def scan_many(self, queries: np.ndarray) -> np.ndarray:
+        """:meth:`scan` for several queries at once (one row of distances each)."""
+        above = self.length - len(self.base)
+        return np.concatenate(
+            [
+                cosine_distance_matrix(self.base, self.base_norms, queries),
+                cosine_distance_matrix(self.tail[:above], self.tail_norms[:above], queries),
+            ],
+            axis=1,
+        )
 
     def scan(self, query: np.ndarray) -> np.ndarray:
         """The distance of every row id below ``length`` (ids the index does not hold included: the caller masks)."""

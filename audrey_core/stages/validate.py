@@ -16,6 +16,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Sequence
 from dataclasses import replace
+from datetime import datetime
 
 import numpy as np
 
@@ -29,7 +30,7 @@ from ..rules.lineage import independent
 from ..rules.prompts import CLAIM_EXTRACTION
 from ..rules.typed_claims import claim_from_reply, claim_update
 from ..states import CLAIM_STATES, contradiction_movable, contradiction_move, movable
-from ..storage import VectorFilter
+from ..storage import VectorFilter, VectorHit
 from .claims import add_evidence, lineages, nearest, record_contradiction, supersede
 from .context import StageContext
 from .evidence import settle_for_newer
@@ -38,25 +39,56 @@ from .judging import Verdicts, judge_pairs_safely
 log = logging.getLogger(__name__)
 
 
-def neighbours(ctx: StageContext, episode: Episodic, vector: np.ndarray) -> list[tuple[Memory, float]]:
-    """The episode's nearest current memories of any type in its scope, closest first, down to the update zone (with
-    an LLM, down to ``judge_similarity``).
-    Without an LLM, a text longer than one statement is compared with principles only: the offline rules judge no
-    other pair of it (:func:`~audrey_core.rules.conflict.is_statement`), and scanning every episode would cost for
-    nothing."""
-    cfg = ctx.config.validation
-    judged = ctx.llm is not None or (cfg.offline_rules and is_statement(episode.content))
+def neighbour_filter(ctx: StageContext, episode: Episodic, now: datetime) -> VectorFilter:
+    """Where an episode's neighbours are searched: current claims of its scope. Without an LLM, a text longer than one
+    statement is compared with principles only: the offline rules judge no other pair of it
+    (:func:`~audrey_core.rules.english.conflict.is_statement`), and scanning every episode would cost for nothing."""
+    judged = ctx.llm is not None or (ctx.config.validation.offline_rules and is_statement(episode.content))
     types = None if judged else ("semantic", "procedural")
-    where = VectorFilter(
-        agent=ctx.agent, memory_types=types, states=CLAIM_STATES, scope=tuple(episode.scope), alive_at=ctx.clock()
+    return VectorFilter(
+        agent=ctx.agent, memory_types=types, states=CLAIM_STATES, scope=tuple(episode.scope), alive_at=now
     )
-    hits = [h for h in ctx.storage.knn(vector, cfg.update_neighbors + 1, where) if h.memory_id != episode.id]
+
+
+def neighbours(
+    ctx: StageContext, episode: Episodic, vector: np.ndarray, hits: Sequence[VectorHit] | None = None
+) -> list[tuple[Memory, float]]:
+    """The episode's nearest current memories of any type in its scope, closest first, down to the update zone (with
+    an LLM, down to ``judge_similarity``). ``hits``: its neighbours as a batched search found them; each is read
+    again here, so a claim an earlier episode of the batch superseded or disputed is seen as it now is."""
+    cfg = ctx.config.validation
+    if hits is None:
+        hits = ctx.storage.knn(vector, cfg.update_neighbors + 1, neighbour_filter(ctx, episode, ctx.clock()))
     floor = cfg.update_similarity if ctx.llm is None else cfg.judge_similarity  # an LLM judges further pairs
-    hits = [h for h in hits if h.similarity >= floor][: cfg.update_neighbors]
-    found = ctx.storage.get_memories([h.memory_id for h in hits], {h.memory_id: h.memory_type for h in hits})
+    near = [h for h in hits if h.memory_id != episode.id and h.similarity >= floor][: cfg.update_neighbors]
+    found = ctx.storage.get_memories([h.memory_id for h in near], {h.memory_id: h.memory_type for h in near})
     now = ctx.clock()  # an expired memory is neither reinforced nor disputed (a vec0 scan does not filter it)
-    kept = [h for h in hits if h.memory_id in found and not expired(found[h.memory_id].expires_at, now)]
+    kept = [
+        h
+        for h in near
+        if h.memory_id in found
+        and found[h.memory_id].state in CLAIM_STATES
+        and not expired(found[h.memory_id].expires_at, now)
+    ]
     return [(found[h.memory_id], h.similarity) for h in kept]
+
+
+def batch_neighbours(
+    ctx: StageContext, episodes: Sequence[Episodic], vectors: dict[str, np.ndarray]
+) -> dict[str, list[VectorHit]]:
+    """Every episode's nearest claims, searched together: one search per scope (and kind of text) of the batch."""
+    now = ctx.clock()
+    groups: dict[VectorFilter, list[Episodic]] = {}
+    for episode in episodes:
+        if episode.id in vectors:
+            groups.setdefault(neighbour_filter(ctx, episode, now), []).append(episode)
+    found: dict[str, list[VectorHit]] = {}
+    k = ctx.config.validation.update_neighbors + 1
+    for where, members in groups.items():
+        matrix = np.vstack([vectors[e.id] for e in members])
+        for episode, hits in zip(members, ctx.storage.knn_many(matrix, k, where)):
+            found[episode.id] = hits
+    return found
 
 
 def validate_episodes(ctx: StageContext, episode_ids: Sequence[str]) -> None:
@@ -67,12 +99,13 @@ def validate_episodes(ctx: StageContext, episode_ids: Sequence[str]) -> None:
         episodes = ctx.storage.get_memories(episode_ids)
         episodes.update(read_claims(ctx, [e for e in episodes.values() if isinstance(e, Episodic)]))
         vectors = ctx.storage.get_vectors(list(episodes))
+        near = batch_neighbours(ctx, [e for e in episodes.values() if isinstance(e, Episodic)], vectors)
         for episode_id in episode_ids:
             episode = episodes.get(episode_id)
             if not isinstance(episode, Episodic) or episode_id not in vectors:
                 continue
             try:
-                validate_episode(ctx, episode, vectors[episode_id])
+                validate_episode(ctx, episode, vectors[episode_id], near.get(episode_id))
             except Exception as exc:
                 log.exception("validation of episode %s failed", episode_id)
                 ctx.emit("error", {"event": "validation", "episode_id": episode_id, "error": exc})
@@ -102,13 +135,15 @@ def read_claims(ctx: StageContext, episodes: Sequence[Episodic]) -> dict[str, Ep
     return read
 
 
-def validate_episode(ctx: StageContext, episode: Episodic, vector: np.ndarray) -> str:
+def validate_episode(
+    ctx: StageContext, episode: Episodic, vector: np.ndarray, hits: Sequence[VectorHit] | None = None
+) -> str:
     """Judge the episode against each of its neighbours and write what follows; then count support for disputed
     claims. Returns what happened to the closest judged neighbour: reinforced, self-citation, restated, updated,
     contradiction, unrelated or nothing."""
     outcomes = []
     reinforced = False
-    close = neighbours(ctx, episode, vector)
+    close = neighbours(ctx, episode, vector, hits)
     pairs = [Pair(c.content, sim, _newer(episode, c), c.memory_type == "episodic") for c, sim in close]
     verdicts = judge_pairs_safely(ctx, episode.content, pairs)  # one LLM call for all of them
     for index, ((claim, _), pair) in enumerate(zip(close, pairs)):

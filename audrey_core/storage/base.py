@@ -140,6 +140,11 @@ class Storage(ABC):
     def knn(self, vector: np.ndarray, k: int, where: VectorFilter) -> list[VectorHit]:
         """The ``k`` nearest memories to ``vector`` that satisfy ``where``, nearest first, one hit per memory."""
 
+    def knn_many(self, vectors: np.ndarray, k: int, where: VectorFilter) -> list[list[VectorHit]]:
+        """:meth:`knn` for each row of ``vectors`` with one filter (a validation batch's episodes of one scope); a
+        store that can search them together overrides this."""
+        return [self.knn(vector, k, where) for vector in vectors]
+
     @abstractmethod
     def keyword_search(self, terms: Sequence[str], k: int, where: VectorFilter) -> list[KeywordHit]:
         """The ``k`` memories best matching any of ``terms`` by full-text rank, with ``where`` applied."""

@@ -324,6 +324,29 @@ def test_the_graph_and_the_rows_waiting_beside_it_answer_as_one(tmp_path, monkey
         assert set(keys) <= set(everything.tolist()) and set(index.waiting.keys.tolist()) <= set(everything.tolist())
 
 
+@pytest.mark.parametrize("exact_below", [100_000, 0], ids=["scanned together", "graph walked"])
+def test_a_batch_of_searches_answers_as_each_search_alone(tmp_path, monkeypatch, exact_below):
+    use_index(monkeypatch, exact_below=exact_below, scan_us_per_row=1000.0)  # the index answers, not a scan
+    with open_brain(tmp_path / "a.db") as brain, open_brain(tmp_path / "a.db") as other:
+        fill(brain)
+        brain.rebuild_indexes()
+        other.encode_batch([f"late kiln glaze note {i}" for i in range(30)])  # waiting beside the graph
+        texts = ["late kiln glaze note 4", "kiln", "glaze", "a note about nothing", "late"]
+        queries = np.asarray(brain.embedder.embed(texts), dtype=np.float32)
+        where = VectorFilter(agent="a", states=("active",))
+        storage = brain._storage
+        together = storage._indexed_knn_many(queries, 6, where)
+        assert together is not None and all(hits is not None for hits in together)  # the index's own answer
+        alone = [storage.knn(query, 6, where) for query in queries]
+        for batched in (together, storage.knn_many(queries, 6, where)):
+            for mine, theirs in zip(batched, alone):  # the same neighbours (ties at the last place may swap)
+                assert np.allclose([h.distance for h in mine], [h.distance for h in theirs], atol=1e-5)
+                last = theirs[-1].distance - 1e-5
+                assert {h.memory_id for h in mine if h.distance < last} == {
+                    h.memory_id for h in theirs if h.distance < last
+                }
+
+
 def test_a_larger_graph_is_walked_more_widely():
     from audrey_core.index.vector_graph import expansion_for
     from audrey_core.index_settings import EXPANSION_MIN, EXPANSION_SEARCH

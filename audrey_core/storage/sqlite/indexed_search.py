@@ -140,6 +140,42 @@ class SQLiteIndexedSearch(SQLiteParts):
             found.update(super().get_vectors(missing))
         return found
 
+    def _indexed_knn_many(
+        self, vectors: np.ndarray, k: int, where: VectorFilter
+    ) -> list[list[VectorHit] | None] | None:
+        """:meth:`_indexed_knn` for several vectors in one search of the index and one confirming query; a vector
+        whose first round finds fewer than ``k`` is None (the caller asks again for it alone, which widens). None
+        when the scan is cheaper, as for one vector."""
+        index = self.vector_index
+        index.ensure_fresh()
+        codes = index.codes_for(
+            where.agent, where.memory_types, scope_test(where.scope, where.scope_prefix, where.scoped)
+        )
+        rows = index.rows_in(codes)
+        if rows == 0:
+            return [[] for _ in vectors]
+        size = index.size()
+        count = math.ceil(with_margin(k) * size / rows)
+        if (
+            count > size * self.index_config.graph_max_share
+            or rows * self.index_config.scan_us_per_row < GRAPH_US_BASE + count * GRAPH_US_PER_CANDIDATE
+        ):
+            return None
+        found = index.search_many(vectors, count, codes)
+        union = np.unique(np.concatenate([keys for keys, _ in found])) if found else np.zeros(0, dtype=np.int64)
+        confirmed = self._confirmed("memory_vector_rows", zip(union.tolist(), index.memory_types(union)), where)
+        memory = {rowid: (memory_id, memory_type) for rowid, memory_id, memory_type in confirmed}
+        results: list[list[VectorHit] | None] = []
+        for keys, distances in found:
+            passed = [
+                (*memory[rowid], distance, rowid)
+                for rowid, distance in zip(keys.tolist(), distances.tolist())
+                if rowid in memory
+            ]
+            hits = self._best_chunk_per_memory(passed, k)
+            results.append(hits if len(hits) >= k else None)
+        return results
+
     def _indexed_knn(self, vector: np.ndarray, k: int, where: VectorFilter) -> list[VectorHit] | None:
         """The ``k`` nearest memories through the graph; None when sqlite-vec's exact scan of the filter's
         partitions is cheaper (a small tenant or scope) or the graph cannot find ``k`` without visiting most of
