@@ -75,6 +75,9 @@ def test_each_class_of_pair_offline(older, newer, relation):
         ("The user has a dog.", "The user no longer has a cat.", None),
         ("Tom works at Amazon.", "Tom no longer works at Google.", None),
         ("The café is next to the bank.", "The café is left of the bank.", None),
+        # a value the older statement itself names as past is no value it holds
+        ("Kim moved from Lisbon to Madrid.", "Kim moved from Madrid to Berlin.", "from madrid to"),
+        ("The fare rose from 2 to 3 euros in 2024.", "The fare rose from 2 to 3 euros in 2024, the report says.", None),
     ],
 )  # fmt: skip
 def test_only_a_value_named_as_past_is_an_offline_signal(older, newer, named):

@@ -14,6 +14,7 @@ not say what it replaced. Those are disputes (both recalled, the newer first), d
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 
 from .conflict import LINKING_VERBS, different_subjects, is_statement
 from .quantities import NEGATIONS, STOPWORDS
@@ -89,20 +90,27 @@ def named_past_value(older: str, newer: str) -> str | None:
 
     Only single short statements about the same subject are read (:func:`~.conflict.is_statement`,
     :func:`~.conflict.different_subjects`); the old value is a word of ``older`` that is neither a stop word nor a
-    linking verb ("is", "has", "works"), named within ``REACH`` words of the marker."""
+    linking verb ("is", "has", "works"), named within ``REACH`` words of the marker. A word ``older`` itself names as
+    past ("prices rose from 5 to 10") is no value it holds, so naming it again replaces nothing."""
     if not (is_statement(older) and is_statement(newer)) or different_subjects(older, newer):
         return None
     values = _value_words(older)
+    values -= {_norm(word) for _, word in _namings(older, values)}
     if not values:
         return None
-    text = " ".join(_words(newer))
+    return next((phrase for phrase, _ in _namings(newer, values)), None)
+
+
+def _namings(statement: str, values: set[str]) -> Iterator[tuple[str, str]]:
+    """Each (phrase, word) where ``statement`` names one of ``values`` as past."""
+    text = " ".join(_words(statement))
     text = re.sub(r"\b(n'|ne)\s+(\S+)\s+plus\b", r"ne plus \2", text)  # "n'habite plus" -> "ne plus habite"
     text = re.sub(r"\bkeine?\s+(\S+)\s+mehr\b", r"kein mehr \1", text)  # "kein Auto mehr" -> "kein mehr auto"
     for pattern in _FROM_TO:
         for match in pattern.finditer(text):
             named = _first_value(match.group(1).split(), values)
             if named:
-                return f"from {named} to"
+                yield f"from {named} to", named
     tokens = text.split()
     for marker in PAST_MARKERS:
         size = len(marker.split())
@@ -110,23 +118,22 @@ def named_past_value(older: str, newer: str) -> str | None:
             after = tokens[start + size : start + size + REACH]
             if marker == "left" and after[:1] and after[0] in _DIRECTIONS:
                 continue  # "left of the bank": a side, not a departure
-            before = {_norm(w) for w in tokens[:start]}  # the subject and frame the newer statement opens with
+            before = {_norm(w) for w in tokens[:start]}  # the subject and frame the statement opens with
             named = _first_value(after, {v for v in values if v not in before})
             if named:
-                return f"{marker} {named}"
+                yield f"{marker} {named}", named
     for match in _REPLACED_BY.finditer(text):
         named = _first_value(text[: match.start()].split()[-REACH:], values)
         if named:
-            return f"{named} was replaced"
+            yield f"{named} was replaced", named
     for match in _REPLACED.finditer(text):
         named = _first_value(text[match.end() :].split()[:REACH], values)
         if named:
-            return f"replaced {named}"
+            yield f"replaced {named}", named
     if _ANYMORE.search(text) and any(w in NEGATIONS or w.endswith("n't") for w in tokens):
         named = _first_value(tokens, values)
         if named:
-            return f"{named} not any more"
-    return None
+            yield f"{named} not any more", named
 
 
 def _value_words(text: str) -> set[str]:
