@@ -140,27 +140,37 @@ class SQLiteIndexedSearch(SQLiteParts):
             found.update(super().get_vectors(missing))
         return found
 
-    def _indexed_knn_many(
-        self, vectors: np.ndarray, k: int, where: VectorFilter
-    ) -> list[list[VectorHit] | None] | None:
-        """:meth:`_indexed_knn` for several vectors in one search of the index and one confirming query; a vector
-        whose first round finds fewer than ``k`` is None (the caller asks again for it alone, which widens). None
-        when the scan is cheaper, as for one vector."""
+    def _graph_plan(self, where: VectorFilter, k: int) -> tuple[np.ndarray, int, int, int]:
+        """The partitions ``where`` allows, the rows they hold, the graph's size, and how many of the graph's nearest
+        to ask for ``k`` of them (the graph is searched whole: enough to hold a margin over ``k`` of ours)."""
         index = self.vector_index
         index.ensure_fresh()
         codes = index.codes_for(
             where.agent, where.memory_types, scope_test(where.scope, where.scope_prefix, where.scoped)
         )
         rows = index.rows_in(codes)
+        size = index.size()
+        return codes, rows, size, math.ceil(with_margin(k) * size / rows) if rows else 0
+
+    def _graph_pays(self, rows: int, size: int, count: int) -> bool:
+        """Whether asking the graph for ``count`` beats sqlite-vec's exact scan of ``rows`` and visits little of it."""
+        cfg = self.index_config
+        return count <= size * cfg.graph_max_share and rows * cfg.scan_us_per_row >= (
+            GRAPH_US_BASE + count * GRAPH_US_PER_CANDIDATE
+        )
+
+    def _indexed_knn_many(
+        self, vectors: np.ndarray, k: int, where: VectorFilter
+    ) -> list[list[VectorHit] | None] | None:
+        """:meth:`_indexed_knn` for several vectors in one search of the index and one confirming query; a vector
+        whose first round finds fewer than ``k`` is None (the caller asks again for it alone, which widens). None
+        when the scan is cheaper, as for one vector."""
+        codes, rows, size, count = self._graph_plan(where, k)
         if rows == 0:
             return [[] for _ in vectors]
-        size = index.size()
-        count = math.ceil(with_margin(k) * size / rows)
-        if (
-            count > size * self.index_config.graph_max_share
-            or rows * self.index_config.scan_us_per_row < GRAPH_US_BASE + count * GRAPH_US_PER_CANDIDATE
-        ):
+        if not self._graph_pays(rows, size, count):
             return None
+        index = self.vector_index
         found = index.search_many(vectors, count, codes)
         union = np.unique(np.concatenate([keys for keys, _ in found])) if found else np.zeros(0, dtype=np.int64)
         confirmed = self._confirmed("memory_vector_rows", zip(union.tolist(), index.memory_types(union)), where)
@@ -180,23 +190,11 @@ class SQLiteIndexedSearch(SQLiteParts):
         """The ``k`` nearest memories through the graph; None when sqlite-vec's exact scan of the filter's
         partitions is cheaper (a small tenant or scope) or the graph cannot find ``k`` without visiting most of
         itself, so the caller scans instead. Results equal the scan's whenever the graph finds the true nearest."""
-        index = self.vector_index
-        index.ensure_fresh()
-        codes = index.codes_for(
-            where.agent, where.memory_types, scope_test(where.scope, where.scope_prefix, where.scoped)
-        )
-        rows = index.rows_in(codes)
+        codes, rows, size, count = self._graph_plan(where, k)
         if rows == 0:
             return []
-        size = index.size()
-        want = with_margin(k)
-        count = math.ceil(want * size / rows)  # the graph is searched whole: ask for enough to hold `want` of ours
-        while True:
-            if (
-                count > size * self.index_config.graph_max_share
-                or rows * self.index_config.scan_us_per_row < GRAPH_US_BASE + count * GRAPH_US_PER_CANDIDATE
-            ):
-                return None
+        index = self.vector_index
+        while self._graph_pays(rows, size, count):
             keys, distances = index.search(vector, count, codes)
             distance = dict(zip(keys.tolist(), distances.tolist()))
             confirmed = self._confirmed("memory_vector_rows", zip(distance, index.memory_types(keys)), where)
@@ -205,3 +203,4 @@ class SQLiteIndexedSearch(SQLiteParts):
             if len(hits) >= k:
                 return hits
             count *= 4
+        return None
