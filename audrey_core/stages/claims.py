@@ -78,8 +78,6 @@ def record_contradiction(
     """Keep both claims, record the contradiction and apply the resolution rules to their states. A pair already
     recorded (validated again, say after a crash) is left as it is: returns ``None``."""
     contradiction_id = deterministic_id("C", existing.id, incoming.id)
-    if _recorded(ctx, existing.id, incoming.id):
-        return None
     now = ctx.clock()
     cfg = ctx.config.confidence
     existing_conf = memory_confidence(existing, now, cfg).value
@@ -119,7 +117,7 @@ def record_contradiction(
     event: dict[str, MemoryEvent] = {"active": "hold", "disputed": "set_aside", "context_dependent": "hold_in_context"}
     with ctx.storage.transaction():
         if _recorded(ctx, existing.id, incoming.id):
-            return None  # recorded meanwhile by another validation of the same pair
+            return None  # recorded already, or meanwhile by another validation of the same pair
         changes: dict[str, dict[str, object]] = {}
         for memory, state, context in (
             (existing, outcome.existing_state, verdict.conditions_existing),

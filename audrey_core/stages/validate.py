@@ -145,11 +145,11 @@ def validate_episode(
     reinforced = False
     close = neighbours(ctx, episode, vector, hits)
     pairs = [Pair(c.content, sim, _newer(episode, c), c.memory_type == "episodic") for c, sim in close]
-    verdicts = judge_pairs_safely(ctx, episode.content, pairs)  # one LLM call for all of them
-    for index, ((claim, _), pair) in enumerate(zip(close, pairs)):
-        typed = typed_update(ctx, claim, episode, pair.newer)
-        if typed is not None:  # two typed claims of one single-valued attribute: the fields decide
-            verdicts[index] = Verdicts(verdicts[index].rules, typed)
+    # two typed claims of one single-valued attribute: the fields decide, and the judges are not asked about them
+    typed = [typed_update(ctx, claim, episode, pair.newer) for (claim, _), pair in zip(close, pairs)]
+    asked = [pair for pair, known in zip(pairs, typed) if known is None]
+    judged = iter(judge_pairs_safely(ctx, episode.content, asked))  # one LLM call for all of them
+    verdicts = [Verdicts(None, known) if known is not None else next(judged) for known in typed]
     reliability = ctx.config.confidence.source_reliability
     decisions = [
         decide(

@@ -210,7 +210,8 @@ def test_typed_claims_decide_an_update_and_show_in_recall_history_and_as_of(db_p
         york = brain.encode(placed.place("Since 1 March the user has lived in York.", 0.9), source="told-by-user")
         old = brain.get(leeds)
         assert old.claim.attribute == "home city" and old.claim.method == "llm"
-        assert old.superseded_by == york  # the judge said unrelated; the typed fields decided
+        assert old.superseded_by == york  # the typed fields decided
+        assert not llm.calls_for("contradiction_check") and not llm.calls_for("contradiction_check_batch")
         assert old.valid_until == datetime(2026, 3, 1, tzinfo=timezone.utc)  # when the claim says York began
         (hit,) = [r for r in brain.recall(placed.place("Where does the user live?", 0.9)) if r.id == york]
         assert (hit.claim.value, hit.claim.single_valued) == ("York", True)
