@@ -299,16 +299,7 @@ class VectorIndex(VectorState):
     def search(self, vector: np.ndarray, count: int, codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Row ids and cosine distances of the rows of partitions ``codes`` among the ``count`` nearest rows (all
         partitions: the graph has no filter), nearest first."""
-        query = np.asarray(vector, dtype=np.float32)
-        count = int(count)
-        if count <= 0:
-            return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float32)
-        with self.lock:
-            if self.rows.length <= self.config.exact_below:  # small: every row held, exactly
-                keys, distances = self._scan_held(query)
-            else:
-                keys, distances = self._walk(query, count)
-            return self._nearest_of(keys, distances, count, codes)
+        return self.search_many(np.atleast_2d(np.asarray(vector, dtype=np.float32)), count, codes)[0]
 
     def search_many(self, queries: np.ndarray, count: int, codes: np.ndarray) -> list[tuple[np.ndarray, np.ndarray]]:
         """:meth:`search` for several queries (a validation batch's episodes): one lock, and where the rows are
@@ -320,9 +311,9 @@ class VectorIndex(VectorState):
         with self.lock:
             exact = self.rows.length <= self.config.exact_below
             if not exact:
-                self.inserts.searching()
+                self.inserts.searching(len(matrix))
                 exact = self.inserts.bulk_under_way
-            found = self._scan_held_many(matrix) if exact else [self._walk(query, count) for query in matrix]
+            found = self._scan_held(matrix) if exact else self._walk(matrix, count)
             return [self._nearest_of(keys, distances, count, codes) for keys, distances in found]
 
     def _nearest_of(
@@ -337,37 +328,37 @@ class VectorIndex(VectorState):
         mine = self.table.in_codes(keys, codes)
         return keys[mine], distances[mine]
 
-    def _walk(self, query: np.ndarray, count: int) -> tuple[np.ndarray, np.ndarray]:
-        """The graph's ``count`` nearest re-scored exactly, and the nearest of the rows waiting beside it."""
-        self.inserts.searching()
+    def _walk(self, queries: np.ndarray, count: int) -> list[tuple[np.ndarray, np.ndarray]]:
+        """The graph's ``count`` nearest of each query re-scored exactly, and the nearest of the rows waiting beside it
+        (a bulk slice holding the graph: every row held, scanned). The graph is searched once for all the queries
+        (usearch spreads a batch over the cores), the waiting rows scanned in one matrix product."""
         if self.inserts.bulk_under_way:  # a bulk slice holds the graph: scan every row held rather than wait for it
-            return self._scan_held(query)
-        keys = np.zeros(0, dtype=np.int64)
+            return self._scan_held(queries)
+        walked: list[np.ndarray] = [np.zeros(0, dtype=np.int64)] * len(queries)
         with self.graph_held():
             if len(self.graph):
                 self.graph.expansion_search = expansion_for(len(self.graph))
                 asked = min(count + RESCORE_EXTRA, len(self.graph))
-                keys = np.asarray(self.graph.search(query, asked).keys, dtype=np.int64)
+                found = self.graph.search(queries, asked)
+                if found.keys.ndim == 1:  # one query: usearch answers with a single match list
+                    walked = [np.asarray(found.keys, dtype=np.int64)]
+                else:
+                    walked = [np.asarray(row[:n], dtype=np.int64) for row, n in zip(found.keys, found.counts)]
         self.inserts.walked = time.monotonic()  # the run goes on from here (see GraphInserts._in_a_run)
         if len(self.stale):  # removed since the mapped snapshot (the key may be waiting again, anew)
-            keys = keys[~np.isin(keys, self.stale)]
-        distances = self.rows.distances(keys, query)
+            walked = [keys[~np.isin(keys, self.stale)] for keys in walked]
+        out = [(keys, self.rows.distances(keys, query)) for keys, query in zip(walked, queries)]
         if len(self.waiting):  # the rows not in the graph yet, exactly: only their `count` nearest can count
-            waiting, apart = self.waiting.nearest(query, count)
-            keys, distances = np.concatenate([keys, waiting]), np.concatenate([distances, apart])
-        return keys, distances
+            nearby = self.waiting.nearest(queries, count)
+            out = [(np.concatenate([k, w]), np.concatenate([d, a])) for (k, d), (w, a) in zip(out, nearby)]
+        return out
 
-    def _scan_held_many(self, queries: np.ndarray) -> list[tuple[np.ndarray, np.ndarray]]:
-        """:meth:`_scan_held` for several queries in one matrix product."""
+    def _scan_held(self, queries: np.ndarray) -> list[tuple[np.ndarray, np.ndarray]]:
+        """Every row the index holds (graph and waiting, less those removed) and its exact distance to each query, in
+        one matrix product."""
         distances = self.rows.scan_many(queries)
         keys = np.flatnonzero(self.table.row_codes[: distances.shape[1]] >= 0)
         return [(keys, row[keys]) for row in distances]
-
-    def _scan_held(self, query: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Every row the index holds (graph and waiting, less those removed) and its exact distance."""
-        distances = self.rows.scan(query)
-        keys = np.flatnonzero(self.table.row_codes[: len(distances)] >= 0)
-        return keys, distances[keys]
 
     def memory_types(self, rowids: np.ndarray) -> list[str]:
         """The memory type of each of ``rowids`` (rows the index holds, as :meth:`search` returns them)."""

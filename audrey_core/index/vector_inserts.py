@@ -124,17 +124,18 @@ class GraphInserts:
         """Whether a background insert waits: searches come in a run and fewer than ``pending_busy`` rows wait."""
         return self._in_a_run() and len(self.index.waiting) < self.index.config.pending_busy and not self.index.closed
 
-    def searching(self) -> None:
-        """Called before each search of the graph. While searches come one after another (a validation run
-        comparing each episode with its nearest memories), slices inserted between them would make each wait, and
-        rows left waiting would be scanned by each: so the background insert stays away until ``pending_busy`` rows
-        wait, and a validation batch's search that finds that many inserts them all at once, on its own thread
-        (~1 s at 100k rows). A recall never does (a server's back-to-back recalls during an import would pay it in
-        one of them); past ``pending_busy`` the background insert takes slices between its searches."""
+    def searching(self, queries: int = 1) -> None:
+        """Called before each search of the graph (of ``queries`` queries at once). While searches come one after
+        another (a validation run comparing each episode with its nearest memories), slices inserted between them
+        would make each wait, and rows left waiting would be scanned by each: so the background insert stays away
+        until ``pending_busy`` rows wait, and a validation batch's search that finds that many (one search of the
+        batch's queries, or one of a run of searches) inserts them all at once, on its own thread (~1 s at 100k
+        rows). A recall never does (a server's back-to-back recalls during an import would pay it in one of them);
+        past ``pending_busy`` the background insert takes slices between its searches."""
         index = self.index
         in_a_batch = index.freshness.in_a_batch()
         busy = len(index.waiting) >= index.config.pending_busy
-        if self._in_a_run() and in_a_batch and busy and not index.mapped:  # see settle
+        if (queries > 1 or self._in_a_run()) and in_a_batch and busy and not index.mapped:  # see settle
             with index.graph_held():  # a slice being inserted lands first
                 insert(index.graph, index.waiting.keys, index.waiting.vectors)
                 index.waiting.clear()

@@ -204,10 +204,11 @@ class WaitingRows:
         self._keep(~np.isin(present, serials))
         return found
 
-    def nearest(self, query: np.ndarray, count: int) -> tuple[np.ndarray, np.ndarray]:
-        """The ``count`` nearest waiting rows (in no order) and their distances."""
-        distances = cosine_distances(self.vectors, self._norms[self._start : self._end], query)
-        if len(distances) <= count:
-            return self.keys.copy(), distances
-        nearest = np.argpartition(distances, count - 1)[:count]
-        return self.keys[nearest], distances[nearest]
+    def nearest(self, queries: np.ndarray, count: int) -> list[tuple[np.ndarray, np.ndarray]]:
+        """For each of ``queries``, the ``count`` nearest waiting rows (in no order) and their distances, in one
+        matrix product."""
+        matrix = cosine_distance_matrix(self.vectors, self._norms[self._start : self._end], queries)
+        if matrix.shape[1] <= count:
+            return [(self.keys.copy(), row) for row in matrix]
+        nearest = np.argpartition(matrix, count - 1, axis=1)[:, :count]
+        return [(self.keys[n], row[n]) for n, row in zip(nearest, matrix)]

@@ -37,12 +37,21 @@ def settle_for_newer(ctx: StageContext, restated: Sequence[Memory]) -> list[str]
     its backing reaches ``reopen_min_sources`` and the older side's, the older side is set aside and the dispute
     resolved for it. Returns the ids set aside."""
     set_aside: list[str] = []
+    if not restated:
+        return set_aside
+    found = ctx.storage.find_records(
+        Contradiction, claim_b_id=[m.id for m in restated], state=list(UNSETTLED_STATES)
+    )  # one query for all of them: most claims restated are in no dispute
+    open_disputes: dict[str, list[Contradiction]] = {}
+    for c in found:
+        if (
+            c.resolution is not None
+            and c.resolution.relation in ("contradicts", "updates")
+            and c.resolution.settled is None
+        ):
+            open_disputes.setdefault(c.claim_b_id, []).append(c)
     for claim in sorted(restated, key=lambda m: m.valid_from):  # the first to state the new value settles it
-        disputes = ctx.storage.find_records(Contradiction, claim_b_id=claim.id, state=list(UNSETTLED_STATES))
-        disputes = [
-            c for c in disputes if c.resolution is not None and c.resolution.relation in ("contradicts", "updates")
-        ]
-        disputes = [c for c in disputes if c.resolution is None or c.resolution.settled is None]
+        disputes = open_disputes.get(claim.id, [])
         if not disputes:
             continue
         older = [

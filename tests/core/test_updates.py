@@ -5,13 +5,17 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 from datetime import timedelta
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from audrey_core import Audrey, InvalidInputError
 from audrey_core.config import ValidationConfig
 from audrey_core.rules.english.judge import judge_offline
+from audrey_core.rules.english.qualifiers import strip_qualifiers
 from audrey_core.rules.judgement import can_supersede
 
 from ..conftest import SYNC
@@ -415,3 +419,15 @@ def test_a_claim_key_replaces_the_same_key_in_the_same_scope_only(db_path, place
             ]
         )
         assert brain.get(first).superseded_by == second and brain.get(second).state == "active"
+
+
+@given(
+    st.lists(st.sampled_from(["in", "test", "Mode", "for", "hotfixes,", "the", "review", "(x)", "a_b", "é", "İ"]),
+             min_size=1, max_size=9),
+    st.integers(0, 8), st.integers(1, 3),
+)  # fmt: skip
+def test_a_qualifier_is_cut_as_the_pattern_of_its_words_would_cut_it(words, start, length):
+    text = " ".join(words)
+    phrase = " ".join(words[start % len(words) :][:length]).lower().strip(",")
+    expected = re.sub(rf"\b{re.escape(phrase)}\b,?\s*", "", text, count=1, flags=re.IGNORECASE).strip()
+    assert strip_qualifiers(text, phrase) == (expected if phrase else text)

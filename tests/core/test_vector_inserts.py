@@ -129,3 +129,28 @@ def test_a_burst_is_inserted_in_the_background_and_answers_the_same(tmp_path, mo
         assert len(index.waiting) == 0 and len(index.graph) == 100 and index.landed == []
         for i in (0, 17, 59):
             assert nearest_ids(brain, f"oven glaze note {i}", 1) == [ids[i]]
+
+
+@pytest.mark.parametrize("queries", [1, 3])
+def test_a_batch_search_inside_a_validation_batch_inserts_a_busy_backlog_first(
+    tmp_path, no_background_inserts, monkeypatch, queries
+):
+    """One search for a validation batch's episodes is a run of searches by itself: past ``pending_busy`` waiting rows,
+    it inserts them into the graph before it walks (each query would scan them otherwise); a lone search, outside a
+    run of searches, leaves them to the background insert."""
+    use_index(monkeypatch, pending_max=10**9, pending_busy=10, exact_below=0, scan_us_per_row=1e9, graph_max_share=1.0)
+    with open_brain(tmp_path / "a.db") as brain, open_brain(tmp_path / "a.db") as other:
+        brain.encode_batch(notes(40))
+        brain.rebuild_indexes()
+        ids = other.encode_batch(notes(20, "oven"))
+        index = brain._storage.vector_index
+        matrix = np.asarray(brain.embedder.embed([f"oven glaze note {i}" for i in range(queries)]), dtype=np.float32)
+        index.inserts.walked = 0.0  # no search just before: not in a run
+        with brain._storage.searches_caught_up_once():
+            index.ensure_fresh()
+            assert len(index.waiting) == 20
+            every = np.unique(index.table.row_codes[index.table.row_codes >= 0])  # every partition
+            found = index.search_many(matrix, 1, every)
+        assert len(index.waiting) == (0 if queries > 1 else 20)
+        assert [len(keys) for keys, _ in found] == [1] * queries
+        assert [nearest_ids(brain, f"oven glaze note {i}", 1) for i in range(queries)] == [[i] for i in ids[:queries]]

@@ -80,7 +80,7 @@ def _restates(phrase: str, other: str) -> bool:
     return bool(content) and all(w[:5] in stems for w in content)
 
 
-@functools.lru_cache(maxsize=4096)  # a new statement is compared with each of its neighbours: scan it once
+@functools.lru_cache(maxsize=32768)  # a statement is compared with each of its neighbours, and they with theirs
 def _phrases(text: str) -> tuple[frozenset[str], frozenset[str]]:
     """The qualifier phrases of ``text`` that do not depend on the other statement, and its weekday phrases."""
     lowered = text.lower()
@@ -131,10 +131,30 @@ def strip_qualifiers(text: str, phrases: str | None) -> str:
     """``text`` without the qualifier phrases of :func:`context_difference` ("; "-joined), and the comma after one."""
     for phrase in (phrases or "").split("; "):
         if phrase:
-            text = _phrase(phrase).sub("", text, count=1).strip()
+            text = _without(text, phrase)
     return text
 
 
-@functools.lru_cache(maxsize=4096)  # each phrase's own pattern: compiled once, not once per pair judged
-def _phrase(phrase: str) -> re.Pattern[str]:
-    return re.compile(rf"\b{re.escape(phrase)}\b,?\s*", re.IGNORECASE)
+def _without(text: str, phrase: str) -> str:
+    """``text`` less the first whole-word ``phrase`` in it (any case) and the comma and spaces after it: a string
+    search (a pattern per phrase was compiled for nearly every pair judged, the phrases being the texts' own)."""
+    lowered, wanted = text.lower(), phrase.lower()
+    if len(lowered) != len(text):  # a letter whose lower case is longer: positions differ, take the slow way
+        return re.sub(rf"\b{re.escape(phrase)}\b,?\s*", "", text, count=1, flags=re.IGNORECASE).strip()
+    start = lowered.find(wanted)
+    while start >= 0:
+        end = start + len(wanted)
+        if _boundary(lowered, start) and _boundary(lowered, end):
+            end += lowered.startswith(",", end)
+            while end < len(text) and text[end].isspace():
+                end += 1
+            return (text[:start] + text[end:]).strip()
+        start = lowered.find(wanted, start + 1)
+    return text.strip()
+
+
+def _boundary(text: str, at: int) -> bool:
+    """Whether a word begins or ends at ``at`` (regex ``\\b``)."""
+    before = at > 0 and (text[at - 1].isalnum() or text[at - 1] == "_")
+    after = at < len(text) and (text[at].isalnum() or text[at] == "_")
+    return before != after
