@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -199,3 +200,44 @@ def test_every_benchmark_is_listed_with_its_command():
     for name, line in names.items():
         assert f"  {name} " in listed and line in listed
         assert f"`python -m benchmarks.{name}" in readme, f"benchmarks/README.md does not list {name}"
+
+
+def test_working_chats_plant_each_change_in_a_long_turn_and_keep_the_splits_apart():
+    from benchmarks.conversation_set.working_chats import SPLITS, chats
+
+    questions = {}
+    for split, changes in SPLITS.items():
+        data = chats(split)
+        assert data == chats(split)  # the same every time
+        by_question = {c.question: c for c in changes}
+        assert sorted(qa["question"] for c in data for qa in c["qa"]) == sorted(by_question)
+        for c in data:
+            turns = {t["dia_id"]: t["text"] for v in c["conversation"].values() if isinstance(v, list) for t in v}
+            for qa in c["qa"]:
+                change = by_question[qa["question"]]
+                (newer,) = [turns[i] for i in qa["evidence"]]
+                assert change.new in newer and len(re.split(r"(?<=[.!?])\s+", newer)) >= 4  # among 3 or more others
+                assert any(change.old in turns[i] for i in qa["stale"])
+        questions[split] = set(by_question)
+    assert not questions["dev"] & questions["held-out"]
+
+
+def test_the_held_out_working_chats_are_frozen():
+    import hashlib
+
+    from benchmarks.conversation_set.working_chats import chats
+
+    text = json.dumps(chats("held-out"), sort_keys=True).encode()
+    assert hashlib.sha256(text).hexdigest() == HELD_OUT_CHATS_SHA256, "the held-out working chats changed"
+
+
+HELD_OUT_CHATS_SHA256 = "4e8b1f737baff2cfd55eaa7ceb4a43640125fcb994ab78e17193842cc277cc6c"
+
+
+def test_long_turns_reports_each_share_and_what_was_hidden():
+    from benchmarks import long_turns
+
+    row = long_turns.run_split("dev", DeterministicEmbedder(), misses=False)
+    assert row["questions"] == 24 and row["hidden"] == 0
+    assert {"newer_above", "newer_first", "newer_found", "older_found"} <= set(row)
+    assert row["newer_first"] <= row["newer_above"] <= row["newer_found"]

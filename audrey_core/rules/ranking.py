@@ -1,5 +1,6 @@
 """Ranking recall candidates: a candidate's score (relevance x confidence x type weight), the order (the sides of a
-dispute together), how many candidates to fetch, and the self-citation guard on reinforcement."""
+dispute together; answers to one question at different times newest first), how many candidates to fetch, and the
+self-citation guard on reinforcement."""
 
 from __future__ import annotations
 
@@ -99,4 +100,17 @@ def disputes_together(ranked: Sequence[Ranked], sides: Mapping[str, Sequence[str
             group.sort(key=lambda g: g.memory.valid_from, reverse=True)
         group.sort(key=lambda g: g.memory.state == "disputed")  # (stable) a side a settlement set aside goes last
         result.extend(group)
+    return result
+
+
+def newest_answers_first(ranked: Sequence[Ranked], groups: Sequence[Sequence[int]]) -> list[Ranked]:
+    """``ranked`` with the members of each group (indexes into it: memories answering the question alike, from
+    :func:`audrey_core.rules.english.answers.answer_groups`) in the places the group held, the most recent first;
+    the other memories keep theirs."""
+    result = list(ranked)
+    for group in groups:
+        places = sorted(group)
+        members = sorted((ranked[i] for i in places), key=lambda item: item.memory.valid_from, reverse=True)
+        for place, item in zip(places, members):
+            result[place] = item
     return result

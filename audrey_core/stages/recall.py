@@ -23,10 +23,11 @@ from ..errors import ClosedError, InvalidInputError, StorageError
 from ..index_settings import RECALL_SEARCH_THREADS
 from ..models import Memory, RecallResult
 from ..providers.embedding import count_tokens, to_matrix
+from ..rules.english.answers import answer_groups
 from ..rules.inputs import check_int, check_text
 from ..rules.keywords import query_terms
 from ..rules.lists import asks_for_many
-from ..rules.ranking import Ranked, disputes_together, pool_size
+from ..rules.ranking import Ranked, disputes_together, newest_answers_first, pool_size
 from ..rules.recall_options import RECALL_FILTERS, RecallOptions, check_budget, check_options, within_tenant
 from ..storage import KeywordHit, Storage, VectorHit
 from .context import StageContext
@@ -126,6 +127,8 @@ def _stream(
         ranked = rank(ctx.storage, vector, options, timing=timing.without_filter(), **parts)
     if options.order == "time":
         ranked = in_time_order(ranked)
+    elif query and timing.order is None and ctx.config.validation.offline_rules:  # the optional English layer
+        ranked = newest_answers_first(ranked, answer_groups([item.memory.content for item in ranked], query))
     return _results(ctx, ranked, options, now)
 
 

@@ -12,8 +12,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from audrey_core import Audrey, InvalidInputError
+from audrey_core import Audrey, AudreyConfig, InvalidInputError
 from audrey_core.config import ValidationConfig
+from audrey_core.rules.english.answers import answer_groups
 from audrey_core.rules.english.judge import judge_offline
 from audrey_core.rules.english.qualifiers import strip_qualifiers
 from audrey_core.rules.judgement import can_supersede
@@ -419,6 +420,54 @@ def test_a_claim_key_replaces_the_same_key_in_the_same_scope_only(db_path, place
             ]
         )
         assert brain.get(first).superseded_by == second and brain.get(second).state == "active"
+
+
+LONG_OLD = (
+    "I spent the morning in meetings. The project database is PostgreSQL 14 and the project database runs fine. "
+    "Can you look at the failing test in checkout? Let's keep the scope small."
+)
+LONG_NEW = (
+    "The customer call went fine. We moved the project database to MySQL 8 last weekend. "
+    "Please remind me about the onboarding checklist. I'll be out on Friday."
+)
+
+
+@pytest.mark.parametrize("offline_rules", [True, False])
+def test_a_fact_changed_inside_a_long_turn_comes_first_when_the_question_asks_how_things_are(
+    db_path, placed, clock, offline_rules
+):
+    config = AudreyConfig(validation=ValidationConfig(background=False, offline_rules=offline_rules))
+    with Audrey(db_path, embedder=placed, config=config, clock=clock) as brain:
+        old = brain.encode(placed.place(LONG_OLD, 0.9), source="told-by-user", session="s1", speaker="user")
+        clock.advance(days=40)
+        new = brain.encode(placed.place(LONG_NEW, 0.6), source="told-by-user", session="s2", speaker="user")
+        assert brain.get(old).state == "active" and brain.contradictions() == []  # several sentences: not judged
+        now = [r.id for r in brain.recall(placed.place("Which database does the project use?", 0.9))]
+        then = [r.id for r in brain.recall(placed.place("Which database did the project use?", 0.9))]
+    assert now == ([new, old] if offline_rules else [old, new])  # the older ranks first by relevance alone
+    assert then == [old, new]  # a question about another time: relevance decides
+
+
+@pytest.mark.parametrize(
+    ("texts", "question", "groups"),
+    [
+        ((LONG_OLD, LONG_NEW), "Which database does the project use?", [[0, 1]]),
+        ((LONG_OLD, LONG_NEW), "Which database did the project use in March?", []),  # another time
+        ((LONG_OLD, LONG_OLD.replace("morning", "evening")), "Which database does the project use?", []),  # restated
+        ((LONG_OLD, "Should the project database be MySQL?"), "Which database does the project use?", []),  # asked
+        ((LONG_OLD, "The project has a new logo."), "Which database does the project use?", []),  # one word shared
+        (("Our analytics run on Google Analytics.", "Analytics moved to Plausible."), "Which analytics tool?", []),
+        (("Analytics run on Google Analytics.", "Analytics moved to Plausible."), "What about analytics?", [[0, 1]]),
+    ],
+)  # fmt: skip
+def test_which_recalled_texts_answer_one_question(texts, question, groups):
+    assert answer_groups(list(texts), question) == groups
+
+
+def test_a_topic_many_recalled_texts_answer_is_no_changed_value():
+    said = ["The dance studio needs a new floor.", "The dance studio opens in May.", "The dance studio is busy."]
+    assert answer_groups(said, "What is happening at the dance studio?") == []
+    assert answer_groups(said[:2], "What is happening at the dance studio?") == [[0, 1]]
 
 
 @given(
