@@ -453,6 +453,7 @@ def test_a_fact_changed_inside_a_long_turn_comes_first_when_the_question_asks_ho
     [
         ((LONG_OLD, LONG_NEW), "Which database does the project use?", [[0, 1]]),
         ((LONG_OLD, LONG_NEW), "Which database did the project use in March?", []),  # another time
+        ((LONG_OLD, LONG_NEW), "project database", []),  # a search phrase, not a question
         ((LONG_OLD, LONG_OLD.replace("morning", "evening")), "Which database does the project use?", []),  # restated
         ((LONG_OLD, "Should the project database be MySQL?"), "Which database does the project use?", []),  # asked
         ((LONG_OLD, "The project has a new logo."), "Which database does the project use?", []),  # one word shared

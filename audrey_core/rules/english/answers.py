@@ -35,9 +35,13 @@ _QUESTION_WORDS = frozenset("what which who where how long often many much whose
 PREFIX = 5  # "deploy" / "deployed" / "deploys", "run" / "running": one word to this
 
 
+_ASKS = re.compile(r"^\W*(?:what|which|who|whose|where|when|how|is|are|does|do)\b|\?\s*$", re.I)
+
+
 def asks_how_things_are(question: str) -> bool:
-    """Whether ``question`` asks for the value that holds now: present tense, no other time named, no modal."""
-    return _NOT_NOW.search(question) is None and _PAST_VERB.search(question) is None
+    """Whether ``question`` is a question (not a search phrase: "first memory to backfill") asking for the value that
+    holds now: present tense, no other time named, no modal."""
+    return bool(_ASKS.search(question)) and _NOT_NOW.search(question) is None and _PAST_VERB.search(question) is None
 
 
 def question_words(question: str) -> tuple[frozenset[str], frozenset[str]]:
