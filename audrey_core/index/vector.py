@@ -347,7 +347,7 @@ class VectorIndex(VectorState):
         self.inserts.walked = time.monotonic()  # the run goes on from here (see GraphInserts._in_a_run)
         if len(self.stale):  # removed since the mapped snapshot (the key may be waiting again, anew)
             walked = [keys[~np.isin(keys, self.stale)] for keys in walked]
-        out = [(keys, self.rows.distances(keys, query)) for keys, query in zip(walked, queries)]
+        out = list(zip(walked, self.rows.distances(walked, queries)))
         if len(self.waiting):  # the rows not in the graph yet, exactly: only their `count` nearest can count
             nearby = self.waiting.nearest(queries, count)
             out = [(np.concatenate([k, w]), np.concatenate([d, a])) for (k, d), (w, a) in zip(out, nearby)]

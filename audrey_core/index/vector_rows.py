@@ -8,6 +8,7 @@ size; a row id reused after the snapshot is overwritten in this process only); r
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
@@ -80,8 +81,17 @@ class RowVectors:
         vectors[~low], norms[~low] = self.tail[high], self.tail_norms[high]
         return vectors, norms
 
-    def distances(self, keys: np.ndarray, query: np.ndarray) -> np.ndarray:
-        return cosine_distances(*self.get(keys), query)
+    def distances(self, keys: Sequence[np.ndarray], queries: np.ndarray) -> list[np.ndarray]:
+        """The distance of each of ``keys[i]`` (row ids held) to ``queries[i]``, for every query in one gather."""
+        lengths = [len(k) for k in keys]
+        if not sum(lengths):
+            return [np.zeros(0, dtype=np.float32) for _ in keys]
+        vectors, norms = self.get(np.concatenate(keys))
+        repeated = np.repeat(np.asarray(queries, dtype=np.float32), lengths, axis=0)
+        scale = norms * np.repeat(np.linalg.norm(queries, axis=1), lengths)
+        dots = np.einsum("ij,ij->i", vectors, repeated)
+        distances = (1.0 - dots / np.where(scale > 0, scale, 1.0)).astype(np.float32)
+        return np.split(distances, np.cumsum(lengths)[:-1])
 
     def scan_many(self, queries: np.ndarray) -> np.ndarray:
         """:meth:`scan` for several queries at once (one row of distances each)."""

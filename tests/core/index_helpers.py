@@ -63,8 +63,15 @@ def downgrade(path: Path, statements: list[str]) -> None:
     db.close()
 
 
+# Undo migration 11 (contradictions by their newer side): its index.
+BEFORE_DISPUTE_SIDES = ["DROP INDEX contradictions_by_newer", "DELETE FROM schema_migrations WHERE version >= 11"]
+
 # Undo migration 10 (typed claims): its column.
-BEFORE_CLAIMS = ["ALTER TABLE episodes DROP COLUMN claim", "DELETE FROM schema_migrations WHERE version >= 10"]
+BEFORE_CLAIMS = [
+    *BEFORE_DISPUTE_SIDES,
+    "ALTER TABLE episodes DROP COLUMN claim",
+    "DELETE FROM schema_migrations WHERE version >= 10",
+]
 
 # Undo migration 9 (expiry): its columns and indexes.
 BEFORE_EXPIRY = [

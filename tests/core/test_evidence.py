@@ -237,3 +237,24 @@ def test_an_llm_judges_claims_further_apart_than_the_offline_rules(db_path, plac
         clock.advance(days=1)
         far = offline.encode(placed.place("Ahmed reports to Priya.", 0.65), source="told-by-user")
         assert offline.get(far).state == "active" and offline.get(new).state == "active"
+
+
+def test_the_disputes_of_a_restated_claim_are_found_by_an_index_also_in_an_older_store(tmp_path):
+    """Validation looks up the disputes of every claim a new episode restates by its newer side: on an index, not a
+    scan of every contradiction (a store from before the index gains it when it opens)."""
+    from audrey_core.storage.sqlite.connection import connect
+    from audrey_core.testing import DeterministicEmbedder
+
+    from .index_helpers import BEFORE_DISPUTE_SIDES, downgrade
+
+    path = tmp_path / "old.db"
+    Audrey(path, embedder=DeterministicEmbedder()).close()
+    downgrade(path, BEFORE_DISPUTE_SIDES)
+    Audrey(path, embedder=DeterministicEmbedder()).close()
+    db = connect(str(path), vectors=False)
+    plan = db.execute(
+        "EXPLAIN QUERY PLAN SELECT id FROM contradictions WHERE claim_b_id IN (?, ?) AND state IN (?, ?)",
+        ["a", "b", "open", "reopened"],
+    ).fetchall()
+    db.close()
+    assert "contradictions_by_newer" in " ".join(str(row) for row in plan)

@@ -23,7 +23,11 @@ def test_rows_put_get_and_scan_agree_with_numpy():
     assert np.allclose(norms, np.linalg.norm(matrix[[49, 7, 0]], axis=1))
     query = rng.normal(size=8).astype(np.float32)
     assert np.allclose(rows.scan(query), exact(matrix, query), atol=1e-6)
-    assert np.allclose(rows.distances(np.array([5, 9]), query), exact(matrix[[5, 9]], query), atol=1e-6)
+    other = rng.normal(size=8).astype(np.float32)
+    keys = [np.array([5, 9]), np.zeros(0, np.int64), np.array([9, 0, 49])]
+    near, none, far = rows.distances(keys, np.stack([query, query, other]))
+    assert np.allclose(near, exact(matrix[[5, 9]], query), atol=1e-6) and len(none) == 0
+    assert np.allclose(far, exact(matrix[[9, 0, 49]], other), atol=1e-6)
 
 
 def test_saved_rows_map_back_and_a_rewrite_stays_in_this_process(tmp_path):

@@ -38,7 +38,7 @@ import functools
 import re
 from dataclasses import dataclass
 
-from .quantities import MARKED_VALUE, NEGATIONS, STOPWORDS, disjoint, quantities, same_quantities, show
+from .quantities import MARKED_VALUE, NEGATIONS, STOPWORDS, TEXT_CACHE, disjoint, quantities, same_quantities, show
 from .quantities import words as _words
 
 
@@ -169,7 +169,8 @@ def _owned(words: list[str]) -> tuple[tuple[str, ...], str | None]:
     return tuple(owners), (owners[-1] if owners else None)
 
 
-def _names(text: str) -> set[str]:
+@functools.lru_cache(maxsize=TEXT_CACHE)
+def _names(text: str) -> frozenset[str]:
     """Capitalised words after the first in the subject phrase (up to its first linking verb or four words):
     "Project Atlas", "the Berlin office"."""
     found = set()
@@ -178,7 +179,7 @@ def _names(text: str) -> set[str]:
             break
         if index and word[0].isupper() and not word.isupper():
             found.add(word.lower())
-    return found
+    return frozenset(found)
 
 
 @functools.lru_cache(maxsize=8192)  # asked by several rules of one pair
@@ -302,7 +303,7 @@ _ABBREVIATIONS = ("dr", "mr", "ms", "mrs", "st", "prof", "vs", "e.g", "i.e")
 _SENTENCE_BREAK = re.compile("".join(rf"(?<!\b{re.escape(a)})" for a in _ABBREVIATIONS) + r"[.!?;]\s+\S", re.I)
 
 
-@functools.lru_cache(maxsize=8192)  # asked of both texts by every rule a pair meets
+@functools.lru_cache(maxsize=TEXT_CACHE)  # asked of both texts by every rule a pair meets
 def is_statement(text: str) -> bool:
     """One short sentence: what these word-level rules can judge. Several sentences (a chat turn such as "No
     problem, John. Let me know if you need help.") mix many claims, and their cue words rarely concern a fact."""

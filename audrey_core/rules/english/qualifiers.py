@@ -19,7 +19,7 @@ from __future__ import annotations
 import functools
 import re
 
-from .quantities import STOPWORDS
+from .quantities import STOPWORDS, TEXT_CACHE
 
 _FRONT_LEADS = frozenset(
     "in on for during when whenever while if unless except at over under within outside throughout this next "
@@ -80,7 +80,7 @@ def _restates(phrase: str, other: str) -> bool:
     return bool(content) and all(w[:5] in stems for w in content)
 
 
-@functools.lru_cache(maxsize=32768)  # a statement is compared with each of its neighbours, and they with theirs
+@functools.lru_cache(maxsize=TEXT_CACHE)
 def _phrases(text: str) -> tuple[frozenset[str], frozenset[str]]:
     """The qualifier phrases of ``text`` that do not depend on the other statement, and its weekday phrases."""
     lowered = text.lower()
@@ -98,10 +98,24 @@ def _phrases(text: str) -> tuple[frozenset[str], frozenset[str]]:
     return frozenset(found), frozenset(m.group(0) for m in _WEEKDAY.finditer(lowered))
 
 
+@functools.lru_cache(maxsize=TEXT_CACHE)
+def _may_qualify(text: str) -> bool:
+    """Whether :func:`qualifiers` can find anything in ``text``, whatever the other statement: a phrase of its own,
+    or an opening :func:`_fronted` may read as one."""
+    own, weekdays = _phrases(text)
+    opening = _opening(text.lower())
+    return bool(own or weekdays) or (bool(opening) and opening[0] in _FRONT_LEADS)
+
+
+def _opening(lowered: str) -> list[str]:
+    """The words :func:`_fronted` reads: up to the first comma when there is one near the start."""
+    return _WORD.findall(lowered.split(",")[0] if "," in lowered[:60] else lowered)
+
+
 def _fronted(lowered: str, other: str) -> str | None:
     """A phrase opening ``lowered`` before its first content word that ``other`` shares (the subject both talk of):
     up to a comma when there is one."""
-    words = _WORD.findall(lowered.split(",")[0] if "," in lowered[:60] else lowered)
+    words = _opening(lowered)
     if not words or words[0] not in _FRONT_LEADS:
         return None
     if "," in lowered[:60]:
@@ -120,6 +134,8 @@ def context_difference(existing: str, incoming: str) -> tuple[str | None, str | 
     """The contexts in which each of two statements holds, where they differ: ``(existing's, incoming's)``, each the
     qualifiers the other lacks joined by "; " (``None``: no qualifier of its own, the general case); ``None`` when
     both hold in the same context."""
+    if not (_may_qualify(existing) or _may_qualify(incoming)):
+        return None  # most pairs: neither has a phrase of its own or an opening to read against the other
     a, b = qualifiers(existing, incoming), qualifiers(incoming, existing)
     if a == b:
         return None

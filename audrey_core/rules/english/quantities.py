@@ -87,12 +87,17 @@ def words(text: str) -> list[str]:
     return list(_split(text))
 
 
-@functools.lru_cache(maxsize=4096)  # a new statement is compared with each of its neighbours: parse it once
+# Per-text parses are cached for this many texts: a statement is judged against each of its neighbours, and each of
+# them against theirs; during a bulk load the same texts come back thousands of pairs apart.
+TEXT_CACHE = 32768
+
+
+@functools.lru_cache(maxsize=TEXT_CACHE)
 def _split(text: str) -> tuple[str, ...]:
     return tuple(_WORD.findall(text.lower()))
 
 
-@functools.lru_cache(maxsize=4096)  # as _split: the same texts are parsed for several pairs
+@functools.lru_cache(maxsize=TEXT_CACHE)
 def quantities(text: str, value_leads: frozenset[str] | None = None) -> Mapping[str, frozenset[Value]]:
     """Values in ``text`` by dimension ('' for a bare number, 'clock' for a time of day). With ``value_leads``, only
     the numbers that stand where a value does (after one of those words: "is 100", "at 10", "has 6") count, not

@@ -18,6 +18,7 @@ from ..sql.migrations import (
     FTS_TABLE,
     Migration,
     claim_statements,
+    dispute_side_statements,
     expiry_statements,
     initial_statements,
     run_migrations,
@@ -81,6 +82,11 @@ def _claims(connection: Any, dimensions: int = 0) -> None:
         connection.execute(to_postgres(statement))
 
 
+def _dispute_sides(connection: Any, dimensions: int = 0) -> None:
+    for statement in dispute_side_statements():
+        connection.execute(to_postgres(statement))
+
+
 MIGRATIONS = (
     Migration(1, "memory tables, full text, sequences (SQLite schema 3 in PostgreSQL types)", _initial),
     Migration(2, "validity intervals and supersession for every memory type (SQLite schema 4)", _validity),
@@ -88,6 +94,7 @@ MIGRATIONS = (
     Migration(4, "conversation turns: session, speaker, place; neighbours' words (SQLite schema 8)", _turns),
     Migration(5, "expiry: a time to live the caller gives a memory (SQLite schema 9)", _expiry),
     Migration(6, "typed claims: what an episode states (SQLite schema 10)", _claims),
+    Migration(7, "contradictions by their newer side (SQLite schema 11)", _dispute_sides),
 )
 LATEST_VERSION = MIGRATIONS[-1].version
 

@@ -279,6 +279,12 @@ def claim_statements() -> list[str]:
     return ["ALTER TABLE episodes ADD COLUMN claim TEXT"]
 
 
+def dispute_side_statements() -> list[str]:
+    """Migration 11's portable part (PostgreSQL 7): contradictions found by their newer side (validation looks up
+    the disputes of each claim a new episode restates; the index on both sides cannot lead with the second)."""
+    return ["CREATE INDEX contradictions_by_newer ON contradictions(claim_b_id)"]
+
+
 class MigrationDialect(Protocol):
     """What the one migration runner needs from a dialect."""
 

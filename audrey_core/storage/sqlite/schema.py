@@ -13,6 +13,7 @@ from ..sql.migrations import (
     FTS_TABLE,
     Migration,
     claim_statements,
+    dispute_side_statements,
     expiry_statements,
     initial_statements,
     run_migrations,
@@ -159,6 +160,11 @@ def _claims(connection: Any, dimensions: int) -> None:
         connection.execute(statement)
 
 
+def _dispute_sides(connection: Any, dimensions: int) -> None:
+    for statement in dispute_side_statements():
+        connection.execute(statement)
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "initial schema: seed 002 tables, vec0 vectors, tags", _initial_schema),
     Migration(2, "full-text index (FTS5) for hybrid recall; event times; chunk spans", _full_text),
@@ -170,6 +176,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(8, "conversation turns: session, speaker, place; the neighbours' words in the full text", _turns),
     Migration(9, "expiry: a time to live the caller gives a memory", _expiry),
     Migration(10, "typed claims: what an episode states (subject, attribute, value)", _claims),
+    Migration(11, "contradictions by their newer side", _dispute_sides),
 )
 
 
