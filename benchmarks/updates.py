@@ -48,6 +48,7 @@ from .update_cases import (
     FROZEN_BLIND_CASES,
     HELDOUT_CASES,
     KEPT_KINDS,
+    RESTATEMENT_DEV_CASES,
     SECOND_BLIND_TRAP_CASES,
     THIRD_BLIND_TRAP_CASES,
     TRAP_CASES,
@@ -194,6 +195,7 @@ def main() -> None:
         ("traps, second blind", SECOND_BLIND_TRAP_CASES),
         ("traps, third blind", THIRD_BLIND_TRAP_CASES),
         ("coexist, development", COEXIST_DEV_CASES),
+        ("restatements, development", RESTATEMENT_DEV_CASES),
         ("frozen blind", FROZEN_BLIND_CASES),
     ):
         if (args.sets and name not in args.sets) or (name in RUN_ONLY_BY_NAME and name not in (args.sets or ())):

@@ -43,6 +43,7 @@ from .development import CASES
 from .fresh import FRESH_CASES
 from .frozen_blind import FROZEN_BLIND_CASES
 from .heldout import HELDOUT_CASES
+from .restatements_dev import RESTATEMENT_DEV_CASES
 from .traps import TRAP_CASES
 from .traps_blind import BLIND_TRAP_CASES
 from .traps_blind2 import SECOND_BLIND_TRAP_CASES
@@ -58,6 +59,7 @@ __all__ = [
     "FROZEN_BLIND_CASES",
     "HELDOUT_CASES",
     "KEPT_KINDS",
+    "RESTATEMENT_DEV_CASES",
     "SECOND_BLIND_TRAP_CASES",
     "THIRD_BLIND_TRAP_CASES",
     "TRAP_CASES",

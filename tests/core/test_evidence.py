@@ -258,3 +258,20 @@ def test_the_disputes_of_a_restated_claim_are_found_by_an_index_also_in_an_older
     ).fetchall()
     db.close()
     assert "contradictions_by_newer" in " ".join(str(row) for row in plan)
+
+
+@pytest.mark.parametrize(
+    ("a", "b", "same"),
+    [
+        ("The budget is $2,000.", "The budget is 2000 dollars.", True),
+        ("The rent is 1.200 € a month.", "The rent is 1,200 euros a month.", True),
+        ("Le loyer est de 900 €.", "Le loyer est de 900 euros.", True),
+        ("The meeting lasts 90 minutes.", "The meeting lasts an hour and a half.", True),
+        ("It takes two and a half hours.", "It takes 150 minutes.", True),
+        ("The budget is $2,000.", "The budget is $3,000.", False),
+        ("The budget is $2,000.", "The budget is 2000 euros.", False),  # another currency is another dimension
+        ("The meeting lasts an hour and a half.", "The meeting lasts two hours.", False),
+    ],
+)
+def test_money_and_halves_written_two_ways_are_one_value(a, b, same):
+    assert same_quantities(a, b) is same

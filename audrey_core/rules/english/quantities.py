@@ -72,6 +72,16 @@ _FRACTION = re.compile(r"\b(?:(half) an?|an? (quarter) of an?|(three quarters) o
 _FRACTIONS = {"half": "0.5 ", "quarter": "0.25 ", "three quarters": "0.75 "}
 # "is weekly." as a value: a period of one unit (not "the weekly standup", where it names the thing).
 _PERIODIC = re.compile(r"\b(hourly|daily|weekly|fortnightly)(?=\s*(?:$|[.,;!?]))")
+# "an hour and a half", "two and a half days": one value with its half
+_AND_A_HALF = re.compile(
+    rf"\b(an?|\d+|{'|'.join(_NUMBER_NAMES[1:])}) (?:(second|minute|hour|day|week)s? and a half|and a half "
+    r"(second|minute|hour|day|week)s?)\b"
+)
+# money: "$2,000" and "2000 dollars", "900 €" and "900 euros"; "1.200 €" groups thousands with a dot
+_CURRENCIES = {"$": "dollars", "€": "euros", "£": "pounds"}
+_SYMBOL_FIRST = re.compile(r"([$€£])\s?(\d[\d.,]*\d|\d)")
+_SYMBOL_AFTER = re.compile(r"(\d[\d.,]*\d|\d)\s?([€£$])")
+_DOT_THOUSANDS = re.compile(r"(?<![\d.,])(\d{1,3}(?:\.\d{3})+)(?= (?:dollars|euros|pounds)\b)")
 _PERIODS = {"hourly": "every 1 hour", "daily": "every 1 day", "weekly": "every 1 week", "fortnightly": "every 2 weeks"}
 _RANGE = re.compile(r"(?<!from )(?<![\w.])(?:between )?(\d+(?:\.\d+)?)\s*(?:to|and)\s*(?=\d+(?:\.\d+)?\s*[a-z%])")
 _HYPHEN_RANGE = re.compile(r"(?<![\w.-])(\d+)\s*[-–]\s*(\d+)(?=\s*[a-z%])")
@@ -103,7 +113,11 @@ def quantities(text: str, value_leads: frozenset[str] | None = None) -> Mapping[
     the numbers that stand where a value does (after one of those words: "is 100", "at 10", "has 6") count, not
     after a noun that they name ("worker 4", "ticket 41")."""
     found: dict[str, set[Value]] = {}
-    lowered = _NUMBER_WORD.sub(lambda m: str(NUMBER_WORDS[m.group(1)]), text.lower())
+    lowered = _SYMBOL_FIRST.sub(lambda m: f"{m[2]} {_CURRENCIES[m[1]]}", text.lower())
+    lowered = _SYMBOL_AFTER.sub(lambda m: f"{m[1]} {_CURRENCIES[m[2]]}", lowered)
+    lowered = _DOT_THOUSANDS.sub(lambda m: m[1].replace(".", ""), lowered)
+    lowered = _AND_A_HALF.sub(_with_half, lowered)
+    lowered = _NUMBER_WORD.sub(lambda m: str(NUMBER_WORDS[m.group(1)]), lowered)
     lowered = _PERIODIC.sub(lambda m: _PERIODS[m.group(1)], lowered)
     lowered = _FRACTION.sub(lambda m: _FRACTIONS[next(g for g in m.groups() if g)], lowered)
     lowered = _ONE_UNIT.sub("1 ", lowered)
@@ -139,6 +153,13 @@ def quantities(text: str, value_leads: frozenset[str] | None = None) -> Mapping[
             low, high = low * (1 - APPROXIMATE), high * (1 + APPROXIMATE)
         found.setdefault(dimension, set()).add((low, high))
     return MappingProxyType({dimension: frozenset(values) for dimension, values in found.items()})
+
+
+def _with_half(match: re.Match[str]) -> str:
+    """ "an hour and a half" -> "1.5 hours"; "two and a half days" -> "2.5 days"."""
+    count = match[1]
+    whole = 1 if count in ("a", "an") else int(count) if count.isdigit() else NUMBER_WORDS[count]
+    return f"{whole}.5 {match[2] or match[3]}s"
 
 
 def _clock(literal: str, after: str) -> float | None:
