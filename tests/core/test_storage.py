@@ -203,3 +203,23 @@ def test_reads_by_id_take_more_ids_than_one_statement_holds(brain):
     many = [f"missing-{i}" for i in range(70_000)] + ids  # beyond PostgreSQL's 65,535 parameters per statement
     assert set(brain._storage.get_memories(many)) == set(ids)
     assert set(brain._storage.get_vectors(many)) == set(ids)
+
+
+def test_a_batch_of_neighbour_searches_answers_as_each_search_alone(both_brains):
+    """Validation searches a batch's neighbours together (on PostgreSQL one statement, a lateral walk per query):
+    the same neighbours, in the same order, as one search each; filters hold for every query."""
+    from audrey_core.storage import VectorFilter
+
+    texts = [f"{animal} note {i}" for i in range(12) for animal in ("otter", "heron", "badger")]
+    for brain in both_brains:
+        brain.encode_batch(texts)
+        brain.encode("otter note in another scope", scope=("elsewhere",))
+        queries = np.asarray(brain.embedder.embed(["otter note 4", "heron", "badger note 11"]), dtype=np.float32)
+        where = VectorFilter(agent=brain.agent, states=("active",), scope=())
+        storage = brain._storage
+        together = storage.knn_many(queries, 5, where)
+        alone = [storage.knn(query, 5, where) for query in queries]
+        assert [[h.memory_id for h in hits] for hits in together] == [[h.memory_id for h in hits] for hits in alone]
+        assert all(len(hits) == 5 for hits in together)
+        scoped = storage.get_memories([h.memory_id for hits in together for h in hits])
+        assert all(m.scope == () for m in scoped.values())  # the other scope's note is never a neighbour

@@ -262,6 +262,32 @@ class PostgresStorage(
                     db.execute("SELECT set_config('hnsw.ef_search', ?, false)", [str(DEFAULT_EF_SEARCH)])
         return self._best_chunk_per_memory(rows, k)
 
+    def knn_many(self, vectors: np.ndarray, k: int, where: VectorFilter) -> list[list[VectorHit]]:
+        """:meth:`knn` for each of ``vectors`` in one statement: each query walks the HNSW index in a lateral join
+        (a validation batch's neighbours in one round trip). A narrow time span, or more neighbours than one walk
+        finds, go one by one."""
+        queries = [np.ascontiguousarray(v, dtype=np.float32) for v in np.atleast_2d(vectors)]
+        conditions = self._vector_conditions(where)
+        if k <= 0 or conditions is None or not queries:
+            return [[] for _ in queries]
+        narrow = self.span_memories(where, self.index_config.span_exact_upto) is not None
+        if len(queries) == 1 or narrow or k > DEFAULT_EF_SEARCH:
+            return super().knn_many(np.asarray(queries), k, where)
+        filters = " AND ".join(conditions[0])
+        sql = (
+            "SELECT q.n, m.memory_id, m.memory_type, m.distance, m.rowid "
+            "FROM unnest(?::vector[]) WITH ORDINALITY AS q(v, n) CROSS JOIN LATERAL ("
+            f"SELECT memory_id, memory_type, embedding <=> q.v AS distance, rowid FROM {self.vector_table}"
+            + (f" WHERE {filters}" if filters else "")
+            + " ORDER BY embedding <=> q.v LIMIT ?) m"
+        )
+        with self._read() as db:
+            rows = db.execute(sql, [queries, *conditions[1], int(k)]).fetchall()
+        found: list[list[Any]] = [[] for _ in queries]
+        for n, *row in rows:
+            found[int(n) - 1].append(row)
+        return [self._best_chunk_per_memory(each, k) for each in found]
+
     def _json_elements(self, column: str) -> str:
         return f"LATERAL jsonb_array_elements_text({column}::jsonb) AS j(value)"
 
