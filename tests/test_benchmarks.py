@@ -241,3 +241,13 @@ def test_long_turns_reports_each_share_and_what_was_hidden():
     assert row["questions"] == 24 and row["hidden"] == 0
     assert {"newer_above", "newer_first", "newer_found", "older_found"} <= set(row)
     assert row["newer_first"] <= row["newer_above"] <= row["newer_found"]
+
+
+def test_lessons_reports_principles_formed_mixed_and_the_task_rank():
+    from benchmarks import lessons
+    from benchmarks.lesson_cases import DEVELOPMENT_LESSONS
+
+    row = lessons.run(DEVELOPMENT_LESSONS[:3], DeterministicEmbedder(), misses=False)
+    assert row["lessons"] == 3 and row["episodes"] == 300 + 3 * 4 and row["run_status"] == "completed"
+    assert 0 <= row["formed"] <= 100 and 0 <= row["top3"] <= 100 and row["mixed"] >= 0
+    assert -1 <= row["report_cosine_min"] <= row["report_cosine_median"] <= row["report_cosine_max"] <= 1

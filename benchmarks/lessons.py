@@ -1,0 +1,135 @@
+"""Lessons learned from experience (issue 46): does a lesson met three times in other words become a principle?
+
+    python -m benchmarks.lessons [--set dev|blind] [--misses]
+
+The lessons of ``benchmarks.lesson_cases`` (each met three times in other words, observed directly, reported by a
+tool and told by the user; beside it another failure of the same tool or service) and 300 routine notes of the same
+domain are told to one Audrey, offline, with the local model, a day apart in a shuffled order; then ``consolidate()``
+runs and each lesson's task (what the agent says before the next attempt, without naming the failure) is recalled.
+Reported:
+
+* principles formed: the share of lessons with a principle whose evidence holds at least two of its reports;
+* mixed principles: principles whose evidence holds episodes of two lessons, or of a lesson and a hard negative or a
+  routine note (principles of routine notes alone are counted apart: the notes repeat, as every service's new alert);
+* lesson in the top 3 for the task: the share of tasks whose top 3 results hold the lesson's principle or one of its
+  reports;
+* the cosine between two reports of one lesson under the model (median, lowest, highest): what clustering must
+  reach.
+
+``dev`` may be tuned on; ``blind`` (``benchmarks/lesson_cases/frozen_blind.py``, frozen by a hash) is run once, when
+the work is done. Prints a table and a JSON line.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import statistics
+import tempfile
+from datetime import datetime, timezone
+from itertools import combinations
+from pathlib import Path
+
+import numpy as np
+
+from audrey_core import Audrey, AudreyConfig
+from audrey_core.config import ValidationConfig
+from audrey_core.providers.embedding import embed_texts
+from audrey_core.testing import ManualClock
+
+from . import embedders
+from .lesson_cases import DEVELOPMENT_LESSONS, FROZEN_BLIND_LESSONS, Lesson, distractors
+
+SETS = {"dev": DEVELOPMENT_LESSONS, "blind": FROZEN_BLIND_LESSONS}
+TOP = 3
+
+
+def run(lessons: tuple[Lesson, ...], embedder, misses: bool) -> dict:
+    told: list[tuple[str, str, str]] = [("distractor", source, text) for source, text in distractors()]
+    for lesson in lessons:
+        told += [(lesson.key, source, text) for source, text in lesson.reports]
+        told.append((f"negative:{lesson.key}", *lesson.negative))
+    random.Random(46).shuffle(told)
+    clock = ManualClock(datetime(2025, 1, 6, 9, tzinfo=timezone.utc))
+    config = AudreyConfig(validation=ValidationConfig(background=False))
+    owner: dict[str, str] = {}
+    with (
+        tempfile.TemporaryDirectory(prefix="audrey-lessons-") as folder,
+        Audrey(Path(folder) / "lessons.db", agent="ops", embedder=embedder, clock=clock, config=config) as brain,
+    ):
+        for key, source, text in told:
+            owner[brain.encode(text, source=source)] = key
+            clock.advance(hours=6)
+        consolidation = brain.consolidate()
+        principles = list(brain.iter_memories(types=["semantic"]))
+        formed: set[str] = set()
+        mixed = routine = 0
+        for principle in principles:
+            keys = {owner.get(e, "?") for e in principle.evidence_episode_ids}
+            if keys == {"distractor"}:
+                routine += 1  # routine notes that repeat (every service got an alert): no lesson, no harm
+            elif len(keys) > 1 or not keys <= {lesson.key for lesson in lessons}:
+                mixed += 1
+                if misses:
+                    print(f"  mixed: {sorted(keys)}: {principle.content[:90]!r}")
+            elif sum(owner.get(e) in keys for e in principle.evidence_episode_ids) >= 2:
+                formed |= keys
+        top = 0
+        for lesson in lessons:
+            found = brain.recall(lesson.task, limit=TOP)
+            mine = [r for r in found if owner.get(r.id) == lesson.key or _rests_on(brain, r.id, lesson.key, owner)]
+            top += bool(mine)
+            if misses and lesson.key not in formed:
+                print(f"  no principle: {lesson.key}")
+    cosines = _report_cosines(lessons, embedder)
+    return {
+        "lessons": len(lessons),
+        "episodes": len(told),
+        "principles": len(principles),
+        "formed": round(100 * len(formed) / len(lessons), 1),
+        "mixed": mixed,
+        "routine": routine,
+        "top3": round(100 * top / len(lessons), 1),
+        "report_cosine_median": round(statistics.median(cosines), 3),
+        "report_cosine_min": round(min(cosines), 3),
+        "report_cosine_max": round(max(cosines), 3),
+        "run_status": consolidation.status,
+    }
+
+
+def _rests_on(brain: Audrey, memory_id: str, key: str, owner: dict[str, str]) -> bool:
+    """Whether a recalled principle rests on the lesson's reports alone."""
+    evidence = getattr(brain.get(memory_id), "evidence_episode_ids", ())
+    return bool(evidence) and all(owner.get(e) == key for e in evidence)
+
+
+def _report_cosines(lessons: tuple[Lesson, ...], embedder) -> list[float]:
+    """The cosine between each two reports of one lesson."""
+    cosines = []
+    for lesson in lessons:
+        vectors = np.asarray(embed_texts(embedder, [text for _, text in lesson.reports]), dtype=np.float32)
+        vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+        cosines += [float(vectors[i] @ vectors[j]) for i, j in combinations(range(len(vectors)), 2)]
+    return cosines
+
+
+def main(argv: list[str] | None = None) -> dict:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--set", choices=sorted(SETS), default="dev", help="blind: the frozen set, run once")
+    parser.add_argument("--misses", action="store_true", help="print lessons without a principle and mixed ones")
+    embedders.add_option(parser)
+    args = parser.parse_args(argv)
+    row = run(SETS[args.set], embedders.named(args.embedder), args.misses)
+    print(f"\nLessons met three times in other words ({args.set}; offline, local model); shares in %")
+    header = ("lessons", "principles", "formed", "mixed", "routine", f"top {TOP}", "cos median", "cos min", "cos max")
+    print("".join(f"{h:>12}" for h in header))
+    cells = ("lessons", "principles", "formed", "mixed", "routine", "top3", "report_cosine_median", "report_cosine_min")
+    print("".join(f"{row[c]:>12}" for c in cells) + f"{row['report_cosine_max']:>12}")
+    result = {"benchmark": "lessons", "set": args.set, **row}
+    print(json.dumps(result))
+    return result
+
+
+if __name__ == "__main__":
+    main()
