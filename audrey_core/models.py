@@ -56,12 +56,21 @@ class Claim:
         )
 
     def same_attribute(self, other: Claim) -> bool:
-        """Whether both claims are about one attribute of one subject (case and spacing aside)."""
-        return _folded(self.subject) == _folded(other.subject) and _folded(self.attribute) == _folded(other.attribute)
+        """Whether both claims are about one attribute of one subject (case, spacing and the separators of a claim
+        key aside: ``home_city`` is "home city")."""
+        return _name(self.subject) == _name(other.subject) and _name(self.attribute) == _name(other.attribute)
+
+    def same_value(self, other: Claim) -> bool:
+        """Whether both claims give one value (case, spacing and a closing full stop aside)."""
+        return _value(self.value) == _value(other.value)
 
 
-def _folded(text: str) -> str:
+def _name(text: str) -> str:
     return " ".join(text.casefold().replace("_", " ").replace(".", " ").split())
+
+
+def _value(text: str) -> str:
+    return " ".join(text.casefold().strip(" .!").split())
 
 
 @dataclass(kw_only=True)

@@ -48,13 +48,9 @@ def claim_update(older: Claim | None, newer: Claim | None) -> ClaimUpdate | None
     (both say so), else ``None``."""
     if older is None or newer is None or not (older.single_valued and newer.single_valued):
         return None
-    if not older.same_attribute(newer) or _folded(older.value) == _folded(newer.value):
+    if not older.same_attribute(newer) or older.same_value(newer):
         return None
     return ClaimUpdate(newer.subject, newer.attribute, older.value, newer.value, single_valued=True)
-
-
-def _folded(text: str) -> str:
-    return " ".join(text.casefold().strip(" .!").split())
 
 
 __all__ = ["claim_from_key", "claim_from_reply", "claim_update"]
