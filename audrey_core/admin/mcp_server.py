@@ -50,7 +50,23 @@ SOURCE_HELP = (
 
 def require_mcp() -> None:
     if FastMCP is None:
+        installed = _installed_mcp()
+        if installed is not None:  # present, but without the FastMCP server this one is built on (mcp 2.x)
+            raise ConfigurationError(
+                f"audrey mcp needs the MCP SDK 1.x (its FastMCP server); mcp {installed} is installed: "
+                f"pip install 'mcp>=1.20,<2'"
+            )
         raise ConfigurationError(f"audrey mcp needs the MCP SDK: {install_hint('mcp')}")
+
+
+def _installed_mcp() -> str | None:
+    """The version of the installed MCP SDK, if any."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("mcp")
+    except PackageNotFoundError:
+        return None
 
 
 def build_server(brain: Audrey, name: str = "audrey", host: str = "127.0.0.1", port: int = 8765) -> Any:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import socket
 import subprocess
 import sys
@@ -285,3 +286,19 @@ async def test_a_postgresql_store_shared_by_the_server_and_a_python_agent():
             assert found[0]["id"] == told
             saved = await call(session, "remember", content="Production runs Postgres 17", source="tool-result")
         assert agent.get(saved["id"]).source == "tool-result"
+
+
+def test_a_missing_or_incompatible_sdk_is_named(monkeypatch):
+    """Without the SDK the error gives the extra to install; with an SDK that lacks FastMCP (mcp 2.x removed it) it
+    names the version installed and the one needed, rather than the extra just installed."""
+    from importlib.metadata import version
+
+    from audrey_core import ConfigurationError
+    from audrey_core.admin import mcp_server
+
+    monkeypatch.setattr(mcp_server, "FastMCP", None)
+    with pytest.raises(ConfigurationError, match=rf"mcp {re.escape(version('mcp'))} is installed.*<2"):
+        mcp_server.require_mcp()
+    monkeypatch.setattr(mcp_server, "_installed_mcp", lambda: None)
+    with pytest.raises(ConfigurationError, match=r"pip install '.*\[mcp\]'"):
+        mcp_server.require_mcp()
