@@ -18,6 +18,7 @@ from typing import Annotated, Any, Literal, TypeVar
 import anyio
 from pydantic import Field
 
+from .. import __version__
 from ..audrey import Audrey
 from ..conversation import render_memories
 from ..errors import AudreyError, ConfigurationError, install_hint
@@ -75,6 +76,8 @@ def build_server(brain: Audrey, name: str = "audrey", host: str = "127.0.0.1", p
     protection)."""
     require_mcp()
     server = FastMCP(name, instructions=INSTRUCTIONS, host=host, port=port, log_level="WARNING")
+    # FastMCP 1.x takes no version: its server would report the SDK's as its own in `serverInfo`
+    server._mcp_server.version = __version__
 
     async def run(work: Callable[[], T]) -> T:
         try:

@@ -45,7 +45,7 @@ def command(db, *extra: str) -> list[str]:
 async def over_stdio(db, *extra: str):
     params = StdioServerParameters(command=command(db, *extra)[0], args=command(db, *extra)[1:], env=dict(os.environ))
     async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
-        await session.initialize()
+        session.server_info = (await session.initialize()).serverInfo  # type: ignore[attr-defined]
         yield session
 
 
@@ -72,7 +72,10 @@ async def until(session, tool: str, check, seconds: float = 20.0, **arguments):
 
 
 async def test_every_tool_over_stdio(tmp_path):
+    from audrey_core import __version__
+
     async with over_stdio(tmp_path / "audrey.db") as session:
+        assert (session.server_info.name, session.server_info.version) == ("audrey", __version__)  # not the SDK's
         await every_tool(session)
 
 
