@@ -30,6 +30,7 @@ from ..rules.expiry import expired
 from ..rules.judgement import Decision, decide
 from ..rules.lineage import independent
 from ..rules.prompts import PRINCIPLE_EXTRACTION
+from ..rules.union_find import UnionFind
 from ..states import CLAIM_STATES
 from ..storage import VectorFilter
 from .claims import add_evidence, lineages, nearest, record_contradiction
@@ -39,35 +40,6 @@ from .records import run_within
 from .undo import snapshot
 
 EPISODE_STATES = ("active", "context_dependent")
-
-
-class UnionFind:
-    """Disjoint sets over string keys (path halving, union by size)."""
-
-    def __init__(self, keys: Sequence[str]) -> None:
-        self.parent = {k: k for k in keys}
-        self.size = dict.fromkeys(keys, 1)
-
-    def find(self, key: str) -> str:
-        while self.parent[key] != key:
-            self.parent[key] = self.parent[self.parent[key]]
-            key = self.parent[key]
-        return key
-
-    def union(self, a: str, b: str) -> None:
-        ra, rb = self.find(a), self.find(b)
-        if ra != rb:
-            if self.size[ra] < self.size[rb]:
-                ra, rb = rb, ra
-            self.parent[rb] = ra
-            self.size[ra] += self.size[rb]
-
-    def groups(self) -> list[list[str]]:
-        """Every set, members sorted, sets ordered by their first member."""
-        found: dict[str, list[str]] = {}
-        for key in self.parent:
-            found.setdefault(self.find(key), []).append(key)
-        return sorted((sorted(g) for g in found.values()), key=lambda g: g[0])
 
 
 def cluster_ids(ctx: StageContext, episodes: Sequence[Episodic], vectors: dict[str, np.ndarray]) -> list[list[str]]:

@@ -23,8 +23,9 @@ from audrey_core import (
 )
 from audrey_core.config import ValidationConfig
 from audrey_core.rules.prompts import PRINCIPLE_EXTRACTION
+from audrey_core.rules.union_find import UnionFind
 from audrey_core.stages import consolidate as consolidate_stage
-from audrey_core.stages.consolidate import UnionFind, cluster_variance, minimum_size
+from audrey_core.stages.consolidate import cluster_variance, minimum_size
 from audrey_core.testing import ScriptedLLM
 
 from .helpers import REPO, SOURCES3, add_derived, three_topics

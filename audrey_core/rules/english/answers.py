@@ -17,6 +17,7 @@ import re
 from collections.abc import Sequence
 
 from ..keywords import query_terms
+from ..union_find import UnionFind
 from .conflict import MAX_STATEMENT_WORDS, same_words
 
 # A question about another time than now (a past or perfect tense, a time named) or about what might be (a modal):
@@ -32,10 +33,8 @@ _SENTENCE = re.compile(r"[^.!?;]+(?:[.!?;]+|$)")
 _WORD = re.compile(r"[a-z0-9']+")
 _CASED_WORD = re.compile(r"[A-Za-z0-9']+")
 _QUESTION_WORDS = frozenset("what which who where how long often many much whose".split())
+_ASKS = re.compile(r"^\W*(?:what|which|who|whose|where|when|how|is|are|does|do)\b|\?\s*$", re.I)  # a question
 PREFIX = 5  # "deploy" / "deployed" / "deploys", "run" / "running": one word to this
-
-
-_ASKS = re.compile(r"^\W*(?:what|which|who|whose|where|when|how|is|are|does|do)\b|\?\s*$", re.I)
 
 
 def asks_how_things_are(question: str) -> bool:
@@ -96,19 +95,9 @@ def answer_groups(texts: Sequence[str], question: str) -> list[list[int]]:
     if not words:
         return []
     answers = [answering_sentence(text, words) for text in texts]
-    parent = list(range(len(texts)))
-
-    def root(i: int) -> int:
-        while parent[i] != i:
-            parent[i] = parent[parent[i]]
-            i = parent[i]
-        return i
-
+    sets = UnionFind(list(range(len(texts))))
     for i in range(len(texts)):
         for j in range(i + 1, len(texts)):
             if same_question(answers[i], answers[j], words, named_not):
-                parent[root(j)] = root(i)
-    groups: dict[int, list[int]] = {}
-    for i in range(len(texts)):
-        groups.setdefault(root(i), []).append(i)
-    return [g for g in groups.values() if len(g) == 2]
+                sets.union(i, j)
+    return [group for group in sets.groups() if len(group) == 2]
