@@ -356,7 +356,7 @@ class VectorIndex(VectorState):
     def _scan_held(self, queries: np.ndarray) -> list[tuple[np.ndarray, np.ndarray]]:
         """Every row the index holds (graph and waiting, less those removed) and its exact distance to each query, in
         one matrix product."""
-        distances = self.rows.scan_many(queries)
+        distances = self.rows.scan(queries)
         keys = np.flatnonzero(self.table.row_codes[: distances.shape[1]] >= 0)
         return [(keys, row[keys]) for row in distances]
 

@@ -14,17 +14,15 @@ from pathlib import Path
 import numpy as np
 
 
-def cosine_distances(vectors: np.ndarray, norms: np.ndarray, query: np.ndarray) -> np.ndarray:
-    """1 - cosine similarity of each row with ``query`` (1 for a zero row: no direction, so unrelated)."""
-    scale = norms * float(np.linalg.norm(query))
-    distances: np.ndarray = (1.0 - (vectors @ query) / np.where(scale > 0, scale, 1.0)).astype(np.float32)
-    return distances
+def cosine_distances(vectors: np.ndarray, norms: np.ndarray, queries: np.ndarray) -> np.ndarray:
+    """1 - cosine similarity of each row with each of ``queries`` in one matrix product: row ``i`` holds query ``i``'s
+    (1 for a zero row: no direction, so unrelated)."""
+    return _from_dots(queries @ vectors.T, np.outer(np.linalg.norm(queries, axis=1), norms))
 
 
-def cosine_distance_matrix(vectors: np.ndarray, norms: np.ndarray, queries: np.ndarray) -> np.ndarray:
-    """:func:`cosine_distances` for several queries in one matrix product: row ``i`` holds query ``i``'s."""
-    scale = np.outer(np.linalg.norm(queries, axis=1), norms)
-    distances: np.ndarray = (1.0 - (queries @ vectors.T) / np.where(scale > 0, scale, 1.0)).astype(np.float32)
+def _from_dots(dots: np.ndarray, scale: np.ndarray) -> np.ndarray:
+    """Cosine distances from dot products and the products of the norms (a zero norm: distance 1)."""
+    distances: np.ndarray = (1.0 - dots / np.where(scale > 0, scale, 1.0)).astype(np.float32)
     return distances
 
 
@@ -89,29 +87,19 @@ class RowVectors:
         vectors, norms = self.get(np.concatenate(keys))
         repeated = np.repeat(np.asarray(queries, dtype=np.float32), lengths, axis=0)
         scale = norms * np.repeat(np.linalg.norm(queries, axis=1), lengths)
-        dots = np.einsum("ij,ij->i", vectors, repeated)
-        distances = (1.0 - dots / np.where(scale > 0, scale, 1.0)).astype(np.float32)
+        distances = _from_dots(np.einsum("ij,ij->i", vectors, repeated), scale)
         return np.split(distances, np.cumsum(lengths)[:-1])
 
-    def scan_many(self, queries: np.ndarray) -> np.ndarray:
-        """:meth:`scan` for several queries at once (one row of distances each)."""
+    def scan(self, queries: np.ndarray) -> np.ndarray:
+        """The distance of every row id below ``length`` to each of ``queries`` (one row of distances a query; ids
+        the index does not hold included: the caller masks)."""
         above = self.length - len(self.base)
         return np.concatenate(
             [
-                cosine_distance_matrix(self.base, self.base_norms, queries),
-                cosine_distance_matrix(self.tail[:above], self.tail_norms[:above], queries),
+                cosine_distances(self.base, self.base_norms, queries),
+                cosine_distances(self.tail[:above], self.tail_norms[:above], queries),
             ],
             axis=1,
-        )
-
-    def scan(self, query: np.ndarray) -> np.ndarray:
-        """The distance of every row id below ``length`` (ids the index does not hold included: the caller masks)."""
-        above = self.length - len(self.base)
-        return np.concatenate(
-            [
-                cosine_distances(self.base, self.base_norms, query),
-                cosine_distances(self.tail[:above], self.tail_norms[:above], query),
-            ]
         )
 
     def save(self, path: Path, length: int) -> np.ndarray:
@@ -217,7 +205,7 @@ class WaitingRows:
     def nearest(self, queries: np.ndarray, count: int) -> list[tuple[np.ndarray, np.ndarray]]:
         """For each of ``queries``, the ``count`` nearest waiting rows (in no order) and their distances, in one
         matrix product."""
-        matrix = cosine_distance_matrix(self.vectors, self._norms[self._start : self._end], queries)
+        matrix = cosine_distances(self.vectors, self._norms[self._start : self._end], queries)
         if matrix.shape[1] <= count:
             return [(self.keys.copy(), row) for row in matrix]
         nearest = np.argpartition(matrix, count - 1, axis=1)[:, :count]

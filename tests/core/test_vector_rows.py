@@ -22,7 +22,7 @@ def test_rows_put_get_and_scan_agree_with_numpy():
     assert np.array_equal(got, matrix[[49, 7, 0]])
     assert np.allclose(norms, np.linalg.norm(matrix[[49, 7, 0]], axis=1))
     query = rng.normal(size=8).astype(np.float32)
-    assert np.allclose(rows.scan(query), exact(matrix, query), atol=1e-6)
+    assert np.allclose(rows.scan(query[None])[0], exact(matrix, query), atol=1e-6)
     other = rng.normal(size=8).astype(np.float32)
     keys = [np.array([5, 9]), np.zeros(0, np.int64), np.array([9, 0, 49])]
     near, none, far = rows.distances(keys, np.stack([query, query, other]))
@@ -42,12 +42,12 @@ def test_saved_rows_map_back_and_a_rewrite_stays_in_this_process(tmp_path):
     mapped.put(np.array([2, 35]), matrix[[0, 1]])  # one below the mapped part, one above it
     assert np.array_equal(mapped.get(np.array([2, 35]))[0], matrix[[0, 1]]) and mapped.length == 36
     assert np.array_equal(np.load(path)[2], matrix[2])  # the snapshot on disk is unchanged
-    assert len(mapped.scan(matrix[0])) == 36
+    assert mapped.scan(matrix[:1]).shape == (1, 36)
 
 
 def test_a_zero_row_is_unrelated_to_everything():
-    distances = cosine_distances(np.zeros((2, 3), np.float32), np.zeros(2, np.float32), np.ones(3, np.float32))
-    assert np.array_equal(distances, np.ones(2, np.float32))
+    distances = cosine_distances(np.zeros((2, 3), np.float32), np.zeros(2, np.float32), np.ones((1, 3), np.float32))
+    assert np.array_equal(distances, np.ones((1, 2), np.float32))
 
 
 def test_prefetch_reads_the_files_through_and_stops_when_told(tmp_path):
