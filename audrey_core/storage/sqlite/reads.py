@@ -54,13 +54,13 @@ class SQLiteReads(SQLiteSpanSearch):
     def knn_many(self, vectors: np.ndarray, k: int, where: VectorFilter) -> list[list[VectorHit]]:
         """:meth:`knn` for several vectors: through the vector index in one search where it answers (one lock, one
         matrix product when it scans, one confirming query), else one by one."""
-        if k <= 0 or self.vector_error is not None or self.vector_index is None:
-            return [self.knn(vector, k, where) for vector in vectors]
-        if self._vector_conditions(where) is None or self.span_memories(where, self.index_config.span_exact_upto):
-            return [self.knn(vector, k, where) for vector in vectors]
-        found = self._from_index("vector", lambda: self._indexed_knn_many(vectors, k, where))
-        if found is None:
-            return [self.knn(vector, k, where) for vector in vectors]
+        found = None
+        if k > 0 and self.vector_error is None and self.vector_index is not None:
+            matchable = self._vector_conditions(where) is not None
+            if matchable and not self.span_memories(where, self.index_config.span_exact_upto):  # a span: its own scan
+                found = self._from_index("vector", lambda: self._indexed_knn_many(vectors, k, where))
+        if found is None:  # one by one
+            found = [None] * len(vectors)
         return [hits if hits is not None else self.knn(vector, k, where) for vector, hits in zip(vectors, found)]
 
     def keyword_search(self, terms: Sequence[str], k: int, where: VectorFilter) -> list[KeywordHit]:
