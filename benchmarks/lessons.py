@@ -14,7 +14,9 @@ Reported:
 * lesson in the top 3 for the task: the share of tasks whose top 3 results hold the lesson's principle or one of its
   reports;
 * the cosine between two reports of one lesson under the model (median, lowest, highest): what clustering must
-  reach.
+  reach;
+* separable: the share of lessons whose reports are joined (their two closest pairs) at a higher cosine than any
+  other memory told reaches to one of them: the most any rule on these cosines alone could cluster without mixing.
 
 ``dev`` may be tuned on; ``blind`` (``benchmarks/lesson_cases/frozen_blind.py``, frozen by a hash) is run once, when
 the work is done. Prints a table and a JSON line.
@@ -83,6 +85,7 @@ def run(lessons: tuple[Lesson, ...], embedder, misses: bool) -> dict:
             if misses and lesson.key not in formed:
                 print(f"  no principle: {lesson.key}")
     cosines = _report_cosines(lessons, embedder)
+    separable = _separable(told, embedder)
     return {
         "lessons": len(lessons),
         "episodes": len(told),
@@ -94,6 +97,7 @@ def run(lessons: tuple[Lesson, ...], embedder, misses: bool) -> dict:
         "report_cosine_median": round(statistics.median(cosines), 3),
         "report_cosine_min": round(min(cosines), 3),
         "report_cosine_max": round(max(cosines), 3),
+        "separable": round(100 * separable / len(lessons), 1),
         "run_status": consolidation.status,
     }
 
@@ -114,6 +118,22 @@ def _report_cosines(lessons: tuple[Lesson, ...], embedder) -> list[float]:
     return cosines
 
 
+def _separable(told: list[tuple[str, str, str]], embedder) -> int:
+    """Lessons whose second-closest pair of reports is closer than any other told memory is to one of its reports
+    (two pairs join three reports; a closer outsider is joined first by any threshold that joins them)."""
+    vectors = np.asarray(embed_texts(embedder, [text for _, _, text in told]), dtype=np.float32)
+    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    cosines = vectors @ vectors.T
+    keys = np.array([key for key, _, _ in told])
+    count = 0
+    for key in {k for k in keys if k != "distractor" and not k.startswith("negative:")}:
+        mine = np.flatnonzero(keys == key)
+        pairs = sorted(cosines[a, b] for a, b in combinations(mine, 2))
+        others = np.flatnonzero(keys != key)
+        count += int(len(pairs) >= 2 and bool(pairs[-2] > cosines[np.ix_(mine, others)].max()))
+    return count
+
+
 def main(argv: list[str] | None = None) -> dict:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--set", choices=sorted(SETS), default="dev", help="blind: the frozen set, run once")
@@ -123,9 +143,9 @@ def main(argv: list[str] | None = None) -> dict:
     row = run(SETS[args.set], embedders.named(args.embedder), args.misses)
     print(f"\nLessons met three times in other words ({args.set}; offline, local model); shares in %")
     header = ("lessons", "principles", "formed", "mixed", "routine", f"top {TOP}", "cos median", "cos min", "cos max")
-    print("".join(f"{h:>12}" for h in header))
     cells = ("lessons", "principles", "formed", "mixed", "routine", "top3", "report_cosine_median", "report_cosine_min")
-    print("".join(f"{row[c]:>12}" for c in cells) + f"{row['report_cosine_max']:>12}")
+    print("".join(f"{h:>12}" for h in (*header, "separable")))
+    print("".join(f"{row[c]:>12}" for c in (*cells, "report_cosine_max", "separable")))
     result = {"benchmark": "lessons", "set": args.set, **row}
     print(json.dumps(result))
     return result
