@@ -4,6 +4,7 @@ messages. The adapters translate types; the policy lives here, once."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -32,6 +33,10 @@ ROLE_SPEAKERS: Mapping[str, str] = {
     "assistant": "assistant",
     "ai": "assistant",
 }
+# What the adapters remember by default: what the user and the model say. A tool's output (its acknowledgements and
+# error strings included) is kept only when asked, and a message that only asks a question never: it states nothing,
+# and stored it outranks the statement that answers it.
+REMEMBERED_SPEAKERS: tuple[str, ...] = ("user", "assistant")
 MEMORY_HEADER = "Relevant memories (most relevant first; confidence, source and date observed in brackets):"
 AUDREY_FIELDS = ("confidence", "state", "memory_type", "source")
 
@@ -39,19 +44,23 @@ __all__ = [
     "AUDREY_FIELDS",
     "CHARS_PER_TOKEN",
     "MEMORY_HEADER",
+    "REMEMBERED_SPEAKERS",
     "ROLE_SOURCES",
     "ROLE_SPEAKERS",
     "audrey_fields",
     "count_tokens",
     "disputed",
+    "is_question",
     "item_from_metadata",
     "message_id",
     "new_session_id",
     "placed_fields",
+    "remembered_speakers",
     "render_memories",
     "source_for_role",
     "speaker_for_role",
     "with_fields",
+    "worth_remembering",
 ]
 
 
@@ -60,9 +69,41 @@ def source_for_role(role: str) -> str | None:
     return ROLE_SOURCES.get(str(role).lower())
 
 
-def speaker_for_role(role: str) -> str:
-    """Who said a message, as its turn is stored: user, assistant or tool (another role as it is given)."""
-    return ROLE_SPEAKERS.get(str(role).lower(), str(role))
+def speaker_for_role(role: str, name: str | None = None) -> str:
+    """Who said a message, as its turn is stored: the person or agent the framework names (OpenAI's ``name``: a
+    LangChain message's ``name``, a LlamaIndex message's ``additional_kwargs["name"]``), else user or assistant by
+    role; a tool's output is the tool's (another role as it is given). Recall favours the speaker a question names."""
+    speaker = ROLE_SPEAKERS.get(str(role).lower(), str(role))
+    named = name.strip() if isinstance(name, str) else ""
+    return named if named and speaker in ("user", "assistant") else speaker
+
+
+def remembered_speakers(speakers: Sequence[str]) -> frozenset[str]:
+    """The speakers whose messages an adapter stores, checked: some of user, assistant and tool."""
+    chosen = frozenset(speakers) if not isinstance(speakers, str) else frozenset((speakers,))
+    unknown = sorted(chosen - {"user", "assistant", "tool"})
+    if unknown:
+        raise ValueError(f"remember takes user, assistant and tool; not {', '.join(map(repr, unknown))}")
+    return chosen
+
+
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
+
+
+def is_question(text: str) -> bool:
+    """Whether every sentence of ``text`` asks (ends with a question mark): a message that states nothing."""
+    sentences = [s for s in _SENTENCE_END.split(text.strip()) if s.strip()]
+    return bool(sentences) and all(s.rstrip().endswith(("?", "\uff1f")) for s in sentences)
+
+
+def worth_remembering(role: str, text: str, speakers: frozenset[str], questions: bool = False) -> bool:
+    """Whether an adapter stores a message: a role that is remembered at all (never system text), one of the chosen
+    ``speakers``, with text, and not a bare question unless ``questions``."""
+    if source_for_role(role) is None or not text.strip():
+        return False
+    if ROLE_SPEAKERS.get(str(role).lower()) not in speakers:
+        return False
+    return questions or not is_question(text)
 
 
 def disputed(result: RecallResult) -> str:

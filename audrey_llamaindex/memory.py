@@ -11,10 +11,17 @@ from typing import Any, Literal
 
 from llama_index.core.llms import ChatMessage, MessageRole
 from llama_index.core.memory.types import BaseMemory
-from pydantic import ConfigDict, Field, PrivateAttr
+from pydantic import ConfigDict, Field, PrivateAttr, field_validator
 
 from audrey_core import Audrey
-from audrey_core.conversation import CHARS_PER_TOKEN, count_tokens, message_id, new_session_id, speaker_for_role
+from audrey_core.conversation import (
+    CHARS_PER_TOKEN,
+    REMEMBERED_SPEAKERS,
+    count_tokens,
+    message_id,
+    new_session_id,
+    remembered_speakers,
+)
 
 from .messages import latest_user_text, message_items, render
 
@@ -28,6 +35,10 @@ class AudreyMemory(BaseMemory):
     memories apart from another's. ``insert_method="user"`` puts the recalled memories in front of the latest user
     message instead of in a system message (as LlamaIndex's ``Memory`` can; ReActAgent drops a leading system
     message, so use it there). ``ttl`` (seconds) makes the stored messages expire: never recalled after it, then swept.
+
+    Every message is in the chat buffer; what is stored for later sessions is what ``remember`` names (``"user"``,
+    ``"assistant"``, ``"tool"``; by default the user's and the assistant's words, not tool output), without bare
+    questions unless ``remember_questions``. A message's ``additional_kwargs["name"]`` is stored as its speaker.
     """
 
     audrey: Audrey
@@ -39,6 +50,8 @@ class AudreyMemory(BaseMemory):
     scope: tuple[str, ...] | None = None
     insert_method: Literal["system", "user"] = "system"
     ttl: float | None = Field(default=None, gt=0)  # seconds until a stored message expires (never, by default)
+    remember: tuple[str, ...] = REMEMBERED_SPEAKERS
+    remember_questions: bool = False
     _buffer: list[ChatMessage] = PrivateAttr(default_factory=list)
 
     model_config = ConfigDict(arbitrary_types_allowed=True)
@@ -66,15 +79,22 @@ class AudreyMemory(BaseMemory):
 
     # -- writing ------------------------------------------------------------------------------------------------
 
+    @field_validator("remember", mode="before")
+    @classmethod
+    def _speakers(cls, value: Any) -> tuple[str, ...]:
+        return tuple(sorted(remembered_speakers(value)))
+
+    def _items(self, messages: list[ChatMessage]) -> list[dict[str, Any]]:
+        return message_items(messages, self.scope, frozenset(self.remember), self.remember_questions)
+
     def _encode(self, start: int, messages: list[ChatMessage]) -> None:
-        items = message_items(messages, self.scope)
-        positions = [i for i, m in enumerate(messages) if message_items([m], self.scope)]
+        items = self._items(messages)
+        positions = [i for i, m in enumerate(messages) if self._items([m])]
         for item, offset in zip(items, positions):
             # The id ties a message to its place in this session, so set() can re-put history without duplicates.
             item["id"] = message_id("L", self.audrey.agent, self.session_id, str(start + offset), item["content"])
             item["metadata"]["session_id"] = self.session_id
             item["session"] = self.session_id  # a turn of this conversation: recall reads it with its neighbours
-            item["speaker"] = speaker_for_role(item["metadata"]["role"])
             item["ttl"] = self.ttl
         if items:
             self.audrey.encode_batch(items, replace=True)

@@ -6,9 +6,10 @@ from typing import Any
 
 from llama_index.core.llms import ChatMessage
 from llama_index.core.memory.memory import BaseMemoryBlock
-from pydantic import Field
+from pydantic import Field, field_validator
 
 from audrey_core import Audrey
+from audrey_core.conversation import REMEMBERED_SPEAKERS, remembered_speakers
 
 from .messages import HEADER, latest_user_text, message_items, render
 
@@ -16,9 +17,11 @@ from .messages import HEADER, latest_user_text, message_items, render
 class AudreyMemoryBlock(BaseMemoryBlock[str]):
     """``Memory.from_defaults(memory_blocks=[AudreyMemoryBlock(audrey=brain, name="audrey", priority=1)])``.
 
-    Messages flushed from short-term memory are encoded (user as told-by-user, tools as tool-result, assistant as
-    model-generated); reading recalls what is relevant to the latest user message and renders it with confidence.
-    Truncation drops the least relevant memories first (priority 0 means never truncated, as in LlamaIndex).
+    Messages flushed from short-term memory are encoded (user as told-by-user, assistant as model-generated; tool
+    output as tool-result only when ``remember`` has ``"tool"``; bare questions only with ``remember_questions``;
+    a message's ``additional_kwargs["name"]`` as its speaker); reading recalls what is relevant to the latest user
+    message and renders it with confidence. Truncation drops the least relevant memories first (priority 0 means
+    never truncated, as in LlamaIndex).
     """
 
     audrey: Audrey
@@ -27,6 +30,13 @@ class AudreyMemoryBlock(BaseMemoryBlock[str]):
     k: int = Field(default=5, ge=1)
     min_confidence: float = Field(default=0.0, ge=0.0, le=1.0)
     scope: tuple[str, ...] | None = None
+    remember: tuple[str, ...] = REMEMBERED_SPEAKERS
+    remember_questions: bool = False
+
+    @field_validator("remember", mode="before")
+    @classmethod
+    def _speakers(cls, value: Any) -> tuple[str, ...]:
+        return tuple(sorted(remembered_speakers(value)))
 
     def _where(self) -> dict[str, Any]:
         return {"scope": self.scope} if self.scope else {}
@@ -39,7 +49,7 @@ class AudreyMemoryBlock(BaseMemoryBlock[str]):
         return render(results)
 
     async def _aput(self, messages: list[ChatMessage]) -> None:
-        items = message_items(messages, self.scope)
+        items = message_items(messages, self.scope, frozenset(self.remember), self.remember_questions)
         if items:
             await self.audrey.aencode_batch(items)
 

@@ -8,21 +8,39 @@ from typing import Any
 from llama_index.core.llms import ChatMessage, MessageRole
 
 from audrey_core import RecallResult
-from audrey_core.conversation import render_memories, source_for_role
+from audrey_core.conversation import (
+    REMEMBERED_SPEAKERS,
+    render_memories,
+    source_for_role,
+    speaker_for_role,
+    worth_remembering,
+)
 
 HEADER = "Relevant memories from earlier sessions (confidence, source, date observed):"
 
 
-def message_items(messages: Sequence[ChatMessage], scope: tuple[str, ...] | None = None) -> list[dict[str, Any]]:
-    """``encode_batch`` items: user text as told-by-user, assistant text as model-generated, tool output as
-    tool-result. System messages and messages without text (e.g. tool calls) are skipped."""
+def message_items(
+    messages: Sequence[ChatMessage],
+    scope: tuple[str, ...] | None = None,
+    speakers: frozenset[str] = frozenset(REMEMBERED_SPEAKERS),
+    questions: bool = False,
+) -> list[dict[str, Any]]:
+    """``encode_batch`` items for the messages worth remembering (``audrey_core.conversation.worth_remembering``):
+    user text as told-by-user, assistant text as model-generated, tool output (when ``speakers`` has ``tool``) as
+    tool-result, each with its speaker (the message's ``additional_kwargs["name"]`` when it has one). System
+    messages, messages without text (e.g. tool calls) and, unless ``questions``, bare questions are skipped."""
     items = []
     for message in messages:
-        source = source_for_role(message.role.value)
+        role = message.role.value
         text = (message.content or "").strip()
-        if source is None or not text:
+        if not worth_remembering(role, text, speakers, questions):
             continue
-        item: dict[str, Any] = {"content": text, "source": source, "metadata": {"role": message.role.value}}
+        item: dict[str, Any] = {
+            "content": text,
+            "source": source_for_role(role),
+            "speaker": speaker_for_role(role, message.additional_kwargs.get("name")),
+            "metadata": {"role": role},
+        }
         if scope:
             item["scope"] = scope
         items.append(item)

@@ -251,3 +251,14 @@ def test_lessons_reports_principles_formed_mixed_and_the_task_rank():
     assert row["lessons"] == 3 and row["episodes"] == 300 + 3 * 4 and row["run_status"] == "completed"
     assert 0 <= row["formed"] <= 100 and 0 <= row["top3"] <= 100 and row["mixed"] >= 0
     assert -1 <= row["report_cosine_min"] <= row["report_cosine_median"] <= row["report_cosine_max"] <= 1
+    assert 0 <= row["separable"] <= 100
+
+
+def test_the_adapters_benchmark_tells_each_turn_through_every_arm_and_finds_it_again(tmp_path):
+    pytest.importorskip("llama_index.core", reason="the llamaindex extra is not installed")
+    pytest.importorskip("langchain.agents", reason="the langchain extra is not installed")
+    from benchmarks import adapters
+
+    (conv,) = load(synthetic(tmp_path))
+    for arm in adapters.ARMS:  # three turns, top 10: every question finds its turn when the arm stored it
+        assert adapters.run_arm(arm, conv, tmp_path, DeterministicEmbedder()) == [True, True, True], arm

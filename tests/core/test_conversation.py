@@ -3,7 +3,18 @@
 import pytest
 
 from audrey_core import SOURCES, STATES, Audrey
-from audrey_core.conversation import item_from_metadata, placed_fields, render_memories, source_for_role, with_fields
+from audrey_core.conversation import (
+    REMEMBERED_SPEAKERS,
+    is_question,
+    item_from_metadata,
+    placed_fields,
+    remembered_speakers,
+    render_memories,
+    source_for_role,
+    speaker_for_role,
+    with_fields,
+    worth_remembering,
+)
 from audrey_core.testing import DeterministicEmbedder
 from tests.conftest import SYNC
 
@@ -14,6 +25,29 @@ def test_roles_map_to_sources_and_unknown_roles_are_not_remembered():
     ]  # fmt: skip
     assert source_for_role("system") is None and source_for_role("developer") is None
     assert set(filter(None, map(source_for_role, ("user", "tool", "ai")))) <= set(SOURCES)
+
+
+def test_a_named_person_or_agent_is_the_speaker_and_a_tool_stays_a_tool():
+    assert speaker_for_role("user", "Caroline") == "Caroline" and speaker_for_role("ai", "planner") == "planner"
+    assert speaker_for_role("human", "  ") == "user" and speaker_for_role("assistant", None) == "assistant"
+    assert speaker_for_role("tool", "weather") == "tool"  # a tool's name is not who said it
+
+
+def test_what_is_worth_remembering():
+    default = frozenset(REMEMBERED_SPEAKERS)
+    assert worth_remembering("user", "I moved to Porto.", default)
+    assert not worth_remembering("user", "Where does Bob live?", default)
+    assert worth_remembering("user", "Where does Bob live?", default, questions=True)
+    assert worth_remembering("human", "Thanks! I am flying there tomorrow.", default)
+    assert not worth_remembering("tool", "stored", default) and worth_remembering("tool", "stored", default | {"tool"})
+    assert not worth_remembering("system", "Be brief.", default | {"tool"}) and not worth_remembering(
+        "ai", " ", default
+    )
+    assert is_question("Is it far? How long does it take?") and not is_question("It is far. Is it?")
+    assert is_question("Wo wohnt Bob\uff1f") and not is_question("")
+    assert remembered_speakers("tool") == {"tool"}
+    with pytest.raises(ValueError, match="not 'system'"):
+        remembered_speakers(("user", "system"))
 
 
 def test_a_field_never_overwrites_a_different_value_the_caller_stored():

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import pytest
 from langchain.agents import create_agent
 from langchain_core.language_models.fake import FakeListLLM
-from langchain_core.messages import AIMessage
-from langchain_core.tools import tool
+from langchain_core.messages import AIMessage, HumanMessage
+from langchain_core.tools import ToolException, tool
 from langgraph.checkpoint.memory import InMemorySaver
 
 from audrey_langchain import AudreyMemory, AudreyMemoryMiddleware, memory_tools
@@ -42,7 +44,7 @@ def test_an_agent_remembers_across_threads(lc_brain):
     assert "[0.82, told-by-user, episodic, " in second_prompt
 
 
-def test_tool_results_are_encoded_as_tool_results_and_turns_are_not_duplicated(lc_brain):
+def weather_agent(brain, **options):
     @tool
     def weather(city: str) -> str:
         """Today's weather in a city."""
@@ -50,9 +52,21 @@ def test_tool_results_are_encoded_as_tool_results_and_turns_are_not_duplicated(l
 
     call = AIMessage(content="", tool_calls=[{"name": "weather", "args": {"city": "Lisbon"}, "id": "c1"}])
     model = RecordingChatModel(replies=[call, "It is sunny in Lisbon today."])
-    agent = create_agent(
-        model, tools=[weather], middleware=[AudreyMemoryMiddleware(lc_brain)], checkpointer=InMemorySaver()
-    )
+    middleware = AudreyMemoryMiddleware(brain, **options)
+    return create_agent(model, tools=[weather], middleware=[middleware], checkpointer=InMemorySaver()), model
+
+
+def test_by_default_the_users_statements_and_the_models_replies_are_kept_not_tool_output_or_questions(lc_brain):
+    agent, model = weather_agent(lc_brain)
+    ask(agent, "What's the weather in Lisbon?", thread="w")
+    assert sources_by_content(lc_brain) == {"It is sunny in Lisbon today.": "model-generated"}
+    model.replies = ["Enjoy it."]
+    ask(agent, "Thanks! I'm flying there tomorrow.", thread="w")
+    assert sources_by_content(lc_brain)["Thanks! I'm flying there tomorrow."] == "told-by-user"
+
+
+def test_tool_results_are_encoded_as_tool_results_when_asked_and_turns_are_not_duplicated(lc_brain):
+    agent, model = weather_agent(lc_brain, remember=("user", "assistant", "tool"), remember_questions=True)
     ask(agent, "What's the weather in Lisbon?", thread="w")
     assert sources_by_content(lc_brain) == {
         "What's the weather in Lisbon?": "told-by-user",
@@ -72,6 +86,99 @@ def test_tool_results_are_encoded_as_tool_results_and_turns_are_not_duplicated(l
         (4, "assistant"),
     ]
     assert [m.content for m in turns][3:] == ["Thanks!", "Still sunny."]
+
+
+def test_tool_errors_and_the_memory_tools_own_output_are_never_stored(lc_brain):
+    @tool
+    def flaky(city: str) -> str:
+        """A tool that fails."""
+        raise ToolException("upstream timed out")
+
+    flaky.handle_tool_error = True
+    lc_brain.encode("Ada's cat is called Miso", source="told-by-user")
+    calls = AIMessage(
+        content="",
+        tool_calls=[
+            {"name": "flaky", "args": {"city": "Lisbon"}, "id": "c1"},
+            {"name": "recall", "args": {"query": "cat"}, "id": "c2"},
+        ],
+    )
+    model = RecordingChatModel(replies=[calls, "Done."])
+    middleware = AudreyMemoryMiddleware(lc_brain, with_tools=True, remember=("user", "assistant", "tool"))
+    agent = create_agent(model, tools=[flaky, *middleware.tools], middleware=[middleware], checkpointer=InMemorySaver())
+    ask(agent, "Look up the weather and my cat, please.", thread="e")
+    tool_texts = [m.content for m in model.seen[-1] if m.type == "tool"]
+    assert any("upstream timed out" in t for t in tool_texts) and any("Miso" in t for t in tool_texts)
+    assert set(sources_by_content(lc_brain)) == {
+        "Ada's cat is called Miso",
+        "Look up the weather and my cat, please.",
+        "Done.",
+    }
+
+
+def test_a_messages_name_is_stored_as_its_speaker(lc_brain):
+    agent = create_agent(
+        RecordingChatModel(replies=["Noted."]),
+        tools=[],
+        middleware=[AudreyMemoryMiddleware(lc_brain)],
+        checkpointer=InMemorySaver(),
+    )
+    message = HumanMessage(content="I moved to Porto last spring.", name="Caroline")
+    agent.invoke({"messages": [message]}, {"configurable": {"thread_id": "s1"}})
+    stored = {m.content: m for m in lc_brain.list_memories(limit=10)}
+    said = stored["I moved to Porto last spring."]
+    assert (said.speaker, said.session, said.source) == ("Caroline", "s1", "told-by-user")
+    assert stored["Noted."].speaker == "assistant"
+
+
+@dataclass
+class UserContext:
+    user_id: str
+
+
+def test_one_middleware_serves_many_users_through_the_runs_context(lc_brain):
+    model = RecordingChatModel(replies=["ok"])
+    middleware = AudreyMemoryMiddleware(lc_brain, scope=lambda runtime: ("user", runtime.context.user_id))
+    agent = create_agent(model, tools=[], middleware=[middleware], context_schema=UserContext)
+    agent.invoke({"messages": [{"role": "user", "content": "I drink green tea"}]}, context=UserContext("ada"))
+    agent.invoke({"messages": [{"role": "user", "content": "I drink black coffee"}]}, context=UserContext("bo"))
+    assert {m.content: m.scope for m in lc_brain.list_memories(limit=10) if m.source == "told-by-user"} == {
+        "I drink green tea": ("user", "ada"),
+        "I drink black coffee": ("user", "bo"),
+    }
+    agent.invoke({"messages": [{"role": "user", "content": "what do I drink?"}]}, context=UserContext("bo"))
+    prompt = model.system_texts()[-1]
+    assert "black coffee" in prompt and "green tea" not in prompt
+
+
+def test_the_memory_tools_take_the_runs_scope_inside_an_agent(lc_brain):
+    call = AIMessage(
+        content="", tool_calls=[{"name": "remember", "args": {"content": "Bo is allergic to nuts"}, "id": "r1"}]
+    )
+    model = RecordingChatModel(replies=[call, "Saved."])
+    middleware = AudreyMemoryMiddleware(
+        lc_brain, scope=lambda runtime: ("user", runtime.context.user_id), with_tools=True
+    )
+    agent = create_agent(model, tools=middleware.tools, middleware=[middleware], context_schema=UserContext)
+    agent.invoke({"messages": [{"role": "user", "content": "Remember my allergy"}]}, context=UserContext("bo"))
+    saved = [m for m in lc_brain.list_memories(limit=10) if m.content == "Bo is allergic to nuts"]
+    assert [m.scope for m in saved] == [("user", "bo")]
+    with pytest.raises(ValueError, match="needs the run's runtime"):
+        middleware.tools[0].invoke({"content": "outside any agent"})
+
+
+def test_middleware_options_are_checked(lc_brain):
+    with pytest.raises(ValueError, match="not 'system'"):
+        AudreyMemoryMiddleware(lc_brain, remember=("user", "system"))
+    with pytest.raises(TypeError, match="sequence of labels"):
+        AudreyMemoryMiddleware(lc_brain, scope="ada")
+    agent = create_agent(
+        RecordingChatModel(replies=["ok"]),
+        tools=[],
+        middleware=[AudreyMemoryMiddleware(lc_brain, scope=lambda r: "bo")],
+    )
+    with pytest.raises(TypeError, match="sequence of str labels"):
+        agent.invoke({"messages": [{"role": "user", "content": "hi there"}]})
 
 
 def test_without_a_checkpointer_messages_are_stored_as_plain_memories(lc_brain):

@@ -87,6 +87,41 @@ def test_set_reset_and_no_duplicates(li_brain):
         AudreyMemory.from_defaults(token_limit=10)
 
 
+def test_a_message_is_stored_with_its_speakers_name_its_session_and_the_time_it_was_put(li_brain, clock):
+    memory = AudreyMemory.from_defaults(audrey=li_brain, session_id="s7")
+    memory.put(ChatMessage(role="user", content="I adopted a greyhound.", additional_kwargs={"name": "Melanie"}))
+    clock.advance(days=3)
+    memory.put(ChatMessage(role="assistant", content="What a lovely dog!"))
+    first, second = sorted(li_brain.list_memories(limit=10), key=lambda m: m.turn)
+    assert (first.speaker, first.session, first.source) == ("Melanie", "s7", "told-by-user")
+    assert (second.speaker, second.session) == ("assistant", "s7")
+    assert (second.created_at - first.created_at).days == 3
+    found = li_brain.recall("What did Melanie adopt?", limit=1)
+    assert found[0].content == "I adopted a greyhound." and found[0].speaker == "Melanie"
+
+
+def test_tool_output_and_bare_questions_are_kept_only_when_asked(li_brain):
+    messages = [
+        ChatMessage(role="user", content="Where does Bob live?"),
+        ChatMessage(role="tool", content="stored"),
+        ChatMessage(role="system", content="Be brief."),
+        ChatMessage(role="assistant", content="Bob lives in Leeds."),
+    ]
+    AudreyMemory.from_defaults(audrey=li_brain, session_id="a").put_messages(messages)
+    assert {m.content for m in li_brain.list_memories(limit=10)} == {"Bob lives in Leeds."}
+    everything = AudreyMemory.from_defaults(
+        audrey=li_brain, session_id="b", remember=("user", "assistant", "tool"), remember_questions=True
+    )
+    everything.put_messages(messages)
+    assert sorted(m.source for m in li_brain.list_memories(limit=10) if m.session == "b") == [
+        "model-generated",
+        "told-by-user",
+        "tool-result",
+    ]
+    with pytest.raises(ValueError, match="not 'system'"):
+        AudreyMemory.from_defaults(audrey=li_brain, remember=("system",))
+
+
 async def test_async_twins(li_brain):
     memory = AudreyMemory.from_defaults(audrey=li_brain)
     await memory.aput(ChatMessage(role="user", content="remember the milk"))
