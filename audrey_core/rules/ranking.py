@@ -76,6 +76,24 @@ def is_self_citation(memory: Memory, origins: Sequence[tuple[str, str]], retriev
     return all(source in SELF_GENERATED_SOURCES and agent == retriever for source, agent in chain)
 
 
+def each_statement_once(ranked: Sequence[Ranked]) -> list[Ranked]:
+    """``ranked`` with a statement repeated word for word by one source in one scope kept once, where its best copy
+    stood (a script run twice, an agent told the same thing again): nothing is deleted or changed, and validation
+    counted the copies as each other's evidence. The same words from two sources stay apart (two witnesses), and a
+    conversation's turns are events, each in its place: all stay."""
+    seen: set[tuple[tuple[str, ...], str, str]] = set()
+    kept = []
+    for item in ranked:
+        memory = item.memory
+        if getattr(memory, "session", None) is None:
+            statement = (memory.scope, memory.source, " ".join(memory.content.split()).casefold())
+            if statement in seen:
+                continue
+            seen.add(statement)
+        kept.append(item)
+    return kept
+
+
 def disputes_together(ranked: Sequence[Ranked], sides: Mapping[str, Sequence[str]]) -> list[Ranked]:
     """``ranked`` with the recalled sides of each dispute next to each other, where the better-ranked side stood:
     the sides held before those a settlement set aside (``disputed``), and among them the more recent first when

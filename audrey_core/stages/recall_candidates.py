@@ -15,7 +15,7 @@ from ..rules.confidence import memory_confidence
 from ..rules.expiry import expired
 from ..rules.fusion import convex_fusion, reciprocal_rank_fusion
 from ..rules.lists import spread
-from ..rules.ranking import Ranked, pool_size, ranked_item, ranking_key
+from ..rules.ranking import Ranked, each_statement_once, pool_size, ranked_item, ranking_key
 from ..rules.recall_options import RecallOptions
 from ..storage import KeywordHit, Storage, VectorHit
 from .recall_time import NO_TIME, TimePlan, reorder, within
@@ -44,8 +44,8 @@ def merged_keyword_hits(first: Sequence[KeywordHit], second: Sequence[KeywordHit
 
 def shaped(ranked: list[Ranked], timing: TimePlan, many: bool, limit: int, cfg: RecallConfig) -> list[Ranked]:
     """Scored candidates with what the question asks applied: its time's favours, and a spread over sessions when
-    it asks for ``many`` things."""
-    ranked = reorder(ranked, timing, cfg)
+    it asks for ``many`` things; a statement repeated word for word once."""
+    ranked = each_statement_once(reorder(ranked, timing, cfg))
     return spread(ranked, limit, cfg.session_spread) if many and cfg.session_spread < 1.0 else ranked
 
 

@@ -216,6 +216,20 @@ def test_filters_by_type_tag_and_source(brain):
     assert {r.memory_type for r in brain.recall("stripe limits")} == {"episodic", "semantic"}
 
 
+def test_a_statement_repeated_word_for_word_is_recalled_once_unless_two_sources_or_two_turns_said_it(brain, clock):
+    first = brain.encode("Stripe allows 100 req/s in live mode", source="told-by-user")
+    clock.advance(days=1)
+    again = brain.encode("Stripe allows  100 req/s in live mode ", source="told-by-user")  # a script run twice
+    both = {first, again}
+    found = [r.id for r in brain.recall("stripe rate limit", limit=10)]
+    assert len(both & set(found)) == 1 and brain.get(first) is not None and brain.get(again) is not None
+    witness = brain.encode("Stripe allows 100 req/s in live mode", source="tool-result")
+    found = [r.id for r in brain.recall("stripe rate limit", limit=10)]
+    assert witness in found and len(both & set(found)) == 1  # another source is another witness
+    turns = [brain.encode("Yes, I did!", session="s1", speaker="ann"), brain.encode("Yes, I did!", session="s1")]
+    assert set(turns) <= {r.id for r in brain.recall("Yes, I did!", limit=10)}  # two turns are two events
+
+
 def test_recall_equals_the_listed_stream_and_scores_descend(brain, clock):
     populate(brain, clock, n=60)
     listed = list(brain.recall_stream("payment retry backoff", limit=12))
