@@ -14,12 +14,15 @@ from ..errors import InvalidInputError
 from .cli_settings import (
     EXIT_NOT_FOUND,
     EXIT_REFUSED,
+    EXIT_USAGE,
     CliError,
     Settings,
     json_option,
     progress_bar,
     table,
 )
+
+DEFAULT_MAX_CHARS = 1_000_000
 
 
 @click.command()
@@ -29,16 +32,34 @@ from .cli_settings import (
 @click.option("--tag", "tags", multiple=True, help="Repeat for several tags.")
 @click.option("--salience", type=float, default=0.5, show_default=True)
 @click.option("--ttl", type=float, default=None, help="Seconds until it expires (never recalled again, then swept).")
+@click.option(
+    "--max-chars",
+    type=click.IntRange(min=1),
+    default=DEFAULT_MAX_CHARS,
+    show_default=True,
+    help="Refuse a longer text (one memory is recalled whole; split a long document into several).",
+)
 @click.pass_obj
 def encode(
-    s: Settings, text: str | None, source: str, tags: tuple[str, ...], salience: float, ttl: float | None
+    s: Settings,
+    text: str | None,
+    source: str,
+    tags: tuple[str, ...],
+    salience: float,
+    ttl: float | None,
+    max_chars: int,
 ) -> None:
-    """Store TEXT (or standard input) as an episode; creates the database if needed."""
-    content = text if text is not None else sys.stdin.read()
-    with s.audrey(create=True) as brain:
-        memory_id = brain.encode(
-            content.strip("\n"), source=source, salience=salience, tags=list(tags) or None, ttl=ttl
+    """Store TEXT (or standard input, when TEXT is - or missing) as one episode; creates the database if needed. A
+    long text is embedded in chunks, with progress on a terminal."""
+    content = (sys.stdin.read() if text in (None, "-") else text).strip("\n")
+    if len(content) > max_chars:
+        raise CliError(
+            f"the text is {len(content):,} characters, over --max-chars {max_chars:,}: one memory is recalled whole, "
+            f"so split a long document into several (or pass --max-chars {len(content)} to store it as one)",
+            EXIT_USAGE,
         )
+    with s.audrey(create=True, embedding_progress="embedding chunks") as brain:
+        memory_id = brain.encode(content, source=source, salience=salience, tags=list(tags) or None, ttl=ttl)
     s.emit({"id": memory_id}, lambda: memory_id)
 
 
@@ -64,10 +85,10 @@ def consolidate(s: Settings) -> None:
     """Run the sleep cycle: cluster unconsolidated episodes into principles."""
     with s.audrey() as brain:
         shown = {"done": 0}
-        with progress_bar("consolidating", None) as advance:
+        with progress_bar("consolidating clusters", None) as advance:
 
             def report(done: int, total: int) -> None:
-                advance(done - shown["done"])
+                advance(done - shown["done"], total=total)
                 shown["done"] = done
 
             run = brain.consolidate(progress=report)

@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import json
 import sys
+import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import datetime
 from typing import Any
 
 import click
+import numpy as np
 
 from ..audrey import Audrey
 from ..config import AudreyConfig, ValidationConfig
@@ -97,11 +99,21 @@ class Settings:
 
     @contextmanager
     def audrey(
-        self, create: bool = False, scope: Sequence[str] | None = None, config: AudreyConfig = CLI_CONFIG
+        self,
+        create: bool = False,
+        scope: Sequence[str] | None = None,
+        config: AudreyConfig = CLI_CONFIG,
+        embedding_progress: str | None = None,
     ) -> Iterator[Audrey]:
+        """The store opened with its own embedding model; ``embedding_progress`` labels the progress of long
+        embedding calls on a terminal."""
         info = self.info(must_exist=not create)
-        with Audrey(self.db, agent=self.agent, embedder=self.embedder(info), config=config, scope=scope) as brain:
-            yield brain
+        embedder = self.embedder(info)
+        with progress_bar(embedding_progress or "", None) as advance:
+            if embedding_progress and sys.stderr.isatty():
+                embedder = ProgressEmbedder(embedder, advance)
+            with Audrey(self.db, agent=self.agent, embedder=embedder, config=config, scope=scope) as brain:
+                yield brain
 
     @contextmanager
     def storage(self) -> Iterator[Storage]:
@@ -129,14 +141,81 @@ def _cell(value: Any) -> str:
     return text if len(text) <= 70 else text[:67] + "..."
 
 
+class ProgressEmbedder:
+    """An embedder that embeds a long call (the chunks of a long text) a slice at a time, reporting each slice: the
+    model, its vectors and every other attribute are the wrapped embedder's."""
+
+    SLICE = 64
+
+    def __init__(self, embedder: Any, advance: Callable[..., None]) -> None:
+        self._embedder, self._advance = embedder, advance
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._embedder, name)
+
+    def embed(self, texts: Sequence[str]) -> Any:
+        if len(texts) <= self.SLICE:
+            return self._embedder.embed(texts)
+        parts = []
+        for start in range(0, len(texts), self.SLICE):
+            part = list(texts[start : start + self.SLICE])
+            parts.append(np.asarray(self._embedder.embed(part), dtype=np.float32))
+            self._advance(len(part), total=len(texts))
+        return np.vstack(parts)
+
+
+class Progress:
+    """One line of progress on stderr: done (of the total, when known), the share done and the rate, redrawn at most
+    ten times a second. ``advance(n, total=None)`` adds ``n``; a total learned late (a consolidation's clusters)
+    comes with it."""
+
+    REDRAW_SECONDS = 0.1
+
+    def __init__(self, label: str, total: int | None, stream: Any = None) -> None:
+        self.label, self.total = label, total
+        self.stream = stream if stream is not None else sys.stderr
+        self.done = 0
+        self.started = time.monotonic()
+        self.drawn = 0.0
+
+    def advance(self, n: int, total: int | None = None) -> None:
+        self.done += n
+        if total is not None:
+            self.total = total
+        now = time.monotonic()
+        if now - self.drawn >= self.REDRAW_SECONDS:
+            self.drawn = now
+            self._draw(now)
+
+    def line(self, now: float) -> str:
+        rate = self.done / max(now - self.started, 1e-9)
+        if self.total:
+            return f"{self.label}: {self.done:,}/{self.total:,} ({100 * self.done / self.total:.0f}%), {rate:,.0f}/s"
+        return f"{self.label}: {self.done:,}, {rate:,.0f}/s"
+
+    def _draw(self, now: float) -> None:
+        self.stream.write("\r" + self.line(now) + "\x1b[K")
+        self.stream.flush()
+
+    def finish(self) -> None:
+        if self.drawn:
+            self._draw(time.monotonic())
+            self.stream.write("\n")
+            self.stream.flush()
+
+
 @contextmanager
-def progress_bar(label: str, total: int | None) -> Iterator[Callable[[int], None]]:
-    """A progress bar on stderr (hidden when stderr is not a terminal or the total is unknown)."""
-    if not total or not sys.stderr.isatty():
-        yield lambda n: None
+def progress_bar(label: str, total: int | None) -> Iterator[Callable[..., None]]:
+    """Progress with a rate on stderr while the work runs (``advance(n, total=None)``); nothing when stderr is not a
+    terminal (a pipe, a log file): scripts read the result, not the bar."""
+    if not sys.stderr.isatty():
+        yield lambda n, total=None: None
         return
-    with click.progressbar(length=total, label=label, file=sys.stderr) as bar:
-        yield bar.update
+    progress = Progress(label, total)
+    try:
+        yield progress.advance
+    finally:
+        progress.finish()
 
 
 def _json_flag(ctx: click.Context, param: click.Parameter, value: bool) -> None:

@@ -115,25 +115,41 @@ def chunk_spans(embedder: Any, text: str, overlap_share: float = 0.125) -> list[
         return [(0, len(text))]
     tokenizer = getattr(embedder, "tokenizer", None)
     if tokenizer is not None and callable(tokenizer):
-        offsets = [
-            tuple(o)
-            for o in tokenizer(text, add_special_tokens=False, return_offsets_mapping=True, verbose=False)[
-                "offset_mapping"
-            ]
-            if o[1] > o[0]
-        ]
+        starts, ends = _token_offsets(tokenizer, text)
     else:
-        offsets = [(m.start(), m.end()) for m in _WHITESPACE_TOKEN.finditer(text)]
-    if len(offsets) <= window:
+        found = np.array([(m.start(), m.end()) for m in _WHITESPACE_TOKEN.finditer(text)], dtype=np.int64)
+        starts, ends = found.reshape(-1, 2).T
+    if len(starts) <= window:
         return [(0, len(text))]
     step = max(1, window - max(1, int(window * overlap_share)))
     spans = []
-    for first in range(0, len(offsets), step):
-        last = min(first + window, len(offsets)) - 1
-        spans.append((offsets[first][0], offsets[last][1]))
-        if last == len(offsets) - 1:
+    for first in range(0, len(starts), step):
+        last = min(first + window, len(starts)) - 1
+        spans.append((int(starts[first]), int(ends[last])))
+        if last == len(starts) - 1:
             break
     return spans
+
+
+SEGMENT_CHARS = 65_536  # a long text is tokenized a piece at a time: a 5 MB text whole took ~800 MB of token lists
+
+
+def _token_offsets(tokenizer: Any, text: str) -> tuple[np.ndarray, np.ndarray]:
+    """Start and end characters of ``text``'s non-empty tokens, tokenized in pieces cut at spaces."""
+    starts, ends = [], []
+    begin = 0
+    while begin < len(text):
+        end = min(len(text), begin + SEGMENT_CHARS)
+        if end < len(text):
+            space = text.rfind(" ", begin + 1, end)
+            end = space if space > begin else end
+        offsets = tokenizer(text[begin:end], add_special_tokens=False, return_offsets_mapping=True, verbose=False)
+        found = np.asarray(offsets["offset_mapping"], dtype=np.int64).reshape(-1, 2)
+        found = found[found[:, 1] > found[:, 0]] + begin
+        starts.append(found[:, 0])
+        ends.append(found[:, 1])
+        begin = end
+    return np.concatenate(starts), np.concatenate(ends)
 
 
 class QueryCache:

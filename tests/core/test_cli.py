@@ -43,6 +43,39 @@ def test_encode_recall_and_status(run):
     assert "vectors: 2 memories with, 0 without" in run("status").output
 
 
+def test_a_dash_reads_standard_input_and_a_text_over_the_limit_is_refused_with_the_way_out(run):
+    stored = j(run("--json", "encode", "-", input="The deploy key lives in the vault\n"))
+    hits = j(run("--json", "recall", "deploy key", "--limit", "1"))
+    assert [(h["id"], h["content"]) for h in hits] == [(stored["id"], "The deploy key lives in the vault")]
+    long_text = "word " * 300
+    refused = run("encode", "--max-chars", "1000", input=long_text)
+    assert refused.exit_code == 2 and "1,500 characters, over --max-chars 1,000" in refused.output
+    assert "--max-chars 1500 to store it" in refused.output
+    assert j(run("--json", "encode", "--max-chars", "1500", input=long_text))["id"]
+
+
+def test_progress_shows_the_count_the_share_and_the_rate_and_a_long_embedding_call_goes_a_slice_at_a_time():
+    import io
+
+    from audrey_core.admin.cli_settings import Progress, ProgressEmbedder
+
+    stream = io.StringIO()
+    progress = Progress("embedding chunks", None, stream=stream)
+    progress.advance(64, total=200)
+    assert "embedding chunks: 64/200 (32%), " in stream.getvalue() and stream.getvalue().endswith("/s\x1b[K")
+    progress.finish()
+    assert stream.getvalue().endswith("\n")
+    unknown = Progress("importing", None, stream=io.StringIO())
+    unknown.done = 500
+    assert unknown.line(unknown.started + 2.0) == "importing: 500, 250/s"
+    reports: list[tuple[int, int | None]] = []
+    inner = DeterministicEmbedder()
+    sliced = ProgressEmbedder(inner, lambda n, total=None: reports.append((n, total)))
+    texts = [f"chunk {i}" for i in range(150)]
+    assert (sliced.embed(texts) == inner.embed(texts)).all() and sliced.model_name == inner.model_name
+    assert reports == [(64, 150), (64, 150), (22, 150)]
+
+
 def test_consolidate_history_rollback_and_decay(run):
     for source in ("direct-observation", "tool-result", "told-by-user"):
         run("encode", "the nightly export job takes forty minutes", "--source", source)
