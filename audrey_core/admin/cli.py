@@ -78,13 +78,17 @@ def cli(ctx: click.Context, db: str, agent: str, as_json: bool, embedder: str | 
 @json_option
 @click.option("--llm-model", default=None, help="An OpenAI-compatible model for the demo (default: none, offline).")
 @click.option("--llm-base-url", default=None, help="A compatible server's URL.")
-def demo(llm_model: str | None, llm_base_url: str | None) -> None:
-    """Tell the Stripe rate-limit story (offline by default)."""
+@click.pass_context
+def demo(ctx: click.Context, llm_model: str | None, llm_base_url: str | None) -> None:
+    """Tell the Stripe rate-limit story (offline by default) to the default agent, into --db when given (else a new
+    file), and print how to look at it."""
     from .demo import main as run_demo
 
+    given = ctx.parent is not None and ctx.parent.get_parameter_source("db") != click.core.ParameterSource.DEFAULT
     args = [
         *(["--llm-model", llm_model] if llm_model else []),
         *(["--llm-base-url", llm_base_url] if llm_base_url else []),
+        *(["--db", str(ctx.find_object(Settings).db)] if given else []),
     ]
     code = run_demo(args)
     if code:

@@ -18,6 +18,7 @@ from .cli_settings import (
     CliError,
     Settings,
     json_option,
+    note_other_agents,
     progress_bar,
     table,
 )
@@ -74,6 +75,8 @@ def recall(s: Settings, query: str, limit: int, min_confidence: float, types: tu
     """Memories relevant to QUERY, best first."""
     with s.audrey() as brain:
         hits = brain.recall(query, limit=limit, min_confidence=min_confidence, types=list(types) or None)
+        if not hits:
+            note_other_agents(brain.agents(), s.agent)
     rows = [(h.score, h.confidence, h.memory_type, h.source, h.state, h.id, h.content) for h in hits]
     s.emit(hits, lambda: table(["score", "conf", "type", "source", "state", "id", "content"], rows))
 
@@ -167,6 +170,7 @@ def status(s: Settings) -> None:
         stats = introspect(storage, s.agent)
         with_vectors, without = storage.vector_coverage(s.agent)
         pending = storage.reembed_target()
+        note_other_agents(storage.agents(), s.agent)
     data = {
         **asdict(stats),
         "vectors": {"with": with_vectors, "without": without},

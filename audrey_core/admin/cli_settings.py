@@ -124,6 +124,17 @@ class Settings:
         click.echo(json.dumps(to_plain(data), ensure_ascii=False) if self.as_json else human())
 
 
+def note_other_agents(agents: dict[str, int], agent: str) -> None:
+    """On stderr: when ``agent`` has no memories in a store that holds others', which ones and how to reach them."""
+    if agents.get(agent) or not agents:
+        return
+    held = ", ".join(f"{name} ({count})" for name, count in sorted(agents.items(), key=lambda a: (-a[1], a[0])))
+    click.echo(
+        f"note: agent {agent!r} has no memories in this store; it holds {held}: pass --agent NAME (or AUDREY_AGENT)",
+        err=True,
+    )
+
+
 def table(headers: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
     """A plain aligned text table."""
     cells = [[str(c) for c in headers]] + [[_cell(c) for c in row] for row in rows]

@@ -19,8 +19,10 @@ from __future__ import annotations
 
 import argparse
 import os
+import shlex
 import sys
 import tempfile
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 from ..audrey import Audrey
@@ -39,6 +41,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     return parser.parse_args(argv)
 
 
+STORY_DAYS = 3 + 30 + 365  # from the first failure to the year without a word about Stripe
+
+
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     llm = None
@@ -49,8 +54,10 @@ def main(argv: list[str] | None = None) -> int:
     config = AudreyConfig(consolidation=ConsolidationConfig(min_episodes=2))
     print(f"memory: {path} | LLM: {llm or 'none (offline: extractive principles, heuristic conflict check)'}")
 
-    clock = ManualClock()  # the story spans weeks: a clock the demo can move on
-    with Audrey(path, agent="payments-agent", llm=llm, config=config, clock=clock) as brain:
+    # The story spans a year: a clock the demo moves on, started so that the story ends today (the page and the
+    # command then show its dates as they were, none in the future).
+    clock = ManualClock(datetime.now(timezone.utc) - timedelta(days=STORY_DAYS))
+    with Audrey(path, llm=llm, config=config, clock=clock) as brain:  # the default agent, as the command's
         brain.on("contradiction", lambda e: print(f"   ! contradiction: {e['resolution'].reason}"))
 
         print("\n1-2. Two code paths hit Stripe's rate limit:")
@@ -156,6 +163,8 @@ def main(argv: list[str] | None = None) -> int:
         awake = brain.recall("Stripe API rate limit", limit=3)
         print(f"   an ordinary recall returns {len(awake)} of them: dormant memories are kept, never deleted")
         print(f"\nintrospect: {brain.introspect().counts}, contradictions {brain.introspect().contradictions}")
+    where = shlex.quote(str(path))
+    print(f"\nlook at it: audrey --db {where} ui   (or: audrey --db {where} status)")
     return 0
 
 

@@ -257,9 +257,29 @@ def test_reembed_to_the_local_model(run):
 
 
 @pytest.mark.slow
-def test_demo_command():
+def test_demo_command_tells_the_story_to_the_default_agent_of_the_store_given_and_says_how_to_look(tmp_path):
     result = CliRunner().invoke(cli, ["demo"])
     assert result.exit_code == 0 and "recalled principle" in result.output and "contradiction" in result.output
+    db = tmp_path / "story.db"
+    told = CliRunner().invoke(cli, ["--db", str(db), "demo"])
+    assert told.exit_code == 0 and f"look at it: audrey --db {db} ui" in told.output
+    status = j(CliRunner().invoke(cli, ["--db", str(db), "--json", "status"]))  # no --agent: the same agent
+    assert status["counts"]["episodic"] == 5 and status["counts"]["semantic"] == 1
+    with Audrey(db) as brain:  # the story ends today: nothing dated in the future
+        assert max(m.created_at for m in brain.iter_memories(include_dormant=True)) <= brain.clock()
+
+
+def test_an_agent_without_memories_is_told_which_agents_the_store_holds(run):
+    run("--agent", "payments-agent", "encode", "Stripe returned 429")
+    run("--agent", "ops", "encode", "The deploy key is in the vault")
+    run("--agent", "ops", "encode", "The staging database is small")
+    for command in (["status"], ["recall", "stripe"]):
+        result = run(*command)
+        assert result.exit_code == 0
+        assert "note: agent 'default' has no memories in this store; it holds ops (2), payments-agent (1)" in (
+            result.output
+        )
+    assert "note:" not in run("--agent", "ops", "status").output
 
 
 def test_the_installed_console_script_runs(tmp_path):

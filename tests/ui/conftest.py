@@ -18,7 +18,7 @@ import pytest
 pytest.importorskip("starlette", reason="the ui extra is not installed")
 pytest.importorskip("jinja2", reason="the ui extra is not installed")
 
-AGENT = "payments-agent"  # the demo's agent
+AGENT = "default"  # the demo's agent: the default one
 BROWSERS = ("chromium", "chromium-browser", "google-chrome")
 
 
