@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import errno
+import socket
+
 import click
 
 from ..config import AudreyConfig
 from ..rules.serving import needs_token
-from .cli_settings import EXIT_USAGE, CliError, Settings, parse_address
+from .cli_settings import EXIT_FAILED, EXIT_USAGE, CliError, Settings, parse_address
 
 DEFAULT_ADDRESS = "127.0.0.1:8787"
 
@@ -43,8 +46,25 @@ def ui_cmd(s: Settings, address: str, scope: str | None, allow_writes: bool, tok
     labels = tuple(scope.strip("/").split("/")) if scope else None
     import uvicorn
 
-    with s.audrey(scope=labels, config=AudreyConfig()) as brain:
+    listening = bound(host, port)  # before anything says "at": a busy port is reported, not served
+    with listening, s.audrey(scope=labels, config=AudreyConfig()) as brain:
         app = build_app(brain, host=host, port=port, allow_writes=allow_writes, token=token)
         where = f"http://{host}:{port}/" + (f"?token={token}" if token else "")
         click.echo(f"audrey ui for {s.name} (agent {brain.agent}) at {where}", err=True)
-        uvicorn.run(app, host=host, port=port, log_level="warning")
+        uvicorn.Server(uvicorn.Config(app, log_level="warning")).run(sockets=[listening])
+
+
+def bound(host: str, port: int) -> socket.socket:
+    """A socket listening on ``host:port`` (uvicorn serves on it), or a one-line error naming the way out."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    listening = socket.socket(family, socket.SOCK_STREAM)
+    listening.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as uvicorn does: a restart reuses the port
+    try:
+        listening.bind((host, port))
+        listening.listen(128)
+    except OSError as exc:
+        listening.close()
+        taken = exc.errno == errno.EADDRINUSE
+        reason = "is in use (another audrey ui?)" if taken else f"cannot be used: {exc.strerror or exc}"
+        raise CliError(f"{host}:{port} {reason}; pick another with --http HOST:PORT", EXIT_FAILED) from exc
+    return listening

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import itertools
 import re
+import socket
 from datetime import datetime, timedelta, timezone
 
 import pytest
@@ -106,6 +107,12 @@ def test_settling_a_dispute_through_the_page(brain):
     assert settled.state == "resolved" and settled.resolution.settled.reason == "the calendar says so"
 
 
+def test_numbers_on_a_memory_page_are_rounded_for_reading(brain):
+    memory_id = brain.encode("The backup runs nightly", salience=0.1 + 0.2)  # 0.30000000000000004
+    page = client(brain).get(f"/memory/{memory_id}").text
+    assert "0.30 · " in page and "0.30000000000000004" not in page
+
+
 def test_the_command_checks_its_address_and_token(tmp_path):
     db = tmp_path / "cli.db"
     runner = CliRunner()
@@ -114,6 +121,13 @@ def test_the_command_checks_its_address_and_token(tmp_path):
     assert bad.exit_code == 2 and "HOST:PORT" in bad.output
     open_to_all = runner.invoke(cli, ["--db", str(db), "ui", "--http", "0.0.0.0:8787"], env={"AUDREY_UI_TOKEN": ""})
     assert open_to_all.exit_code == 2 and "needs a token" in open_to_all.output
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen(1)
+        port = taken.getsockname()[1]
+        busy = runner.invoke(cli, ["--db", str(db), "ui", "--http", f"127.0.0.1:{port}"])
+    assert busy.exit_code == 1 and f"127.0.0.1:{port} is in use" in busy.output and "--http" in busy.output
+    assert "audrey ui for" not in busy.output  # nothing said it was served
 
 
 def test_form_checks():
