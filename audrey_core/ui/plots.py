@@ -50,13 +50,33 @@ def line_plot(
         parts.append(f'<path d="{path(points)}" class="line"/>')
     if projected:
         parts.append(f'<path d="{path([*points[-1:], *projected])}" class="line projected"/>')
-    for when, label in marks:
-        if first <= when <= last:
+    shown = sorted((x(when), label) for when, label in marks if first <= when <= last)
+    for (at, label), row in zip(shown, label_rows([(at + 3, len(label)) for at, label in shown])):
+        parts.append(
+            f'<line x1="{at:.1f}" x2="{at:.1f}" y1="{PAD}" y2="{HEIGHT - PAD}" class="mark">'
+            f"<title>{escape(label)}</title></line>"
+        )
+        if row is not None:
             parts.append(
-                f'<line x1="{x(when):.1f}" x2="{x(when):.1f}" y1="{PAD}" y2="{HEIGHT - PAD}" class="mark"/>'
-                f'<text x="{x(when) + 3:.1f}" y="{PAD - 4}" class="mark-label">{escape(label)}</text>'
+                f'<text x="{at + 3:.1f}" y="{PAD - 4 - LABEL_ROW * row}" class="mark-label">{escape(label)}</text>'
             )
     return _svg(parts, title)
+
+
+LABEL_ROW, LABEL_ROWS, CHAR_WIDTH = 11, 3, 6.0  # px between rows of mark labels, rows above the plot, px a character
+
+
+def label_rows(labels: Sequence[tuple[float, int]]) -> list[int | None]:
+    """For labels (left x, characters) in order of x: the row each is written on so that no two overlap (the lowest
+    row free at its x), or None when every row is taken there (its mark keeps the label as a tooltip)."""
+    ends = [float("-inf")] * LABEL_ROWS
+    rows: list[int | None] = []
+    for left, characters in labels:
+        row = next((r for r in range(LABEL_ROWS) if left > ends[r] + 4), None)
+        if row is not None:
+            ends[row] = left + characters * CHAR_WIDTH
+        rows.append(row)
+    return rows
 
 
 def stacked_bars(buckets: Sequence[tuple[str, dict[str, int]]], series: Sequence[str], title: str = "") -> str:

@@ -197,3 +197,21 @@ def test_every_page_answers_on_both_backends(store_location):
         assert "the nightly export job takes forty minutes" in web.get(f"/memory/{principle}").text
         assert principle in web.get(f"/memory/{episode}").text  # the principle it is evidence for
         assert "The deploy window is not on Tuesday" in web.get("/disputes?state=all").text
+
+
+def test_mark_labels_on_a_plot_never_overlap():
+    import re as regex
+
+    from audrey_core.ui.plots import CHAR_WIDTH, line_plot
+
+    start = datetime(2026, 1, 1, tzinfo=timezone.utc)
+    points = [(start, 0.5), (start + timedelta(days=30), 0.4)]
+    marks = [(start + timedelta(hours=h), "reinforced") for h in (1, 2, 3, 4, 5)] + [(start + timedelta(days=20), "x")]
+    svg = line_plot(points, marks=marks, title="confidence")
+    labels = [
+        (float(x), float(y), len(text))
+        for x, y, text in regex.findall(r'<text x="([\d.]+)" y="([\d.-]+)" class="mark-label">([^<]*)</text>', svg)
+    ]
+    assert len(labels) >= 3 and svg.count("<title>reinforced</title>") == 5  # every mark keeps its label as a tooltip
+    for (x1, y1, n1), (x2, y2, _) in itertools.combinations(sorted(labels), 2):
+        assert y1 != y2 or x2 >= x1 + n1 * CHAR_WIDTH  # same row: the later one starts after the earlier one ends
