@@ -1,4 +1,5 @@
-"""The pages: search, a memory, disputes, consolidation runs, the timeline and status (read-only), and the changes
+"""The pages: search, a memory, namespaces and their keys (a LangGraph store's items), disputes, consolidation runs, the
+timeline and status (read-only), and the changes
 ``--allow-writes`` enables (:mod:`.actions`). Handlers are plain functions: Starlette runs them on its threadpool, as
 Audrey's calls block."""
 
@@ -11,6 +12,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
+from ..errors import InvalidInputError
 from ..states import CONTRADICTION_STATES, MEMORY_STATES
 from .actions import action_routes
 from .forms import PAGE, offset_from, search_from
@@ -25,6 +27,7 @@ def routes() -> list[Route]:
     return [
         Route("/", search),
         Route("/memory/{memory_id}", memory),
+        Route("/namespaces", namespaces),
         Route("/disputes", disputes),
         Route("/runs", runs),
         Route("/runs/{run_id}", run),
@@ -92,6 +95,24 @@ def memory(request: Request) -> Response:
         "plot": plot,
     }
     return render(request, "memory.html", context)
+
+
+def namespaces(request: Request) -> Response:
+    """Without ``ns``: every scope holding memories (a LangGraph store's namespaces); with ``ns=a/b``: the memories
+    of that namespace exactly, each under its key (a store item's key), a page at a time."""
+    brain = brain_of(request)
+    chosen = (request.query_params.get("ns") or "").strip("/")
+    if not chosen:
+        found = [("/".join(ns), ns) for ns in brain.scopes() if ns]
+        return render(request, "namespaces.html", {"namespaces": found, "namespace": None})
+    path = tuple(chosen.split("/"))
+    offset = offset_from(request.query_params)
+    try:
+        listed = brain.list_memories(limit=PAGE + 1, offset=offset, scope=path)
+    except InvalidInputError as exc:  # a namespace outside this page's scope, or not a path
+        raise HTTPException(400, str(exc)) from exc
+    context = {"namespace": chosen, "items": listed[:PAGE], "more": len(listed) > PAGE, "offset": offset}
+    return render(request, "namespaces.html", {**context, "page": PAGE})
 
 
 def disputes(request: Request) -> Response:

@@ -215,3 +215,21 @@ def test_mark_labels_on_a_plot_never_overlap():
     assert len(labels) >= 3 and svg.count("<title>reinforced</title>") == 5  # every mark keeps its label as a tooltip
     for (x1, y1, n1), (x2, y2, _) in itertools.combinations(sorted(labels), 2):
         assert y1 != y2 or x2 >= x1 + n1 * CHAR_WIDTH  # same row: the later one starts after the earlier one ends
+
+
+def test_namespaces_and_their_keys(brain, tmp_path):
+    brain.encode("Ada is vegetarian", scope=("users", "ada"), key="diet")
+    brain.encode("Ada lives in Porto", scope=("users", "ada"), key="home")
+    brain.encode("Bo drinks coffee", scope=("users", "bo"), key="drink")
+    brain.encode("unscoped note")
+    web = client(brain)
+    listing = web.get("/namespaces").text
+    assert "users/ada" in listing and "users/bo" in listing and "unscoped note" not in listing
+    ada = web.get("/namespaces", params={"ns": "users/ada"}).text
+    assert re.search(r"<td>diet</td><td><a href=\"/memory/\w+\">Ada is vegetarian</a>", ada)
+    assert "<td>home</td>" in ada and "Bo drinks coffee" not in ada
+    assert "Nothing in this namespace" in web.get("/namespaces", params={"ns": "users/cy"}).text
+    with Audrey(tmp_path / "ui.db", agent="ui", scope=("users", "bo"), embedder=DeterministicEmbedder()) as confined:
+        page = client(confined)
+        assert "users/ada" not in page.get("/namespaces").text
+        assert page.get("/namespaces", params={"ns": "users/ada"}).status_code == 400  # another tenant's namespace

@@ -147,3 +147,20 @@ def test_another_tenants_memory_is_not_reachable_by_url(store, page):
         assert response.status == 404 and "4242" not in page.content()
         page.goto(url + "/?q=card+ends+in&show=all")
         assert "4242" not in page.content()
+
+
+def test_browse_a_stores_namespaces_and_keys(page, tmp_path):
+    from audrey_core.testing import DeterministicEmbedder
+
+    path = tmp_path / "store.db"
+    with Audrey(path, embedder=DeterministicEmbedder()) as brain:  # as AudreyStore puts items: namespace, key
+        brain.encode("Ada is vegetarian", scope=("users", "ada"), key="diet")
+        brain.encode("Bo drinks coffee", scope=("users", "bo"), key="drink")
+    with ui_server(path, agent="default") as url:
+        page.goto(url + "/")
+        page.get_by_role("link", name="Namespaces").click()
+        page.get_by_role("link", name="users/ada").click()
+        row = page.locator("table.items tbody tr").first
+        assert row.locator("td").first.inner_text() == "diet" and "Ada is vegetarian" in row.inner_text()
+        row.get_by_role("link", name="Ada is vegetarian").click()
+        assert page.locator("h1").inner_text() == "Ada is vegetarian"
