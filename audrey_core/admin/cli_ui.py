@@ -7,6 +7,7 @@ import socket
 
 import click
 
+from ..audrey import Audrey
 from ..config import AudreyConfig
 from ..rules.serving import needs_token
 from .cli_settings import EXIT_FAILED, EXIT_USAGE, CliError, Settings, parse_address
@@ -48,7 +49,12 @@ def ui_cmd(s: Settings, address: str, scope: str | None, allow_writes: bool, tok
 
     listening = bound(host, port)  # before anything says "at": a busy port is reported, not served
     with listening, s.audrey(scope=labels, config=AudreyConfig()) as brain:
-        app = build_app(brain, host=host, port=port, allow_writes=allow_writes, token=token)
+
+        def open_agent(agent: str) -> Audrey:  # the picker: another agent of this store, as this one is opened
+            return Audrey(s.db, agent=agent, embedder=brain.embedder, config=AudreyConfig())
+
+        picking = open_agent if labels is None else None  # a page confined to a scope never shows another tenant
+        app = build_app(brain, host=host, port=port, allow_writes=allow_writes, token=token, open_agent=picking)
         where = f"http://{host}:{port}/" + (f"?token={token}" if token else "")
         click.echo(f"audrey ui for {s.name} (agent {brain.agent}) at {where}", err=True)
         uvicorn.Server(uvicorn.Config(app, log_level="warning")).run(sockets=[listening])

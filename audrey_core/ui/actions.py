@@ -32,7 +32,7 @@ def _allowed(request: Request) -> Any:
     settings = request.app.state.ui
     if not settings.allow_writes:
         raise HTTPException(403, READ_ONLY)
-    return settings.brain
+    return settings.brain_for(request)
 
 
 async def _form(request: Request) -> dict[str, str]:

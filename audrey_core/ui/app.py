@@ -14,6 +14,8 @@ from __future__ import annotations
 import hmac
 import logging
 import secrets
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlencode, urlsplit
@@ -40,9 +42,17 @@ TOKEN_COOKIE = "audrey_ui_token"
 
 
 def build_app(
-    brain: Audrey, *, host: str = "127.0.0.1", port: int = 8787, allow_writes: bool = False, token: str | None = None
+    brain: Audrey,
+    *,
+    host: str = "127.0.0.1",
+    port: int = 8787,
+    allow_writes: bool = False,
+    token: str | None = None,
+    open_agent: Callable[[str], Audrey] | None = None,
 ) -> Starlette:
-    """The application serving ``brain`` at ``host:port`` (the address is needed to check Host and Origin)."""
+    """The application serving ``brain`` at ``host:port`` (the address is needed to check Host and Origin). With
+    ``open_agent`` (how to open another agent's memory in the same store; leave it out to confine the page to
+    ``brain``) the page has an agent picker."""
     if needs_token(host, token):
         raise InvalidInputError(f"serving on {host} needs a token (--token): use 127.0.0.1 to serve this machine only")
     import jinja2
@@ -50,11 +60,20 @@ def build_app(
     env = jinja2.Environment(loader=jinja2.FileSystemLoader(HERE / "templates"), autoescape=True)
     env.filters["replace_param"] = _replace_param
     templates = Jinja2Templates(env=env)
-    settings = Settings(brain, allow_writes, secrets.token_urlsafe(32), templates)
+    settings = Settings(brain, allow_writes, secrets.token_urlsafe(32), templates, open_agent)
+
+    @asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        try:
+            yield
+        finally:
+            settings.close()  # the other agents' memories the picker opened; ``brain`` is its opener's to close
+
     app = Starlette(
         routes=[*routes(), Mount("/static", StaticFiles(directory=HERE / "static"), name="static")],
         middleware=[Middleware(Guard, host=host, port=port, token=token)],
         exception_handlers={HTTPException: _http_error, AudreyError: _audrey_error, Exception: _server_error},
+        lifespan=lifespan,
     )
     app.state.ui = settings
     return app

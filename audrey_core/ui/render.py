@@ -5,7 +5,9 @@ names (a 404 page when this instance has none)."""
 from __future__ import annotations
 
 import hmac
-from dataclasses import dataclass
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import Any
 
 from starlette.exceptions import HTTPException
@@ -16,15 +18,48 @@ from starlette.templating import Jinja2Templates
 from ..audrey import Audrey
 from ..models import ConsolidationRun, Contradiction, Memory
 
+AGENT_COOKIE = "audrey_ui_agent"
+
 
 @dataclass(frozen=True)
 class Settings:
-    """What a page needs besides the request: the memory, whether it may change it, and the CSRF token."""
+    """What a page needs besides the request: the memory, whether it may change it, and the CSRF token.
+    ``open_agent`` (a page not confined to one tenant) opens another agent's memory in the same store: the agent
+    picker's choice, kept in a cookie, each opened once and closed with the app."""
 
     brain: Audrey
     allow_writes: bool
     csrf: str
     templates: Jinja2Templates
+    open_agent: Callable[[str], Audrey] | None = None
+    _opened: dict[str, Audrey] = field(default_factory=dict)
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def brain_for(self, request: Request) -> Audrey:
+        """The memory this request looks at: the picked agent's when the page may pick, else the one it serves."""
+        wanted = request.cookies.get(AGENT_COOKIE)
+        if self.open_agent is None or not wanted or wanted == self.brain.agent:
+            return self.brain
+        return self.opened(wanted)
+
+    def opened(self, agent: str) -> Audrey:
+        """``agent``'s memory in this store (opened on first use); only an agent the store holds."""
+        if self.open_agent is None:
+            raise HTTPException(404, "this page is confined to one agent")
+        if agent == self.brain.agent:
+            return self.brain
+        with self._lock:
+            if agent not in self._opened:
+                if agent not in self.brain.agents():
+                    raise HTTPException(400, f"this store holds no memories of agent {agent!r}")
+                self._opened[agent] = self.open_agent(agent)
+            return self._opened[agent]
+
+    def close(self) -> None:
+        with self._lock:
+            for other in self._opened.values():
+                other.close()
+            self._opened.clear()
 
 
 def settings_of(request: Request) -> Settings:
@@ -33,10 +68,16 @@ def settings_of(request: Request) -> Settings:
 
 
 def page(request: Request, name: str, context: dict[str, Any], status: int = 200) -> Response:
-    """``name`` rendered with ``context`` and what every page shows (the agent, its scope, whether writes are on)."""
+    """``name`` rendered with ``context`` and what every page shows (the agent, its scope, whether writes are on, and
+    the agents to pick from when the page may pick)."""
     settings = settings_of(request)
-    common = {"writes": settings.allow_writes, "csrf": settings.csrf, "agent": settings.brain.agent}
-    common["scope"] = "/".join(settings.brain.scope)
+    try:
+        brain = settings.brain_for(request)
+    except HTTPException:  # a stale cookie: the page it names says so; the header shows the served agent
+        brain = settings.brain
+    common = {"writes": settings.allow_writes, "csrf": settings.csrf, "agent": brain.agent}
+    common["scope"] = "/".join(brain.scope)
+    common["agents"] = sorted(settings.brain.agents()) if settings.open_agent is not None else []
     return settings.templates.TemplateResponse(request, name, {**common, **context}, status_code=status)
 
 

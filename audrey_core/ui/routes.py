@@ -9,7 +9,7 @@ from typing import Any
 
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
-from starlette.responses import Response
+from starlette.responses import RedirectResponse, Response
 from starlette.routing import Route
 
 from ..errors import InvalidInputError
@@ -17,7 +17,7 @@ from ..states import CONTRADICTION_STATES, MEMORY_STATES
 from .actions import action_routes
 from .forms import PAGE, offset_from, search_from
 from .plots import line_plot, stacked_bars
-from .render import memory_or_404, page, run_or_404
+from .render import AGENT_COOKIE, memory_or_404, page, run_or_404, settings_of
 from .views import confidence_curve, score_parts, timeline_buckets
 
 DISPUTE_STATES = CONTRADICTION_STATES
@@ -26,6 +26,7 @@ DISPUTE_STATES = CONTRADICTION_STATES
 def routes() -> list[Route]:
     return [
         Route("/", search),
+        Route("/agent", pick_agent),
         Route("/memory/{memory_id}", memory),
         Route("/namespaces", namespaces),
         Route("/disputes", disputes),
@@ -38,7 +39,17 @@ def routes() -> list[Route]:
 
 
 def brain_of(request: Request) -> Any:
-    return request.app.state.ui.brain
+    return settings_of(request).brain_for(request)
+
+
+def pick_agent(request: Request) -> Response:
+    """The agent picker: look at another agent's memory in this store (kept in a cookie), then search it."""
+    settings = settings_of(request)
+    agent = (request.query_params.get("name") or "").strip()
+    settings.opened(agent)  # 404 when the page is confined, 400 when the store holds no such agent
+    response = RedirectResponse("/", status_code=303)
+    response.set_cookie(AGENT_COOKIE, agent, httponly=True, samesite="strict")
+    return response
 
 
 def render(request: Request, name: str, context: dict[str, Any], status_code: int = 200) -> Response:

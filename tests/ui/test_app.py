@@ -12,7 +12,7 @@ import pytest
 from click.testing import CliRunner
 from starlette.testclient import TestClient
 
-from audrey_core import Audrey, InvalidInputError
+from audrey_core import Audrey, ClosedError, InvalidInputError
 from audrey_core.admin.cli import cli
 from audrey_core.testing import DeterministicEmbedder
 from audrey_core.ui.app import build_app
@@ -233,3 +233,33 @@ def test_namespaces_and_their_keys(brain, tmp_path):
         page = client(confined)
         assert "users/ada" not in page.get("/namespaces").text
         assert page.get("/namespaces", params={"ns": "users/ada"}).status_code == 400  # another tenant's namespace
+
+
+def test_the_agent_picker_opens_another_agent_of_the_store_and_only_when_the_page_is_not_confined(tmp_path):
+    path = tmp_path / "agents.db"
+    with Audrey(path, agent="ops", embedder=DeterministicEmbedder(), config=SYNC) as ops:
+        ops.encode("The deploy key is in the vault")
+    opened: list[Audrey] = []
+
+    def open_agent(agent):
+        opened.append(Audrey(path, agent=agent, embedder=DeterministicEmbedder(), config=SYNC))
+        return opened[-1]
+
+    with Audrey(path, embedder=DeterministicEmbedder(), config=SYNC) as default:
+        default.encode("Ada prefers tea")
+        app = build_app(default, open_agent=open_agent)
+        with TestClient(app, base_url="http://127.0.0.1:8787", follow_redirects=False) as web:
+            home = web.get("/").text
+            assert '<option value="ops" >ops</option>' in home and "Ada prefers tea" in home
+            assert web.get("/agent", params={"name": "nobody"}).status_code == 400
+            switched = web.get("/agent", params={"name": "ops"})
+            assert switched.status_code == 303 and switched.cookies.get("audrey_ui_agent") == "ops"
+            ops_home = web.get("/").text
+            assert "The deploy key is in the vault" in ops_home and "Ada prefers tea" not in ops_home
+            assert '<option value="ops" selected>ops</option>' in ops_home
+            web.get("/agent", params={"name": "ops"})
+            assert len(opened) == 1  # opened once, kept while the app runs
+        with pytest.raises(ClosedError):  # closed with the app
+            opened[0].agents()
+        confined = client(default)  # no open_agent: one agent, no picker, no way to another
+        assert 'action="/agent"' not in confined.get("/").text and confined.get("/agent?name=ops").status_code == 404

@@ -164,3 +164,24 @@ def test_browse_a_stores_namespaces_and_keys(page, tmp_path):
         assert row.locator("td").first.inner_text() == "diet" and "Ada is vegetarian" in row.inner_text()
         row.get_by_role("link", name="Ada is vegetarian").click()
         assert page.locator("h1").inner_text() == "Ada is vegetarian"
+
+
+def test_pick_another_agent_of_the_store(page, tmp_path):
+    from audrey_core.testing import DeterministicEmbedder
+
+    path = tmp_path / "agents.db"
+    with Audrey(path, agent="ops", embedder=DeterministicEmbedder()) as ops:
+        ops.encode("The deploy key is in the vault")
+    with Audrey(path, embedder=DeterministicEmbedder()) as default:
+        default.encode("Ada prefers tea")
+    with ui_server(path, agent="default") as url:
+        page.goto(url + "/")
+        assert "Ada prefers tea" in page.locator("main").inner_text()
+        page.get_by_label("agent").select_option("ops")
+        page.get_by_role("button", name="Switch").click()
+        page.wait_for_url(url + "/")
+        assert "The deploy key is in the vault" in page.locator("main").inner_text()
+        assert "Ada prefers tea" not in page.locator("main").inner_text()
+    with ui_server(path, "--scope", "user/x", agent="default") as url:  # confined: no picker
+        page.goto(url + "/")
+        assert page.get_by_role("button", name="Switch").count() == 0
