@@ -19,6 +19,7 @@ from .cli_settings import (
     Settings,
     json_option,
     note_other_agents,
+    other_agents,
     progress_bar,
     table,
 )
@@ -75,7 +76,7 @@ def recall(s: Settings, query: str, limit: int, min_confidence: float, types: tu
     """Memories relevant to QUERY, best first."""
     with s.audrey() as brain:
         hits = brain.recall(query, limit=limit, min_confidence=min_confidence, types=list(types) or None)
-        if not hits:
+        if not hits and not s.as_json:
             note_other_agents(brain.agents(), s.agent)
     rows = [(h.score, h.confidence, h.memory_type, h.source, h.state, h.id, h.content) for h in hits]
     s.emit(hits, lambda: table(["score", "conf", "type", "source", "state", "id", "content"], rows))
@@ -170,13 +171,16 @@ def status(s: Settings) -> None:
         stats = introspect(storage, s.agent)
         with_vectors, without = storage.vector_coverage(s.agent)
         pending = storage.reembed_target()
-        note_other_agents(storage.agents(), s.agent)
+        others = other_agents(storage.agents(), s.agent)
     data = {
         **asdict(stats),
         "vectors": {"with": with_vectors, "without": without},
         "reembed_in_progress": pending[0] if pending else None,
         "database": s.name,
+        "other_agents": others,  # when this agent has no memories here: whose the store holds
     }
+    if others and not s.as_json:
+        note_other_agents(others, s.agent)
 
     def human() -> str:
         rows = [

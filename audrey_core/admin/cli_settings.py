@@ -124,9 +124,15 @@ class Settings:
         click.echo(json.dumps(to_plain(data), ensure_ascii=False) if self.as_json else human())
 
 
+def other_agents(agents: dict[str, int], agent: str) -> dict[str, int]:
+    """The store's other agents and their counts, when ``agent`` has no memories there (else none)."""
+    return {} if agents.get(agent) else {name: count for name, count in agents.items() if name != agent}
+
+
 def note_other_agents(agents: dict[str, int], agent: str) -> None:
     """On stderr: when ``agent`` has no memories in a store that holds others', which ones and how to reach them."""
-    if agents.get(agent) or not agents:
+    agents = other_agents(agents, agent)
+    if not agents:
         return
     held = ", ".join(f"{name} ({count})" for name, count in sorted(agents.items(), key=lambda a: (-a[1], a[0])))
     click.echo(

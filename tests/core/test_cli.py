@@ -280,6 +280,8 @@ def test_an_agent_without_memories_is_told_which_agents_the_store_holds(run):
             result.output
         )
     assert "note:" not in run("--agent", "ops", "status").output
+    assert j(run("--json", "status"))["other_agents"] == {"ops": 2, "payments-agent": 1}  # JSON: in the data
+    assert j(run("--json", "recall", "stripe")) == []  # and stdout stays JSON
 
 
 def test_the_installed_console_script_runs(tmp_path):
