@@ -96,15 +96,16 @@ class Guard(BaseHTTPMiddleware):
         if self.token is not None:
             given = request.query_params.get("token")
             if given is not None:
-                if not hmac.compare_digest(given, self.token):
+                if not same_secret(given, self.token):
                     return _plain(request, 401, "wrong token")
                 clean = request.url.remove_query_params("token")
                 response = RedirectResponse(str(clean), status_code=303)
                 response.set_cookie(TOKEN_COOKIE, given, httponly=True, samesite="strict")
                 return response
-            header = request.headers.get("authorization", "")
-            held = request.cookies.get(TOKEN_COOKIE) or header.removeprefix("Bearer ").strip()
-            if not held or not hmac.compare_digest(held, self.token):
+            scheme, _, credential = request.headers.get("authorization", "").partition(" ")
+            bearer = credential.strip() if scheme.lower() == "bearer" else ""  # only "Bearer TOKEN" carries it
+            held = request.cookies.get(TOKEN_COOKIE) or bearer
+            if not held or not same_secret(held, self.token):
                 return _plain(request, 401, "this page needs the server's token: open it once with ?token=...")
         if request.method not in ("GET", "HEAD"):
             origin = request.headers.get("origin")
@@ -113,6 +114,11 @@ class Guard(BaseHTTPMiddleware):
         response = await call_next(request)
         response.headers.update(SECURITY_HEADERS)
         return response
+
+
+def same_secret(given: str, secret: str) -> bool:
+    """Whether ``given`` is ``secret``, in constant time; any text may be given (compare_digest takes ASCII str)."""
+    return hmac.compare_digest(given.encode("utf-8", "surrogateescape"), secret.encode("utf-8", "surrogateescape"))
 
 
 SECURITY_HEADERS = {

@@ -116,7 +116,8 @@ def test_tool_errors_and_the_memory_tools_own_output_are_never_stored(lc_brain):
     }
 
 
-def test_a_messages_name_is_stored_as_its_speaker(lc_brain):
+def test_a_messages_name_is_stored_as_its_speaker_with_its_thread_and_time(lc_brain, clock):
+    clock.advance(days=12)
     agent = create_agent(
         RecordingChatModel(replies=["Noted."]),
         tools=[],
@@ -128,6 +129,7 @@ def test_a_messages_name_is_stored_as_its_speaker(lc_brain):
     stored = {m.content: m for m in lc_brain.list_memories(limit=10)}
     said = stored["I moved to Porto last spring."]
     assert (said.speaker, said.session, said.source) == ("Caroline", "s1", "told-by-user")
+    assert said.created_at == clock()  # when it was said
     assert stored["Noted."].speaker == "assistant"
 
 

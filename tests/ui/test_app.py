@@ -57,6 +57,14 @@ def test_off_localhost_the_token_is_required_then_kept_in_a_cookie(brain):
     assert web.get("/status").status_code == 200  # the cookie holds it now
     bearer = client(brain, host="0.0.0.0", token="s3cret")
     assert bearer.get("/status", headers={"Authorization": "Bearer s3cret"}).status_code == 200
+    assert bearer.get("/status", headers={"Authorization": "bearer s3cret"}).status_code == 200  # any case
+    assert (
+        client(brain, host="0.0.0.0", token="s3cret").get("/status", headers={"Authorization": "s3cret"}).status_code
+        == 401
+    )
+    assert web.get("/?token=sécret").status_code == 401  # a token outside ASCII is a wrong token, not a 500
+    unicode = client(brain, host="0.0.0.0", token="sécret")
+    assert unicode.get("/status?token=sécret").status_code == 303
 
 
 def test_another_host_name_is_refused_on_localhost(brain):
