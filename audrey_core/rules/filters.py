@@ -6,7 +6,13 @@
     {"$or": [{"a": 1}, {"b": {"$ne": 2}}]}      $and / $or over sub-filters; top-level keys are ANDed
 
 Keys are top-level metadata keys, matched literally (no character is a wildcard). Values are JSON scalars
-(str, int, float, bool, None); ``$in`` / ``$nin`` take lists of them.
+(str, int, float, bool, None); ``$in`` / ``$nin`` take lists of them. How each compares, on every backend:
+
+* ``$eq`` / ``$ne`` / ``$in`` / ``$nin``: equal JSON values (a number equals the same number, int or float, and a
+  bool counts as the number 1 or 0, as SQLite stores it; a string equals only a string; None matches a missing key
+  or null); a list or object never equals;
+* ``$gt`` / ``$gte`` / ``$lt`` / ``$lte``: numbers with numbers, strings with strings (by code point); a stored
+  value of another type never matches; a bool or None to order by is refused (JSON booleans have no order).
 """
 
 from __future__ import annotations
@@ -97,6 +103,8 @@ def _compare(key: str, op: Any, operand: Any) -> Compare:
         raise InvalidInputError(f"{op} on {key!r} takes a scalar value (str, number, bool or None), got {operand!r}")
     if operand is None and op not in ("$eq", "$ne"):
         raise InvalidInputError(f"{op} on {key!r} cannot compare with None")
+    if isinstance(operand, bool) and op in ("$gt", "$gte", "$lt", "$lte"):
+        raise InvalidInputError(f"{op} on {key!r} orders numbers or strings, not a boolean: use $eq or $ne")
     return Compare(key, op, operand)
 
 

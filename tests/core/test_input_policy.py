@@ -144,3 +144,25 @@ def test_consolidation_after_a_rollback_derives_new_principles(db_path, clock):
         principle = brain.get(second.output_memory_ids[0])
         assert principle.state == "active" and set(principle.evidence_episode_ids) == set(episodes)
         assert all(m.consolidated for m in brain.get_many(episodes))
+
+
+def test_the_filter_semantics_table_holds_for_every_json_type_on_both_backends(brain):
+    from audrey_core.rules.filters import matches, parse_filter
+
+    stored = [{"n": 1}, {"n": 2.5}, {"n": True}, {"n": False}, {"n": "b"}, {"n": None}, {}, {"n": [1]}, {"n": {"a": 1}}]
+    for i, metadata in enumerate(stored):
+        brain.encode(f"memory {i}", metadata=metadata)
+    operands = [0, 1, 2.5, "a", "b", True, False, None]
+    checked = 0
+    for op in ("$eq", "$ne", "$gt", "$gte", "$lt", "$lte", "$in", "$nin"):
+        for operand in [[1, "b", True, None], [False, 2.5]] if op in ("$in", "$nin") else operands:
+            spec = {"n": {op: operand}}
+            if op in ("$gt", "$gte", "$lt", "$lte") and (operand is None or isinstance(operand, bool)):
+                with pytest.raises(InvalidInputError):  # a boolean or None has no order
+                    brain.list_memories(limit=50, filter=spec)
+                continue
+            expected = sorted(f"memory {i}" for i, m in enumerate(stored) if matches(parse_filter(spec), m))
+            found = sorted(m.content for m in brain.list_memories(limit=50, filter=spec))
+            assert found == expected, spec
+            checked += 1
+    assert checked == 2 * len(operands) + 4 * 5 + 2 * 2
