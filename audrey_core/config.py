@@ -135,6 +135,9 @@ class RecallConfig:
     time_boost: float = 0.25
     """Time in a question (see stages/recall_time.py): memories inside a vague span it names ("last week", "in June")
     gain this share of relevance; "the first time" / "most recently" favour the earliest / latest by up to this."""
+    date_boost: float = 0.5
+    """A calendar date, month or year in a question ("on 9 November, 2022", "in May 2023"): memories dated inside it
+    gain this share of relevance (nothing outside is dropped: the answer told days later still comes back)."""
     order_boost: float = 0.15
     """How much "the first time" / "most recently" in a question favour the earliest / latest memories."""
     session_spread: float = 0.8
@@ -158,8 +161,9 @@ class RecallConfig:
             raise ConfigurationError("turn context windows must be >= 0 and turn_self_weight in (0, 100]")
         if not 0.0 < self.session_spread <= 1.0:
             raise ConfigurationError("session_spread must lie in (0, 1]")
-        if not all(0.0 <= b <= 10.0 for b in (self.speaker_boost, self.time_boost, self.order_boost)):
-            raise ConfigurationError("speaker_boost, time_boost and order_boost must lie in [0, 10]")
+        boosts = (self.speaker_boost, self.time_boost, self.date_boost, self.order_boost)
+        if not all(0.0 <= b <= 10.0 for b in boosts):
+            raise ConfigurationError("speaker_boost, time_boost, date_boost and order_boost must lie in [0, 10]")
         if self.rrf_k < 1 or self.widen_factor < 2:
             raise ConfigurationError("rrf_k must be >= 1 and widen_factor >= 2")
         for name, mapping, low, high in (

@@ -94,7 +94,7 @@ class TimeWindow:
 
     start: datetime | None
     end: datetime | None
-    explicit: bool  # a calendar date, month or year (or a side of one): recall filters on it; else it favours it
+    explicit: bool  # a calendar date, month or year (or a side of one): recall favours it strongly (date_boost)
     phrase: str  # the words it was read from
 
 

@@ -123,8 +123,6 @@ def _stream(
     parts = {"now": now, "confidence_cfg": ctx.config.confidence, "recall_cfg": ctx.config.recall, "terms": terms}
     parts["many"] = options.spread is True or (options.spread == "auto" and asks_for_many(query))
     ranked = rank(ctx.storage, vector, options, timing=timing, **parts)
-    if not ranked and timing.filter is not None:  # a date that leaves nothing is favoured instead
-        ranked = rank(ctx.storage, vector, options, timing=timing.without_filter(), **parts)
     if options.order == "time":
         ranked = in_time_order(ranked)
     elif query and timing.order is None and ctx.config.validation.offline_rules:  # the optional English layer
@@ -183,8 +181,6 @@ def rank(
         if options.mode == "vector":
             raise StorageError(f"vector recall is unavailable: {unavailable}; use mode='hybrid' or 'keyword'")
         vector = None
-    if timing.filter is not None:
-        options = within(options, timing.filter)
     if options.mode == "vector" or (options.mode == "hybrid" and not terms):
         if vector is None:
             raise InvalidInputError("vector recall needs a query vector")

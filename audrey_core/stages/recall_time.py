@@ -1,8 +1,9 @@
 """What the time in a question does to recall (:mod:`audrey_core.rules.when` reads it):
 
-* a calendar date, month or year ("on 9 November, 2022", "in May 2023") filters inside the searches, on each
-  memory's event time (else when it was stored); if nothing is left the span is favoured instead, so a misread
-  date never empties a recall;
+* a calendar date, month or year ("on 9 November, 2022", "in May 2023") is favoured strongly: memories whose event
+  time (else when they were stored) falls inside gain ``RecallConfig.date_boost`` of their relevance, and the
+  searches also run inside it; nothing outside is dropped, so the answer stored days later that names the date, or a
+  misread date, still comes back;
 * a vague span ("last week", "in June", "two days ago") and the side of an event ("before she moved": the event is
   the best keyword match for its words) are favoured: memories inside gain ``RecallConfig.time_boost`` of their
   relevance, and when the span is narrow the searches also run inside it, so they are among the candidates;
@@ -34,24 +35,23 @@ ORDER_FROM = timedelta(days=1)  # candidates spanning less than this are not ord
 class TimePlan:
     """How recall applies a question's time."""
 
-    filter: Span | None = None  # inside the searches
     favour: Span | None = None  # memories inside gain relevance
     order: str | None = None  # "earliest" or "latest"
     search_favoured: bool = True  # the searches also run inside the favoured span (a narrow one)
+    date: bool = False  # the favoured span is a calendar date, month or year the question names
 
     def __bool__(self) -> bool:
-        return self.filter is not None or self.favour is not None or self.order is not None
+        return self.favour is not None or self.order is not None
+
+    def boost(self, cfg: RecallConfig) -> float:
+        """The share of relevance a memory inside the favoured span gains."""
+        return cfg.date_boost if self.date else cfg.time_boost
 
     def most(self, cfg: RecallConfig) -> float:
         """The largest factor the plan's favours lift a relevance by."""
-        return (1.0 + cfg.time_boost if self.favour is not None else 1.0) * (
+        return (1.0 + self.boost(cfg) if self.favour is not None else 1.0) * (
             1.0 + cfg.order_boost if self.order is not None else 1.0
         )
-
-    def without_filter(self) -> TimePlan:
-        """The plan when its filter left nothing (the span's memories failed the other filters): the span is favoured
-        instead."""
-        return replace(self, filter=None, favour=self.filter)
 
 
 NO_TIME = TimePlan()
@@ -75,11 +75,10 @@ def plan_time(storage: Storage, query: str, options: RecallOptions, now: datetim
     size = storage.span_size(within(options, span).where, bound) if span is not None else 0
     if span is None or size == 0:  # nothing said then: nothing to narrow to or favour
         return TimePlan(order=found.order)
-    if found.window is not None and found.window.explicit:
-        return TimePlan(filter=span, order=found.order)
     # a narrow span's own best join the candidates (searched among themselves, exactly); a wide one is favoured
     # among what the searches find anyway
-    return TimePlan(favour=span, order=found.order, search_favoured=size <= bound)
+    explicit = found.window is not None and found.window.explicit
+    return TimePlan(favour=span, order=found.order, search_favoured=size <= bound, date=explicit)
 
 
 def _event_time(storage: Storage, words: str, options: RecallOptions) -> datetime | None:
@@ -115,7 +114,7 @@ def reorder(ranked: Sequence[Ranked], plan: TimePlan, cfg: RecallConfig) -> list
     if plan.favour is not None:
         for item in ranked:
             if _inside(item.memory.valid_from, plan.favour):
-                factors[item.memory.id] *= 1.0 + cfg.time_boost
+                factors[item.memory.id] *= 1.0 + plan.boost(cfg)
     times = sorted({item.memory.valid_from for item in ranked})
     if plan.order is not None and len(times) > 1 and times[-1] - times[0] >= ORDER_FROM:
         place = {moment: i / (len(times) - 1) for i, moment in enumerate(times)}  # 0 earliest .. 1 latest
