@@ -69,15 +69,33 @@ class MemoryReading:
         self._check_open()
         return records.consolidation_history(self._context)
 
-    def contradictions(self, states: Sequence[str] | None = None) -> list[Contradiction]:
-        """This agent's recorded contradictions (optionally only those in ``states``), oldest first."""
+    def consolidation_run(self, run_id: str) -> ConsolidationRun | None:
+        """This agent's consolidation run ``run_id`` (None when there is none here), found by its id."""
         self._check_open()
-        return records.contradictions(self._context, states)
+        return records.consolidation_run(self._context, check_ids_text("consolidation_run", [run_id])[0])
 
-    def causal_links(self, memory_id: str | None = None) -> list[CausalLink]:
-        """This agent's active causal links (those explaining ``memory_id`` when given)."""
+    def contradictions(
+        self, states: Sequence[str] | None = None, *, memory_id: str | None = None
+    ) -> list[Contradiction]:
+        """This agent's recorded contradictions (optionally only those in ``states``; with ``memory_id``, those it is
+        a side of), oldest first."""
         self._check_open()
-        return records.causal_links(self._context, memory_id)
+        side = None if memory_id is None else check_ids_text("contradictions", [memory_id])[0]
+        return records.contradictions(self._context, states, memory_id=side)
+
+    def contradiction(self, contradiction_id: str) -> Contradiction | None:
+        """This agent's contradiction ``contradiction_id`` (None when there is none here), found by its id."""
+        self._check_open()
+        wanted = check_ids_text("contradiction", [contradiction_id])[0]
+        found = records.contradictions(self._context, contradiction_id=wanted)
+        return found[0] if found else None
+
+    def causal_links(self, memory_id: str | None = None, *, involving: str | None = None) -> list[CausalLink]:
+        """This agent's active causal links (those explaining ``memory_id`` when given; with ``involving``, those a
+        memory takes part in as the principle, the cause or the effect)."""
+        self._check_open()
+        part = None if involving is None else check_ids_text("causal_links", [involving])[0]
+        return records.causal_links(self._context, memory_id, involving=part)
 
     def get(self, memory_id: str) -> Memory | None:
         """This instance's memory with this id (any type), or ``None``: also when it belongs to another agent or
@@ -175,6 +193,8 @@ class MemoryReading:
 
     aconsolidation_history = twin(consolidation_history)
     acontradictions = twin(contradictions)
+    acontradiction = twin(contradiction)
+    aconsolidation_run = twin(consolidation_run)
     acausal_links = twin(causal_links)
     aget = twin(get)
     aget_many = twin(get_many)

@@ -46,24 +46,52 @@ def consolidation_history(ctx: StageContext) -> list[ConsolidationRun]:
     return [run for run in runs if run_within(ctx, run)] if ctx.scope else runs
 
 
-def contradictions(ctx: StageContext, states: Sequence[str] | None = None) -> list[Contradiction]:
-    """The agent's contradictions (of ``states``), oldest first, both of whose claims the tenant holds."""
+SIDES = ("claim_a_id", "claim_b_id")
+LINK_ROLES = ("memory_id", "cause_id", "effect_id")
+
+
+def consolidation_run(ctx: StageContext, run_id: str) -> ConsolidationRun | None:
+    """The agent's run ``run_id``, found by its id (None when it is another's or outside a scoped tenant)."""
+    found = ctx.storage.find_records(ConsolidationRun, agent=ctx.agent, id=run_id)
+    return found[0] if found and (not ctx.scope or run_within(ctx, found[0])) else None
+
+
+def contradictions(
+    ctx: StageContext,
+    states: Sequence[str] | None = None,
+    memory_id: str | None = None,
+    contradiction_id: str | None = None,
+) -> list[Contradiction]:
+    """The agent's contradictions (of ``states``; with ``memory_id`` as one side; the one ``contradiction_id``),
+    oldest first, both of whose claims the tenant holds. A side or an id is looked up on its index, not filtered
+    from them all."""
     where: dict[str, Any] = {"agent": ctx.agent}
     if states is not None:
         where["state"] = list(states)
-    found = ctx.storage.find_records(Contradiction, **where)
+    if contradiction_id is not None:
+        where["id"] = contradiction_id
+    if memory_id is None:
+        found = ctx.storage.find_records(Contradiction, **where)
+    else:
+        sides = [ctx.storage.find_records(Contradiction, **where, **{side: memory_id}) for side in SIDES]
+        found = sorted({c.id: c for c in (*sides[0], *sides[1])}.values(), key=lambda c: (c.created_at, c.id))
     if not ctx.scope:
         return found
     mine = ctx.storage.get_memories({i for c in found for i in (c.claim_a_id, c.claim_b_id)}, owner=ctx.tenant)
     return [c for c in found if c.claim_a_id in mine and c.claim_b_id in mine]
 
 
-def causal_links(ctx: StageContext, memory_id: str | None = None) -> list[CausalLink]:
-    """The agent's active causal links (explaining ``memory_id`` when given) of the tenant's memories."""
+def causal_links(ctx: StageContext, memory_id: str | None = None, involving: str | None = None) -> list[CausalLink]:
+    """The agent's active causal links (explaining ``memory_id``; or ``involving`` a memory as the principle, the
+    cause or the effect) of the tenant's memories."""
     where: dict[str, Any] = {"agent": ctx.agent, "state": "active"}
     if memory_id is not None:
         where["memory_id"] = memory_id
-    found = ctx.storage.find_records(CausalLink, **where)
+    if involving is None:
+        found = ctx.storage.find_records(CausalLink, **where)
+    else:
+        roles = [ctx.storage.find_records(CausalLink, **where, **{role: involving}) for role in LINK_ROLES]
+        found = sorted({link.id: link for part in roles for link in part}.values(), key=lambda k: (k.created_at, k.id))
     if not ctx.scope:
         return found
     mine = ctx.storage.get_memories({link.memory_id for link in found}, owner=ctx.tenant)

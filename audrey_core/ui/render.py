@@ -97,7 +97,7 @@ def memory_or_404(brain: Audrey, memory_id: str) -> Memory:
 
 def run_or_404(brain: Audrey, run_id: str) -> ConsolidationRun:
     """The instance's consolidation run ``run_id``."""
-    found = next((r for r in brain.consolidation_history() if r.id == run_id), None)
+    found = brain.consolidation_run(run_id)
     if found is None:
         raise HTTPException(404, f"no consolidation run {run_id} here")
     return found
@@ -105,7 +105,7 @@ def run_or_404(brain: Audrey, run_id: str) -> ConsolidationRun:
 
 def contradiction_or_404(brain: Audrey, contradiction_id: str) -> Contradiction:
     """The instance's contradiction ``contradiction_id``."""
-    found = next((c for c in brain.contradictions() if c.id == contradiction_id), None)
+    found = brain.contradiction(contradiction_id)
     if found is None:
         raise HTTPException(404, f"no contradiction {contradiction_id} here")
     return found

@@ -87,11 +87,11 @@ def memory(request: Request) -> Response:
     brain = brain_of(request)
     found = memory_or_404(brain, request.path_params["memory_id"])
     chain = brain.update_chain(found.id)
-    disputes = [c for c in brain.contradictions() if found.id in (c.claim_a_id, c.claim_b_id)]
+    disputes = brain.contradictions(memory_id=found.id)
     others = brain.get_many([c.claim_b_id if c.claim_a_id == found.id else c.claim_a_id for c in disputes])
     evidence = brain.get_many(list(getattr(found, "evidence_episode_ids", ()) or ()))
     citing = brain.principles_citing(found.id) if found.memory_type == "episodic" else []
-    links = [link for link in brain.causal_links() if found.id in (link.memory_id, link.cause_id, link.effect_id)]
+    links = brain.causal_links(involving=found.id)
     points, projected, marks = confidence_curve(found, brain.clock(), brain.config.confidence)
     plot = line_plot(points, projected, marks, "confidence over time")
     context = {

@@ -442,3 +442,27 @@ def test_principles_citing_an_episode_and_the_timeline(brain, clock):
     assert days[("2026-01-01", "episodic", "active")] == 3
     assert days[("2026-01-02", "episodic", "active")] == 1
     assert days[("2026-01-02", "semantic", "active")] == 1
+
+
+def test_runs_contradictions_and_links_are_found_by_their_ids(brain, clock):
+    for source in SOURCES3:
+        brain.encode(
+            "the nightly export job takes forty minutes",
+            source=source,
+            causal={"trigger": "nightly export", "consequence": "reports late"},
+        )
+    run = brain.consolidate()
+    (principle,) = run.output_memory_ids
+    assert brain.consolidation_run(run.id).output_memory_ids == run.output_memory_ids
+    assert brain.consolidation_run("no-such-run") is None
+    assert [link.memory_id for link in brain.causal_links(involving=principle)] == [principle]
+    assert brain.causal_links(involving="no-such-memory") == []
+    old = brain.encode("The team standup starts at 9am every weekday", source="told-by-user")
+    clock.advance(days=30)
+    new = brain.encode("The team standup starts at 10am every weekday", source="told-by-user")
+    (dispute,) = brain.contradictions(memory_id=old)
+    assert {dispute.claim_a_id, dispute.claim_b_id} == {old, new} and brain.contradictions(memory_id=new) == [dispute]
+    assert brain.contradiction(dispute.id) == dispute and brain.contradiction("no-such-dispute") is None
+    assert brain.contradictions(memory_id=principle) == []
+    with pytest.raises(InvalidInputError):
+        brain.contradiction(42)
