@@ -200,6 +200,9 @@ class ValidationConfig:
     """validate in a worker thread; False validates inside encode()"""
     batch_size: int = 32
     """Episodes the background validation takes at a time."""
+    resume: bool = True
+    """On open, validate the episodes earlier processes left waiting (they exited or died first). False: an instance
+    that only reads and must write nothing (``audrey ui`` without ``--allow-writes``) leaves them to the next writer."""
 
     def __post_init__(self) -> None:
         if not 0.0 <= self.judge_similarity <= self.update_similarity <= self.conflict_similarity <= 1.0:

@@ -8,11 +8,12 @@ import socket
 import click
 
 from ..audrey import Audrey
-from ..config import AudreyConfig
+from ..config import AudreyConfig, ValidationConfig
 from ..rules.serving import needs_token
 from .cli_settings import EXIT_FAILED, EXIT_USAGE, CliError, Settings, parse_address
 
 DEFAULT_ADDRESS = "127.0.0.1:8787"
+READ_ONLY = AudreyConfig(validation=ValidationConfig(background=False, resume=False))
 
 
 def require_ui() -> None:
@@ -48,10 +49,13 @@ def ui_cmd(s: Settings, address: str, scope: str | None, allow_writes: bool, tok
     import uvicorn
 
     listening = bound(host, port)  # before anything says "at": a busy port is reported, not served
-    with listening, s.audrey(scope=labels, config=AudreyConfig()) as brain:
+    # Read-only, the page writes nothing: no validation left by others is taken over, nothing runs in the background
+    # (recall there reinforces nothing). With --allow-writes, a correction is validated as any encode.
+    config = AudreyConfig() if allow_writes else READ_ONLY
+    with listening, s.audrey(scope=labels, config=config) as brain:
 
         def open_agent(agent: str) -> Audrey:  # the picker: another agent of this store, as this one is opened
-            return Audrey(s.db, agent=agent, embedder=brain.embedder, config=AudreyConfig())
+            return Audrey(s.db, agent=agent, embedder=brain.embedder, config=config)
 
         picking = open_agent if labels is None else None  # a page confined to a scope never shows another tenant
         app = build_app(brain, host=host, port=port, allow_writes=allow_writes, token=token, open_agent=picking)

@@ -46,7 +46,8 @@ class Background:
         self.sweeper: Schedule | None = None
         if ctx.config.expiry.sweep_interval_seconds is not None:
             self.start_sweeper(ctx.config.expiry.sweep_interval_seconds)
-        self._resume()
+        if validation.resume:
+            self._resume()
 
     def _resume(self) -> None:
         """Validate what earlier instances of this tenant left waiting (they exited first, or died)."""

@@ -6,6 +6,7 @@ from __future__ import annotations
 import itertools
 import re
 import socket
+from contextlib import closing
 from datetime import datetime, timedelta, timezone
 
 import pytest
@@ -271,3 +272,53 @@ def test_the_agent_picker_opens_another_agent_of_the_store_and_only_when_the_pag
             opened[0].agents()
         confined = client(default)  # no open_agent: one agent, no picker, no way to another
         assert 'action="/agent"' not in confined.get("/").text and confined.get("/agent?name=ops").status_code == 404
+
+
+def _rows(path) -> dict[str, list[str]]:
+    """Every ordinary table's rows (the vector tables need an extension this reader lacks: their rows are derived)."""
+    import sqlite3
+
+    with closing(sqlite3.connect(path)) as con:
+        names = [r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")]
+        found = {}
+        for name in names:
+            try:
+                found[name] = sorted(map(repr, con.execute(f'SELECT * FROM "{name}"').fetchall()))
+            except sqlite3.OperationalError:
+                continue
+    return found
+
+
+def test_the_read_only_page_writes_nothing_not_even_validation_others_left_behind(tmp_path):
+    import subprocess
+    import sys
+    import urllib.request
+
+    from audrey_core.admin.cli_ui import READ_ONLY
+
+    from .conftest import ui_server
+
+    path = tmp_path / "left.db"
+    script = f"""
+from audrey_core import Audrey
+from audrey_core.stages.background import Background
+from audrey_core.testing import DeterministicEmbedder
+Background.encoded = lambda self, ids: None  # a process that died before validating what it stored
+with Audrey({str(path)!r}, embedder=DeterministicEmbedder()) as brain:
+    brain.encode("The deploy window is on Tuesday", source="told-by-user")
+    brain.encode("The deploy window is on Thursday", source="tool-result")
+    brain._context.storage.release_validation(brain._context.instance)  # as its exit hook does: for the next open
+"""
+    subprocess.run([sys.executable, "-c", script], check=True)
+    before = _rows(path)
+    with ui_server(path, agent="default") as url:
+        with Audrey(path, embedder=DeterministicEmbedder(), config=READ_ONLY) as look:  # as the page opens it
+            ids = [m.id for m in look.list_memories(limit=10)]
+        for page in ["/", "/?q=deploy", "/disputes", "/runs", "/timeline", "/status", "/namespaces"] + [
+            f"/memory/{i}" for i in ids
+        ]:
+            assert urllib.request.urlopen(url + page, timeout=30).status == 200, page
+    assert _rows(path) == before  # browsing changed nothing
+    with Audrey(path, embedder=DeterministicEmbedder(), config=SYNC):
+        pass  # a writer's open takes over the waiting validation
+    assert _rows(path) != before
