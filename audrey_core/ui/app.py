@@ -7,6 +7,9 @@ network. Who may reach it and what it may change are decided here, once for ever
 * read-only unless ``allow_writes``; then every change is a POST behind a confirmation page, carrying the process's
   CSRF token and, when the browser sends one, an Origin of this address;
 * bad input anywhere is a 4xx page with Audrey's message; nothing else ever shows a traceback.
+
+Every call to the store runs on Starlette's threadpool (pages and error pages are plain functions; a change reads its
+form on the event loop and does the rest there too): a slow call never holds up the other requests.
 """
 
 from __future__ import annotations
@@ -139,17 +142,17 @@ def _plain(request: Request, status: int, message: str) -> Response:
     return Response(f"{status}: {message}\n", status_code=status, media_type="text/plain")
 
 
-async def _http_error(request: Request, exc: Exception) -> Response:
+def _http_error(request: Request, exc: Exception) -> Response:
     assert isinstance(exc, HTTPException)
     return page(request, "error.html", {"status": exc.status_code, "message": exc.detail}, exc.status_code)
 
 
-async def _audrey_error(request: Request, exc: Exception) -> Response:
+def _audrey_error(request: Request, exc: Exception) -> Response:
     status = 404 if isinstance(exc, NotFoundError) else 400 if isinstance(exc, InvalidInputError) else 409
     return page(request, "error.html", {"status": status, "message": str(exc)}, status)
 
 
-async def _server_error(request: Request, exc: Exception) -> Response:
+def _server_error(request: Request, exc: Exception) -> Response:
     log.exception("audrey ui: %s %s failed", request.method, request.url.path)
     message = "something went wrong on the server; its log says what"
     return page(request, "error.html", {"status": 500, "message": message}, 500)

@@ -322,3 +322,41 @@ with Audrey({str(path)!r}, embedder=DeterministicEmbedder()) as brain:
     with Audrey(path, embedder=DeterministicEmbedder(), config=SYNC):
         pass  # a writer's open takes over the waiting validation
     assert _rows(path) != before
+
+
+def test_the_store_is_never_called_on_the_event_loop(brain, monkeypatch):
+    import asyncio
+    import functools
+
+    def off_the_loop(method):
+        @functools.wraps(method)
+        def checked(*args, **kwargs):
+            try:
+                asyncio.get_running_loop()
+            except RuntimeError:
+                return method(*args, **kwargs)
+            raise AssertionError(f"{method.__name__} called on the event loop")
+
+        return checked
+
+    for name in dir(Audrey):
+        method = getattr(Audrey, name)
+        if not name.startswith("_") and callable(method) and not asyncio.iscoroutinefunction(method):
+            monkeypatch.setattr(Audrey, name, off_the_loop(method))
+    memory_id = brain.encode("The deploy window is on Tuesday")
+    web = client(brain, allow_writes=True)
+    for path in [
+        "/",
+        "/?q=deploy",
+        f"/memory/{memory_id}",
+        "/disputes",
+        "/runs",
+        "/timeline",
+        "/status",
+        "/namespaces",
+    ]:
+        assert web.get(path).status_code == 200, path
+    assert web.get("/memory/no-such-memory").status_code == 404  # an error page renders off the loop too
+    confirm = web.get(f"/memory/{memory_id}/forget")
+    assert confirm.status_code == 200
+    assert web.post(f"/memory/{memory_id}/forget", data={"csrf": csrf_of(confirm.text)}).status_code == 303
