@@ -1,9 +1,10 @@
 """``audrey ui``'s web application: Starlette, server-rendered Jinja2 pages, no JavaScript, nothing fetched from a
 network. Who may reach it and what it may change are decided here, once for every page:
 
-* the Host header must name the address it serves (a page of another site cannot reach a local one by DNS
-  rebinding); off localhost a token is required, given once as ``?token=`` (then kept in a cookie) or as a bearer
-  header;
+* the Host header must name the address it serves (Starlette's ``TrustedHostMiddleware``: a page of another site
+  cannot reach a local one by DNS rebinding); off localhost a token is required, given once as ``?token=`` (then
+  exchanged for a session cookie signed with it, which holds no token and ends with the process) or as a
+  ``Bearer`` header;
 * read-only unless ``allow_writes``; then every change is a POST behind a confirmation page, carrying the process's
   CSRF token and, when the browser sends one, an Origin of this address;
 * bad input anywhere is a 4xx page with Audrey's message; nothing else ever shows a traceback.
@@ -27,6 +28,7 @@ from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
 from starlette.middleware.base import BaseHTTPMiddleware, RequestResponseEndpoint
+from starlette.middleware.trustedhost import TrustedHostMiddleware
 from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 from starlette.routing import Mount
@@ -41,7 +43,7 @@ from .routes import routes
 
 log = logging.getLogger(__name__)
 HERE = Path(__file__).parent
-TOKEN_COOKIE = "audrey_ui_token"
+TOKEN_COOKIE = "audrey_ui_session"
 
 
 def build_app(
@@ -74,7 +76,10 @@ def build_app(
 
     app = Starlette(
         routes=[*routes(), Mount("/static", StaticFiles(directory=HERE / "static"), name="static")],
-        middleware=[Middleware(Guard, host=host, port=port, token=token)],
+        middleware=[
+            Middleware(TrustedHostMiddleware, allowed_hosts=trusted_hosts(host)),
+            Middleware(Guard, host=host, port=port, token=token),
+        ],
         exception_handlers={HTTPException: _http_error, AudreyError: _audrey_error, Exception: _server_error},
         lifespan=lifespan,
     )
@@ -82,33 +87,44 @@ def build_app(
     return app
 
 
+def trusted_hosts(host: str) -> list[str]:
+    """The names a request's Host may give: the address served (and every loopback name for a loopback one); any,
+    on every interface (the token is the check there)."""
+    if host in ("0.0.0.0", "::"):
+        return ["*"]
+    return sorted({host} | (set(LOOPBACK) if host in LOOPBACK else set()))
+
+
 class Guard(BaseHTTPMiddleware):
-    """The Host check, the token and the Origin of writes, before any page runs."""
+    """The token and the Origin of writes, before any page runs (the Host is TrustedHostMiddleware's)."""
 
     def __init__(self, app: Any, host: str, port: int, token: str | None) -> None:
         super().__init__(app)
-        self.names = {host} | (set(LOOPBACK) if host in LOOPBACK else set())
-        self.any_host = host in ("0.0.0.0", "::")  # every interface: the token is the check
+        self.names = set(trusted_hosts(host))
+        self.any_host = "*" in self.names
         self.port = port
         self.token = token
+        # A session is this process's signature with the token: the cookie never holds the token itself.
+        self.session = (
+            hmac.new(token.encode(), b"audrey ui session " + secrets.token_bytes(16), "sha256").hexdigest()
+            if token is not None
+            else None
+        )
 
     async def dispatch(self, request: Request, call_next: RequestResponseEndpoint) -> Response:
-        hostname = urlsplit(f"//{request.headers.get('host', '')}").hostname or ""
-        if not self.any_host and hostname not in self.names:
-            return _plain(request, 421, f"this server answers for {sorted(self.names)[0]}, not {hostname!r}")
-        if self.token is not None:
+        if self.token is not None and self.session is not None:
             given = request.query_params.get("token")
             if given is not None:
                 if not same_secret(given, self.token):
                     return _plain(request, 401, "wrong token")
                 clean = request.url.remove_query_params("token")
                 response = RedirectResponse(str(clean), status_code=303)
-                response.set_cookie(TOKEN_COOKIE, given, httponly=True, samesite="strict")
+                response.set_cookie(TOKEN_COOKIE, self.session, httponly=True, samesite="strict")
                 return response
             scheme, _, credential = request.headers.get("authorization", "").partition(" ")
             bearer = credential.strip() if scheme.lower() == "bearer" else ""  # only "Bearer TOKEN" carries it
-            held = request.cookies.get(TOKEN_COOKIE) or bearer
-            if not held or not same_secret(held, self.token):
+            cookie = request.cookies.get(TOKEN_COOKIE, "")
+            if not (same_secret(cookie, self.session) or (bearer and same_secret(bearer, self.token))):
                 return _plain(request, 401, "this page needs the server's token: open it once with ?token=...")
         if request.method not in ("GET", "HEAD"):
             origin = request.headers.get("origin")
