@@ -77,7 +77,10 @@ def page(request: Request, name: str, context: dict[str, Any], status: int = 200
         brain = settings.brain
     common = {"writes": settings.allow_writes, "csrf": settings.csrf, "agent": brain.agent}
     common["scope"] = "/".join(brain.scope)
-    common["agents"] = sorted(settings.brain.agents()) if settings.open_agent is not None else []
+    if settings.open_agent is not None:  # the store's agents, and the served one even before it holds anything
+        common["agents"] = sorted(set(settings.brain.agents()) | {settings.brain.agent})
+    else:
+        common["agents"] = []
     return settings.templates.TemplateResponse(request, name, {**common, **context}, status_code=status)
 
 

@@ -273,6 +273,9 @@ def test_the_agent_picker_opens_another_agent_of_the_store_and_only_when_the_pag
             assert '<option value="ops" selected>ops</option>' in ops_home
             web.get("/agent", params={"name": "ops"})
             assert len(opened) == 1  # opened once, kept while the app runs
+        with Audrey(tmp_path / "agents.db", agent="new", embedder=DeterministicEmbedder(), config=SYNC) as empty:
+            fresh = TestClient(build_app(empty, open_agent=open_agent), base_url="http://127.0.0.1:8787")
+            assert '<option value="new" selected>new</option>' in fresh.get("/").text  # back to it stays possible
         with pytest.raises(ClosedError):  # closed with the app
             opened[0].agents()
         confined = client(default)  # no open_agent: one agent, no picker, no way to another
