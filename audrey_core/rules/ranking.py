@@ -81,12 +81,13 @@ def each_statement_once(ranked: Sequence[Ranked]) -> list[Ranked]:
     stood (a script run twice, an agent told the same thing again): nothing is deleted or changed, and validation
     counted the copies as each other's evidence. The same words from two sources stay apart (two witnesses), and a
     conversation's turns are events, each in its place: all stay."""
-    seen: set[tuple[tuple[str, ...], str, str]] = set()
+    seen: set[tuple[str, tuple[str, ...], str, str]] = set()
     kept = []
     for item in ranked:
         memory = item.memory
-        if getattr(memory, "session", None) is None:
-            statement = (memory.scope, memory.source, " ".join(memory.content.split()).casefold())
+        if getattr(memory, "session", None) is None:  # an episode, or a principle, said again in the same words
+            text = " ".join(memory.content.split()).casefold()
+            statement = (memory.memory_type, memory.scope, memory.source, text)
             if statement in seen:
                 continue
             seen.add(statement)
