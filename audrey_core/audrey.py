@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import threading
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -37,6 +38,9 @@ from .stages.outdated import retire_outdated_principles
 from .storage import Storage, open_storage
 from .timeutil import Clock, system_clock
 from .upkeep import MemoryUpkeep
+
+log = logging.getLogger(__name__)
+SCHEDULED_WAIT_S = 60.0  # how long a scheduled consolidation waits for validation to settle before skipping
 
 
 class Audrey(MemoryUpkeep):
@@ -87,7 +91,7 @@ class Audrey(MemoryUpkeep):
         parts = (self._storage, self.embedder, self.llm, self.config, self.clock, self.events, self.agent, self.scope)
         self._context = StageContext(*parts, queries=self._queries)
         self._consolidation_lock = threading.Lock()
-        self._background = Background(self._context, self.consolidate)
+        self._background = Background(self._context, self._scheduled_consolidation)
 
     # -- lifecycle --------------------------------------------------------------------------------------------
 
@@ -310,9 +314,22 @@ class Audrey(MemoryUpkeep):
         """
         self._check_open()
         self.wait_for_idle()
+        return self._consolidate_now(progress)
+
+    def _consolidate_now(self, progress: Callable[[int, int], None] | None = None) -> ConsolidationRun:
         with self._consolidation_lock, self._storage.consolidation_lock(self.agent):
             retire_outdated_principles(self._context)
             return consolidate_stage.consolidate(self._context, progress)
+
+    def _scheduled_consolidation(self) -> ConsolidationRun | None:
+        """The schedule's run (ConsolidationConfig): once validation has settled, waiting at most
+        ``SCHEDULED_WAIT_S``; while writes keep it busy longer the round is skipped (the next one tries again), where
+        an unbounded wait held the schedule's thread for as long as the writes went on."""
+        self._check_open()
+        if not self.wait_for_idle(SCHEDULED_WAIT_S):
+            log.info("scheduled consolidation skipped: validation still busy after %.0f s", SCHEDULED_WAIT_S)
+            return None
+        return self._consolidate_now()
 
     def decay(self) -> DecayReport:
         """Put memories whose retention (confidence x recency) fell below the threshold to sleep (dormant)."""

@@ -95,6 +95,30 @@ def test_scheduled_consolidation_by_interval(db_path, embedder):
         assert len(brain.consolidation_history()) >= 2
 
 
+def test_a_scheduled_consolidation_skips_its_round_while_validation_stays_busy(db_path, embedder, monkeypatch):
+    import threading
+
+    from audrey_core import audrey as audrey_module
+    from audrey_core.stages import background
+
+    release = threading.Event()
+    validate = background.validate_episodes
+
+    def slow_validation(ctx, ids):  # validation that takes as long as the test says
+        release.wait(30)
+        validate(ctx, ids)
+
+    monkeypatch.setattr(background, "validate_episodes", slow_validation)
+    monkeypatch.setattr(audrey_module, "SCHEDULED_WAIT_S", 0.2)
+    with Audrey(db_path, embedder=embedder) as brain:
+        brain.encode("the nightly export takes forty minutes")
+        started = time.monotonic()
+        assert brain._scheduled_consolidation() is None  # busy past the bound: skipped, not waited out
+        assert time.monotonic() - started < 5 and brain.consolidation_history() == []
+        release.set()
+        assert brain._scheduled_consolidation().status == "completed"  # settled: the next round runs
+
+
 @pytest.mark.parametrize("bad", [{"interval_seconds": 0}, {"episode_trigger": 0}, {"cluster_similarity": 0}])
 def test_bad_consolidation_config(bad):
     with pytest.raises(Exception, match="must"):
