@@ -50,6 +50,17 @@ SIDES = ("claim_a_id", "claim_b_id")
 LINK_ROLES = ("memory_id", "cause_id", "effect_id")
 
 
+def _in_any(ctx: StageContext, kind: type, where: dict[str, Any], columns: Sequence[str], value: str) -> list[Any]:
+    """Records of ``kind`` matching ``where`` with ``value`` in any of ``columns`` (one indexed lookup a column),
+    oldest first, each once. A column ``where`` already fixes to another value matches nothing."""
+    found: dict[str, Any] = {}
+    for column in columns:
+        if where.get(column, value) == value:
+            for record in ctx.storage.find_records(kind, **{**where, column: value}):
+                found.setdefault(record.id, record)
+    return sorted(found.values(), key=lambda record: (record.created_at, record.id))
+
+
 def consolidation_run(ctx: StageContext, run_id: str) -> ConsolidationRun | None:
     """The agent's run ``run_id``, found by its id (None when it is another's or outside a scoped tenant)."""
     found = ctx.storage.find_records(ConsolidationRun, agent=ctx.agent, id=run_id)
@@ -70,11 +81,11 @@ def contradictions(
         where["state"] = list(states)
     if contradiction_id is not None:
         where["id"] = contradiction_id
-    if memory_id is None:
-        found = ctx.storage.find_records(Contradiction, **where)
-    else:
-        sides = [ctx.storage.find_records(Contradiction, **where, **{side: memory_id}) for side in SIDES]
-        found = sorted({c.id: c for c in (*sides[0], *sides[1])}.values(), key=lambda c: (c.created_at, c.id))
+    found = (
+        ctx.storage.find_records(Contradiction, **where)
+        if memory_id is None
+        else _in_any(ctx, Contradiction, where, SIDES, memory_id)
+    )
     if not ctx.scope:
         return found
     mine = ctx.storage.get_memories({i for c in found for i in (c.claim_a_id, c.claim_b_id)}, owner=ctx.tenant)
@@ -87,11 +98,11 @@ def causal_links(ctx: StageContext, memory_id: str | None = None, involving: str
     where: dict[str, Any] = {"agent": ctx.agent, "state": "active"}
     if memory_id is not None:
         where["memory_id"] = memory_id
-    if involving is None:
-        found = ctx.storage.find_records(CausalLink, **where)
-    else:
-        roles = [ctx.storage.find_records(CausalLink, **where, **{role: involving}) for role in LINK_ROLES]
-        found = sorted({link.id: link for part in roles for link in part}.values(), key=lambda k: (k.created_at, k.id))
+    found = (
+        ctx.storage.find_records(CausalLink, **where)
+        if involving is None
+        else _in_any(ctx, CausalLink, where, LINK_ROLES, involving)
+    )
     if not ctx.scope:
         return found
     mine = ctx.storage.get_memories({link.memory_id for link in found}, owner=ctx.tenant)

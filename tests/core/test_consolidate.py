@@ -457,6 +457,8 @@ def test_runs_contradictions_and_links_are_found_by_their_ids(brain, clock):
     assert brain.consolidation_run("no-such-run") is None
     assert [link.memory_id for link in brain.causal_links(involving=principle)] == [principle]
     assert brain.causal_links(involving="no-such-memory") == []
+    assert [link.memory_id for link in brain.causal_links(principle, involving=principle)] == [principle]
+    assert brain.causal_links("another-principle", involving=principle) == []  # both asked: both must hold
     old = brain.encode("The team standup starts at 9am every weekday", source="told-by-user")
     clock.advance(days=30)
     new = brain.encode("The team standup starts at 10am every weekday", source="told-by-user")
