@@ -134,7 +134,7 @@ class AudreyMemoryMiddleware(AgentMiddleware):
         self.k = k
         self.token_budget = token_budget
         self.min_confidence = min_confidence
-        if scope is not None and not callable(scope) and isinstance(scope, str):
+        if isinstance(scope, str):
             raise TypeError("scope is a sequence of labels, e.g. ('user', 'ada'), or a callable returning one")
         self.scope: ScopeOption = scope if callable(scope) else (tuple(scope) if scope else None)
         self.remember = remembered_speakers(remember)

@@ -88,9 +88,9 @@ class AudreyMemory(BaseMemory):
         return message_items(messages, self.scope, frozenset(self.remember), self.remember_questions)
 
     def _encode(self, start: int, messages: list[ChatMessage]) -> None:
-        items = self._items(messages)
-        positions = [i for i, m in enumerate(messages) if self._items([m])]
-        for item, offset in zip(items, positions):
+        placed = [(offset, item) for offset, m in enumerate(messages) for item in self._items([m])]
+        items = [item for _, item in placed]
+        for offset, item in placed:
             # The id ties a message to its place in this session, so set() can re-put history without duplicates.
             item["id"] = message_id("L", self.audrey.agent, self.session_id, str(start + offset), item["content"])
             item["metadata"]["session_id"] = self.session_id
