@@ -62,6 +62,9 @@ KEYWORD_PRUNE_AFTER = 10_000
 """applied log entries kept before they are deleted"""
 KEYWORD_REBUILD_AFTER = 20_000
 """more changes than this (and than half the index) to catch up: rebuild instead"""
+KEYWORD_TAIL_MAX = 5_000
+"""text rows changed since the keyword index's last commit that a search ranks through FTS5 beside it; more (a bulk
+load not caught up yet), and FTS5 answers the whole search"""
 
 KEYWORD_CONTEXT_TURNS = (1, 1)
 """Conversation turns in the full text (stored in the database, so one setting per store, not per instance): a turn's
@@ -122,10 +125,13 @@ class IndexConfig:
     """A time range holding at most this many memories is searched among them exactly (both backends)."""
     keyword_candidates: int = KEYWORD_CANDIDATES
     """PostgreSQL: rows a keyword search gathers through its rarest terms before ranking over every term."""
+    keyword_tail_max: int = KEYWORD_TAIL_MAX
+    """Text rows changed since the keyword index's last commit that a search ranks through FTS5 beside the index;
+    with more, FTS5 answers the whole search until the catch-up thread has applied them."""
 
     def __post_init__(self) -> None:
         counts = (self.exact_below, self.build_inline_upto, self.prefetch_from, self.warm_from_bytes)
-        counts += (self.span_exact_upto,)
+        counts += (self.span_exact_upto, self.keyword_tail_max)
         least_one = (self.save_after, self.pending_max, self.pending_busy, self.insert_slice, self.keyword_candidates)
         if min(counts) < 0 or min(least_one) < 1:
             raise ConfigurationError("index sizes must be >= 0; save_after, pending_*, insert_slice, candidates >= 1")

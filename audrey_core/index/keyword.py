@@ -3,13 +3,16 @@
 Why: FTS5's ``ORDER BY rank`` scores every document holding any query term, so keyword recall grew linearly with the
 store (172 ms at 100k chat turns); tantivy's block-max WAND answers the same top 50 in about a millisecond.
 
-How it stays right: the database logs every text row added or removed (``search_changes``, filled by triggers in
-the same transaction as the change). The index records the last change it applied and catches up before it answers,
-so a process killed between its commit and the index write loses nothing. The index holds the agent, memory type
-and scope words of each row, to filter inside the search; every other filter is confirmed in the database by the
-caller. A missing, damaged or foreign index is rebuilt from the database: foreign means another format, another
-store (the database's id, recorded with the index: a folder left by a deleted database at this path) or ahead of the
-log (a database restored from an older copy: the changes the index holds past its log are not this database's).
+How it stays right: the database logs every text row added or removed (``search_changes``, filled by triggers in the
+same transaction as the change). The index records the last change it applied; a search reads the last commit
+(:meth:`KeywordIndex.view`) and the caller ranks the rows changed since through the database, so a process killed
+between its commit and the index write loses nothing, and a search never writes or waits on a writer. Catching up is
+the work of one thread per index (``audrey-keyword-catch-up``), which a search that finds the index behind wakes. The
+index holds the agent, memory type and scope words of each row, to filter inside the search; every other filter is
+confirmed in the database by the caller. A missing, damaged or foreign index is rebuilt from the database: foreign
+means another format, another store (the database's id, recorded with the index: a folder left by a deleted database
+at this path) or ahead of the log (a database restored from an older copy: the changes the index holds past its log
+are not this database's).
 """
 
 from __future__ import annotations
@@ -18,7 +21,6 @@ import logging
 import shutil
 import threading
 from collections.abc import Callable, Iterable, Sequence
-from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
@@ -30,7 +32,6 @@ from ..index_settings import KEYWORD_PRUNE_AFTER, KEYWORD_REBUILD_AFTER, WRITER_
 from ..rules.keywords import informative_terms
 from .folder import IndexFolder
 from .keyword_query import analyzer, ranked_query, schema
-from .once import CatchUpOnce
 from .threads import background, exiting
 
 try:
@@ -59,6 +60,15 @@ class TextSource(Protocol):
 
 
 @dataclass(frozen=True)
+class KeywordView:
+    """What a search reads: a searcher of one commit and the last logged change it holds."""
+
+    searcher: Any
+    applied: int
+    head: int  # the log's last change when it was taken: rows changed after ``applied`` up to it are not in it
+
+
+@dataclass(frozen=True)
 class KeywordMatches:
     hits: list[tuple[int, float]]  # (text row id, BM25 score), best first
     memory_types: list[str]  # the memory type of each hit
@@ -81,25 +91,83 @@ class KeywordIndex:
         self._index: Any = None
         self._generation: str | None = None
         self.applied = -1
-        self.closed = False  # no background build starts once set
-        self.freshness = CatchUpOnce(self._ensure_fresh)
+        self.closed = False  # no background build or catch-up starts once set
         self._builder: threading.Thread | None = None  # audrey-keyword-build
         self._build_error: Exception | None = None  # why the last background build failed (raised once)
+        self._writer: threading.Thread | None = None  # audrey-keyword-catch-up
+        self._wanted = threading.Condition()  # a leaf: guards the request below and wakes the catch-up thread
+        self._catch_up_wanted = False
         threads.register(self)
 
-    def ensure_fresh(self) -> None:
-        """Apply every logged change not in the index yet (once per batch inside :meth:`caught_up_once`)."""
-        self.freshness.ensure_fresh()
+    # -- reading ------------------------------------------------------------------------------------------------
 
-    def caught_up_once(self) -> AbstractContextManager[None]:
-        return self.freshness.caught_up_once()
+    def view(self) -> KeywordView:
+        """The last commit this process can open, without writing or waiting on a writer: a commit another process
+        made is followed when no catch-up of ours holds the index; one behind the log wakes the catch-up thread (the
+        caller ranks the rows changed since through the database). :class:`IndexNotReady` when there is none yet or
+        a rebuild runs (the database answers meanwhile)."""
+        if self.building():
+            raise IndexNotReady("the keyword index is being rebuilt in the background")
+        if self._build_error is not None:
+            error, self._build_error = self._build_error, None
+            raise RuntimeError(f"the keyword index could not be rebuilt: {error}")  # the caller backs off a while
+        head = self.source.search_log_head()
+        if (self._index is None or self.applied < head) and self._lock.acquire(blocking=False):
+            try:
+                self._follow(self.folder.read_state())  # another process may have committed it: read, no write
+            finally:
+                self._lock.release()
+        applied, index = self.applied, self._index  # in this order: a searcher opened after holds at least that
+        if index is None or applied < head:
+            self.request_catch_up()
+        if index is None:
+            raise IndexNotReady("the keyword index is not built yet")
+        return KeywordView(index.searcher(), applied, head)
+
+    def request_catch_up(self) -> None:
+        """Wake the catch-up thread (started on first use): it applies the log, or starts a rebuild."""
+        with self._wanted:
+            if self.closed:
+                return
+            self._catch_up_wanted = True
+            if self._writer is None or not self._writer.is_alive():
+                self._writer = background(self._catch_up_on_request, "audrey-keyword-catch-up")
+            self._wanted.notify()
+
+    def _catch_up_on_request(self) -> None:
+        """The catch-up thread: waits for a request, then catches up, holding the writer lock (another process's
+        rebuild may hold it for minutes: it waits here, never in a search). A failure is logged and the next request
+        tries again. Ends when the index closes or the interpreter exits."""
+
+        def stop() -> bool:
+            return self.closed or exiting()
+
+        while True:
+            with self._wanted:
+                while not self._catch_up_wanted and not stop():
+                    self._wanted.wait()
+                if stop():
+                    return
+                self._catch_up_wanted = False
+            try:
+                self._ensure_fresh(stop)
+            except IndexNotReady:
+                pass  # a rebuild runs in the background: it catches up when it is done
+            except (OSError, ValueError, RuntimeError) as exc:  # another writer held on past WRITER_WAIT_S, a full disk
+                log.warning("keyword index not caught up (%s); searches rank the rows since through the database", exc)
 
     # -- freshness ----------------------------------------------------------------------------------------------
 
-    def _ensure_fresh(self) -> None:
+    def ensure_fresh(self) -> None:
+        """Apply every logged change not in the index yet, on this thread (opening a store, ``wait_for_idle``,
+        ``audrey reindex``: never a search). :class:`IndexNotReady` while a rebuild runs in the background."""
+        self._ensure_fresh()
+
+    def _ensure_fresh(self, stop: Callable[[], bool] = lambda: False) -> None:
         """Apply every logged change not in the index yet (rebuilding it when the log no longer reaches back, a bulk
         load makes replaying slower than building, or its files cannot be read or written). A rebuild of more rows
-        than ``build_inline_upto`` runs in the background: :class:`IndexNotReady` until it is done."""
+        than ``build_inline_upto`` runs in the background: :class:`IndexNotReady` until it is done. ``stop``: give up
+        waiting for the writer lock (closing)."""
         if self.building():
             raise IndexNotReady("the keyword index is being rebuilt in the background")
         if self._build_error is not None:
@@ -112,7 +180,7 @@ class KeywordIndex:
             self._follow(self.folder.read_state())  # another process may have applied it already
             if self._index is not None and self.applied >= head:
                 return
-        with self.folder.writer_lock(), self._lock:  # the writer lock first (the package's lock order)
+        with self.folder.writer_lock(stop=stop), self._lock:  # the writer lock first (the package's lock order)
             if self._index is not None and self.applied >= head:
                 return  # caught up by another thread meanwhile
             state = self.folder.read_state()  # another process may have caught up meanwhile
@@ -161,13 +229,16 @@ class KeywordIndex:
             self._build_error = exc
 
     def close(self) -> None:
-        """Stop a background rebuild and wait for it. The index holds nothing else to release."""
-        self.closed = True
+        """Stop the catch-up thread and a background rebuild, and wait for them. Nothing else to release."""
+        self.stop_for_exit()
         threads.unregister(self)
+        threads.join(self._writer, "catching the keyword index up")
         threads.join(self._builder, "rebuilding the keyword index")
 
     def stop_for_exit(self) -> None:
-        self.closed = True
+        with self._wanted:
+            self.closed = True
+            self._wanted.notify_all()
 
     def _follow(self, state: dict[str, Any]) -> None:
         """Open (or reload) the generation the state names, if it is usable."""
@@ -304,18 +375,22 @@ class KeywordIndex:
         scope_words: Sequence[str] = (),
         count: bool = False,
         rows: Sequence[int] | None = None,
+        view: KeywordView | None = None,
+        skip_rows: Sequence[int] = (),
     ) -> KeywordMatches:
         """The ``limit`` best rows for any of ``terms`` (BM25), among the agent's rows of ``memory_types`` that
         carry every one of ``scope_words``. ``count`` also counts every match, which visits them all (fewer hits
-        than ``limit`` already says every match is in). ``rows``: only these text rows."""
-        searcher = self._index.searcher()  # no lock: a caller inside a write transaction must never wait on a catch-up
+        than ``limit`` already says every match is in). ``rows``: only these text rows; ``skip_rows``: not these
+        (changed since ``view``'s commit: the caller ranks them through the database). ``view``: the commit to
+        search (by default the latest this process opened)."""
+        searcher = (view or self.view()).searcher  # no lock: a search never waits on a catch-up
         stems = list(dict.fromkeys(s for term in terms for s in self.analyzer.analyze(term)))
         if not stems:
             return KeywordMatches([], [], 0 if count else None)
         total = searcher.num_docs
         counts = {s: searcher.doc_freq("content", s) for s in stems}
         stems = informative_terms(stems, counts, total)  # as FTS5 ranking did
-        query = ranked_query(self.schema, searcher, stems, counts, agent, memory_types, scope_words, rows)
+        query = ranked_query(self.schema, searcher, stems, counts, agent, memory_types, scope_words, rows, skip_rows)
         result = searcher.search(query, int(limit), count=count)
         addresses = [address for _, address in result.hits]
         rows = searcher.fast_field_values("row", addresses)

@@ -59,10 +59,12 @@ def ranked_query(
     memory_types: Sequence[str] | None,
     scope_words: Sequence[str],
     rows: Sequence[int] | None,
+    skip_rows: Sequence[int] = (),
 ) -> Any:
     """The query for rows holding any of ``stems`` (``counts``: rows holding each in their text), ranked by BM25,
-    among the agent's rows of ``memory_types`` carrying every scope word (``rows``: only these text rows). Filters
-    select rows and add nothing to the score: a scoped search ranks as the whole index filtered."""
+    among the agent's rows of ``memory_types`` carrying every scope word (``rows``: only these text rows;
+    ``skip_rows``: not these). Filters select rows and add nothing to the score: a scoped search ranks as the whole
+    index filtered."""
     total = searcher.num_docs
     Q, Occur = tantivy.Query, tantivy.Occur
     # a turn's neighbours' words count too, less; a word weighs by the rows holding it in either field (counted
@@ -91,4 +93,6 @@ def ranked_query(
         filters.append(Q.term_set_query(schema, "type", list(memory_types)))
     must = [(Occur.Must, Q.boolean_query(should))]
     must += [(Occur.Must, Q.const_score_query(f, 0.0)) for f in filters]
+    if skip_rows:
+        must.append((Occur.MustNot, Q.term_set_query(schema, "row", list(skip_rows))))
     return Q.boolean_query(must)

@@ -80,14 +80,20 @@ class VectorIndex(VectorState):
     # -- freshness ----------------------------------------------------------------------------------------------
 
     def ensure_fresh(self) -> None:
-        """Apply every logged change not in the index yet (once per batch inside :meth:`caught_up_once`). Raises
-        :class:`IndexNotReady` while a rebuild runs in the background."""
+        """Apply every logged change not in the index yet (once per batch inside :meth:`caught_up_once`), in memory:
+        a search never takes the writer lock or writes a file. Where only a rebuild can (no snapshot of ours, a log
+        pruned past it), one starts in the background and :class:`IndexNotReady` sends searches to the database."""
         self.freshness.ensure_fresh()
+
+    def open_fresh(self) -> None:
+        """:meth:`ensure_fresh` when the store opens, which may rebuild a small index here (seconds) under the writer
+        lock rather than in the background."""
+        self._ensure_fresh(rebuild_here=True)
 
     def caught_up_once(self) -> AbstractContextManager[None]:
         return self.freshness.caught_up_once()
 
-    def _ensure_fresh(self) -> None:
+    def _ensure_fresh(self, rebuild_here: bool = False) -> None:
         if self.building():
             raise IndexNotReady("the vector index is being rebuilt in the background")
         if self._build_error is not None:
@@ -106,7 +112,7 @@ class VectorIndex(VectorState):
         with self.lock:
             if self._caught_up(identity, head):
                 return
-        if self.source.vector_row_count() > self.config.build_inline_upto:
+        if not rebuild_here or self.source.vector_row_count() > self.config.build_inline_upto:
             self._start_build()
             raise IndexNotReady("the vector index is being rebuilt in the background")
         # A small rebuild, here: the writer lock first, then ``lock`` (the package's lock order).

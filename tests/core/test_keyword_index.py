@@ -47,6 +47,7 @@ def fill(brain: Audrey, count: int = 60) -> None:
     brain.encode_batch(items)
     add_derived(brain, "kiln firing needs a slow cool-down")
     add_derived(brain, "glaze the clay before the second firing", memory_type="procedural")
+    brain._storage.keyword_index.ensure_fresh()  # the index alone ranks (the log's tail goes to FTS5, scored alike)
 
 
 def keyword_ids(brain: Audrey, query: str) -> list[str]:

@@ -8,7 +8,7 @@ import logging
 import math
 import time
 from collections.abc import Callable, Iterable, Sequence
-from typing import TypeVar
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -75,12 +75,17 @@ class SQLiteIndexedSearch(SQLiteParts):
             return None
 
     def _indexed_keyword_search(self, terms: Sequence[str], k: int, where: VectorFilter) -> list[KeywordHit]:
+        """The index's last commit ranks the rows it holds as they are; the rows changed since (the log's tail) are
+        ranked through FTS5, which weighs alike (:func:`~audrey_core.index.keyword_query.idf_as`)."""
         index = self.keyword_index
-        index.ensure_fresh()
+        view = index.view()
+        tail = self._keyword_tail(view)
         scope_words = scope_match(where.scope, where.scope_prefix)
         limit = with_margin(k)
         while True:
-            matches = index.search(terms, limit, where.agent, where.memory_types, scope_words)
+            matches = index.search(
+                terms, limit, where.agent, where.memory_types, scope_words, view=view, skip_rows=tail
+            )
             scores = dict(matches.hits)
             confirmed = self._confirmed(
                 "memory_text_rows", [(rowid, t) for (rowid, _), t in zip(matches.hits, matches.memory_types)], where
@@ -89,7 +94,26 @@ class SQLiteIndexedSearch(SQLiteParts):
             if len(found) >= k or len(matches.hits) < limit:  # enough, or every match was seen
                 break
             limit *= 4
-        return [KeywordHit(memory_id, memory_type, -rank) for rank, memory_id, memory_type in found]
+        hits = [KeywordHit(memory_id, memory_type, -rank) for rank, memory_id, memory_type in found]
+        if tail:
+            hits += self._fts_keyword_search(terms, k, where, tail)
+            hits.sort(key=lambda h: (-h.score, h.memory_id))
+        return hits[:k]
+
+    def _keyword_tail(self, view: Any) -> list[int]:
+        """The text rows changed after ``view``'s commit (added, removed or given new words): the index holds them as
+        they were, or not at all. :class:`IndexNotReady` when the log no longer reaches back to the commit or more
+        than ``keyword_tail_max`` changed (a bulk load): FTS5 answers the whole search until the catch-up thread has
+        applied them."""
+        if view.applied >= view.head:
+            return []
+        found = self.search_log_since(view.applied)
+        if found is None:
+            raise IndexNotReady("the keyword index is behind a pruned log")
+        rows = sorted(set(found[1]))
+        if len(rows) > self.index_config.keyword_tail_max:
+            raise IndexNotReady(f"{len(rows)} text rows changed since the keyword index's last commit")
+        return rows
 
     def _confirmed(
         self, rows_table: str, candidates: Iterable[tuple[int, str]], where: VectorFilter

@@ -4,11 +4,13 @@
 from __future__ import annotations
 
 from abc import abstractmethod
+from collections.abc import Sequence
 from contextlib import AbstractContextManager
 from typing import Any
 
 from ...index_settings import IndexConfig
 from ...rules.keywords import TermCounts
+from ..base import KeywordHit, VectorFilter
 from ..sql.reads import SQLReads
 
 
@@ -27,3 +29,13 @@ class SQLiteParts(SQLReads):
     @abstractmethod
     def held_by_this_thread(self) -> bool:
         """Whether the calling thread is inside a read or write of this store."""
+
+    @abstractmethod
+    def search_log_since(self, seq: int) -> tuple[int, list[int]] | None:
+        """The keyword log's last change and the text rows changed after ``seq`` (search_log.py)."""
+
+    @abstractmethod
+    def _fts_keyword_search(
+        self, terms: Sequence[str], k: int, where: VectorFilter, rows: Sequence[int] | None = None
+    ) -> list[KeywordHit]:
+        """Keyword search through FTS5, among ``rows`` if given (reads.py)."""

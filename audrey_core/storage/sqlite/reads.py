@@ -12,7 +12,7 @@ from ...rules.keywords import COMMON_TERM_MIN_ROWS, informative_terms
 from ..base import KeywordHit, VectorFilter, VectorHit
 from ..sql.filters import compile_filter, scope_match
 from ..sql.migrations import FTS_TABLE
-from .span_search import SQLiteSpanSearch
+from .span_search import SQLiteSpanSearch, fts_matches
 
 
 def _quoted(term: str) -> str:
@@ -78,6 +78,12 @@ class SQLiteReads(SQLiteSpanSearch):
             found = self._from_index("keyword", lambda: self._indexed_keyword_search(terms, k, where))
             if found is not None:
                 return found
+        return self._fts_keyword_search(terms, k, where)
+
+    def _fts_keyword_search(
+        self, terms: Sequence[str], k: int, where: VectorFilter, rows: Sequence[int] | None = None
+    ) -> list[KeywordHit]:
+        """:meth:`keyword_search` through FTS5 (``rows``: among these text rows only, the keyword index's tail)."""
         words = self._fts_words(terms)
         match = " AND ".join(
             [
@@ -88,25 +94,26 @@ class SQLiteReads(SQLiteSpanSearch):
         union, params = self._over_tables(
             where,
             lambda t, table: (
-                f"SELECT t.memory_id, '{t}', f.rank FROM found f JOIN memory_text_rows t "
-                f"ON t.rowid = f.rowid JOIN {table} m ON m.id = t.memory_id"
+                f"SELECT t.memory_id, '{t}', f.rank FROM found f CROSS JOIN memory_text_rows t "
+                f"ON t.rowid = f.rowid CROSS JOIN {table} m ON m.id = t.memory_id"  # matches lead
             ),
         )
+        matches, match_params = fts_matches(match, rows)
         limit = max(4 * k, 50)
         while True:
             with self._side_read() as db:
-                rows = db.execute(
-                    f"WITH found AS (SELECT rowid, rank FROM {FTS_TABLE} WHERE {FTS_TABLE} MATCH ? ORDER BY rank "
-                    f"LIMIT ?) {union} ORDER BY 3, 1 LIMIT ?",
-                    [match, limit, *params, int(k)],
+                found = db.execute(
+                    f"WITH found AS (SELECT rowid, rank FROM ({matches}) ORDER BY rank LIMIT ?) {union} "
+                    "ORDER BY 3, 1 LIMIT ?",
+                    [*match_params, limit, *params, int(k)],
                 ).fetchall()
-                if len(rows) >= k:
+                if len(found) >= k:
                     break
-                matched = db.execute(f"SELECT COUNT(*) FROM {FTS_TABLE} WHERE {FTS_TABLE} MATCH ?", [match]).fetchone()
+                matched = db.execute(f"SELECT COUNT(*) FROM ({matches})", match_params).fetchone()
             if matched[0] <= limit:
                 break
             limit *= 4
-        return [KeywordHit(memory_id, memory_type, -float(rank)) for memory_id, memory_type, rank in rows]
+        return [KeywordHit(memory_id, memory_type, -float(rank)) for memory_id, memory_type, rank in found]
 
     def _fts_words(self, terms: Sequence[str]) -> str:
         """An FTS5 expression matching any of the informative ``terms``."""

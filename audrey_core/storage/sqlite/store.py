@@ -26,7 +26,7 @@ import time
 import uuid
 import warnings
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import ExitStack, contextmanager
+from contextlib import contextmanager, nullcontext
 from pathlib import Path
 from typing import Any
 
@@ -197,7 +197,7 @@ class SQLiteStorage(
         try:
             index = VectorIndex(folder, self, self.dimensions, self.index_config)
             with contextlib.suppress(IndexNotReady):  # a large rebuild runs in the background meanwhile
-                index.ensure_fresh()
+                index.open_fresh()
         except OSError as exc:
             self.close()
             raise StorageError(f"cannot open the vector index beside {self.path}: {exc}") from exc
@@ -234,11 +234,8 @@ class SQLiteStorage(
 
     @contextmanager
     def searches_caught_up_once(self) -> Iterator[None]:
-        with ExitStack() as scopes:
-            for index in (self.keyword_index, self.vector_index):
-                if index is not None:
-                    scopes.enter_context(index.caught_up_once())
-            yield
+        with self.vector_index.caught_up_once() if self.vector_index is not None else nullcontext():
+            yield  # the keyword index: a search reads its last commit and the log since, and catches nothing up
 
     def wait_for_indexes(self, stop: Callable[[], bool], timeout: float) -> bool:
         until = time.monotonic() + timeout

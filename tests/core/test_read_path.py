@@ -1,0 +1,108 @@
+"""The read path only reads: a search never catches an index up, writes its files or waits for another process that
+holds an index's writer lock (a rebuild holds it for minutes at 1M rows); it reads the index's last commit and ranks
+the rows changed since through the database."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from audrey_core import Audrey
+from audrey_core.storage import VectorFilter
+
+from .index_helpers import open_brain
+
+pytest.importorskip("tantivy")
+pytest.importorskip("fcntl")
+
+HOLDER = """
+import fcntl, sys
+handles = []
+for folder in sys.argv[1:]:
+    handle = open(folder + "/writer.lock", "a+b")
+    fcntl.flock(handle, fcntl.LOCK_EX)
+    handles.append(handle)
+print("held", flush=True)
+sys.stdin.read()  # until the test closes our stdin
+"""
+
+
+class WriterLocks:
+    """Another process holding the writer lock of each index folder of a store, as a rebuild there would."""
+
+    def __init__(self, db: Path, kinds: tuple[str, ...] = ("keyword", "vector")) -> None:
+        folders = [str(Path(f"{db}-indexes") / kind) for kind in kinds]
+        for folder in folders:
+            Path(folder).mkdir(parents=True, exist_ok=True)
+        self.process = subprocess.Popen(
+            [sys.executable, "-c", HOLDER, *folders], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+        )
+
+    def __enter__(self) -> WriterLocks:
+        assert self.process.stdout is not None and self.process.stdout.readline().strip() == "held"
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        assert self.process.stdin is not None
+        self.process.stdin.close()
+        self.process.wait(timeout=30)
+
+
+def keyword_ids(brain: Audrey, terms: str, k: int = 10) -> list[str]:
+    return [h.memory_id for h in brain._storage.keyword_search(terms.split(), k, VectorFilter(agent=brain.agent))]
+
+
+def files_written(root: Path) -> dict[str, tuple[int, int]]:
+    """Every file under ``root`` with its size and modification time (SQLite's shared-memory file aside: a reader
+    marks its place there)."""
+    return {
+        str(p): (p.stat().st_size, p.stat().st_mtime_ns)
+        for p in sorted(root.rglob("*"))
+        if p.is_file() and not p.name.endswith("-shm")
+    }
+
+
+def fill(brain: Audrey) -> None:
+    brain.encode_batch([f"kiln note {i}: the glaze cracked at cone {i % 9}" for i in range(40)])
+    brain.encode("porcelain needs a slower cool-down than stoneware", id="porcelain")
+    assert brain.wait_for_idle(60)
+
+
+def test_a_recall_while_another_process_holds_the_writer_locks_answers_at_once_and_writes_nothing(tmp_path):
+    db = tmp_path / "a.db"
+    with open_brain(db) as brain:
+        fill(brain)
+        with WriterLocks(db):
+            brain.encode("a zebra crossing painted outside the kiln shed", id="zebra")
+            brain.forget(["porcelain"])
+            before = files_written(tmp_path)
+            began = time.monotonic()
+            found = keyword_ids(brain, "zebra porcelain")
+            recalled = [r.id for r in brain.recall("zebra crossing", limit=3)]
+            took = time.monotonic() - began
+            assert found == ["zebra"]  # the new row from the log's tail; the forgotten one left the index's results
+            assert recalled[0] == "zebra"
+            assert took < 10  # waiting for the writer lock would take WRITER_WAIT_S (600 s)
+            assert files_written(tmp_path) == before
+            keyword = brain._storage.keyword_index
+            assert keyword.view().applied < keyword.view().head  # nothing caught up: the lock is still held
+        assert brain.wait_for_idle(60)  # the lock released, the catch-up thread applies the log
+        view = brain._storage.keyword_index.view()
+        assert view.applied == view.head
+        assert keyword_ids(brain, "zebra porcelain") == ["zebra"]
+
+
+def test_the_log_tail_ranks_as_the_caught_up_index_does(tmp_path):
+    db = tmp_path / "a.db"
+    with open_brain(db) as brain:
+        fill(brain)
+        with WriterLocks(db, ("keyword",)):
+            brain.encode_batch([f"kiln log {i}: cone {i % 5} glaze crawled" for i in range(12)])
+            assert brain._storage.keyword_index.view().applied < brain._storage.search_log_head()
+            from_tail = keyword_ids(brain, "glaze crawled cone 3", 8)
+        assert brain.wait_for_idle(60)
+        assert keyword_ids(brain, "glaze crawled cone 3", 8) == from_tail
