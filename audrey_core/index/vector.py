@@ -264,6 +264,7 @@ class VectorIndex(VectorState):
                 return False
             if not self.inserting():
                 with self.lock:
+                    self.land_now()  # a slice inserted while another held the graph (a save) lands here
                     self.inserts.settle(drain=True)  # ended with a row added meanwhile: go on
             time.sleep(0.005)
         return not len(self.waiting)
@@ -314,11 +315,9 @@ class VectorIndex(VectorState):
         count = int(count)
         if count <= 0:
             return [(np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float32)) for _ in matrix]
+        self.inserts.searching(len(matrix))  # a validation run may insert a backlog first, holding the graph only
         with self.lock:
-            exact = self.rows.length <= self.config.exact_below
-            if not exact:
-                self.inserts.searching(len(matrix))
-                exact = self.inserts.bulk_under_way
+            exact = self.rows.length <= self.config.exact_below or self.inserts.bulk_under_way
             found = self._scan_held(matrix) if exact else self._walk(matrix, count)
             return [self._nearest_of(keys, distances, count, codes) for keys, distances in found]
 

@@ -40,7 +40,8 @@ class GraphInserts:
         self.thread: threading.Thread | None = None  # audrey-graph-insert
         self.copy: tuple[Any, threading.Thread, list[Any]] | None = None  # (mapped graph, copier, [its copy])
         self.walked = 0.0  # when the last graph search ended: background inserts give way to a stream of searches
-        self.bulk = 0  # bulk inserts by searches so far: a slice taken before one is not inserted again
+        self.in_flight: list[np.ndarray] = []  # serials of the slices taken to insert and not landed yet (``lock``)
+        self._bulk_slices = 0  # bulk slices being inserted (``lock``)
         self.bulk_under_way = False  # a bulk slice holds the graph: searches scan the rows exactly meanwhile
         self.bulk_rate = 8_000.0  # rows a second the last bulk slice went in at (sizes the next)
 
@@ -93,25 +94,51 @@ class GraphInserts:
                 if self._giving_way():  # a search held the lock meanwhile (perhaps waiting for our last slice)
                     continue
                 self.writable()
-                graph, bulk = index.graph, self.bulk
                 in_bulk = len(index.waiting) >= index.config.pending_busy
                 slice_rows = index.config.insert_slice
                 size = min(BULK_SLICE_MAX, max(slice_rows, int(self.bulk_rate * BULK_SLICE_S)))
-                keys, vectors, serials = index.waiting.first(size if in_bulk else slice_rows)
-            with index.graph_lock:
-                if graph is index.graph and bulk == self.bulk:  # not replaced, nor inserted by a search, meanwhile
-                    self.bulk_under_way = in_bulk
-                    began = time.perf_counter()
-                    try:
-                        insert(graph, keys, vectors)
-                    finally:
-                        self.bulk_under_way = False
-                    if in_bulk:
-                        self.bulk_rate = len(keys) / max(time.perf_counter() - began, 1e-3)
-                    index.landed.append((keys, serials))
-            with index.lock, index.graph_held():
-                pass  # land the slice now rather than on the next search
+                taken = self._take(size if in_bulk else slice_rows, in_bulk)
+            if taken is None:
+                return  # every row waiting is being inserted by a validation run's bulk slice
+            began = time.perf_counter()
+            if self._put(*taken, in_bulk) and in_bulk:
+                self.bulk_rate = len(taken[1]) / max(time.perf_counter() - began, 1e-3)
             time.sleep(0.001)  # a lock is not fair: let a waiting search in before the next slice
+
+    def _take(self, count: int, bulk: bool) -> tuple[Any, np.ndarray, np.ndarray, np.ndarray] | None:
+        """The graph and the first ``count`` waiting rows no one is inserting yet, now in flight (the caller holds
+        ``lock``); None when there are none. A bulk slice counts from now: searches scan exactly instead of waiting
+        for the graph."""
+        index = self.index
+        busy = [serials for _, serials in index.landed] + self.in_flight
+        keys, vectors, serials = index.waiting.first(count, np.concatenate(busy) if busy else None)
+        if not len(keys):
+            return None
+        self.in_flight.append(serials)
+        if bulk:
+            self._bulk_slices += 1
+            self.bulk_under_way = True
+        return index.graph, keys, vectors, serials
+
+    def _put(self, graph: Any, keys: np.ndarray, vectors: np.ndarray, serials: np.ndarray, bulk: bool) -> bool:
+        """Insert a slice :meth:`_take` took, holding the graph only, then land it if no one holds the graph (else
+        the next to hold it does). False if the graph was replaced meanwhile (the rows wait for the new one)."""
+        index = self.index
+        inserted = False
+        try:
+            with index.graph_lock:
+                if graph is index.graph:
+                    insert(graph, keys, vectors)
+                    index.landed.append((keys, serials))
+                    inserted = True
+        finally:
+            with index.lock:
+                self.in_flight = [s for s in self.in_flight if s is not serials]
+                if bulk:
+                    self._bulk_slices -= 1
+                    self.bulk_under_way = self._bulk_slices > 0
+                index.land_now()
+        return inserted
 
     def _in_a_run(self) -> bool:
         """Whether graph searches come one after another: the last ended less than QUIET ago. Counted from the end
@@ -125,21 +152,24 @@ class GraphInserts:
         return self._in_a_run() and len(self.index.waiting) < self.index.config.pending_busy and not self.index.closed
 
     def searching(self, queries: int = 1) -> None:
-        """Called before each search of the graph (of ``queries`` queries at once). While searches come one after
+        """Called before each search (of ``queries`` queries at once), holding no lock. While searches come one after
         another (a validation run comparing each episode with its nearest memories), slices inserted between them
         would make each wait, and rows left waiting would be scanned by each: so the background insert stays away
         until ``pending_busy`` rows wait, and a validation batch's search that finds that many (one search of the
         batch's queries, or one of a run of searches) inserts them all at once, on its own thread (~1 s at 100k
-        rows). A recall never does (a server's back-to-back recalls during an import would pay it in one of them);
-        past ``pending_busy`` the background insert takes slices between its searches."""
+        rows), as a bulk slice: holding the graph only, so other searches meanwhile scan every row exactly instead
+        of waiting for it. A recall never does (a server's back-to-back recalls during an import would pay it in one
+        of them); past ``pending_busy`` the background insert takes slices between its searches."""
         index = self.index
-        in_a_batch = index.freshness.in_a_batch()
-        busy = len(index.waiting) >= index.config.pending_busy
-        if (queries > 1 or self._in_a_run()) and in_a_batch and busy and not index.mapped:  # see settle
-            with index.graph_held():  # a slice being inserted lands first
-                insert(index.graph, index.waiting.keys, index.waiting.vectors)
-                index.waiting.clear()
-                self.bulk += 1
+        if not index.freshness.in_a_batch() or not (queries > 1 or self._in_a_run()):
+            return
+        with index.lock:
+            busy = len(index.waiting) >= index.config.pending_busy and index.rows.length > index.config.exact_below
+            if not busy or index.mapped or index.graph is None:  # a mapped graph: see settle
+                return
+            taken = self._take(len(index.waiting), bulk=True)
+        if taken is not None:
+            self._put(*taken, bulk=True)
 
     def writable(self) -> None:
         """Copy a mapped snapshot into memory, without the rows removed since."""

@@ -189,11 +189,14 @@ class WaitingRows:
     def drop(self, keys: np.ndarray) -> None:
         self._keep(~np.isin(self.keys, np.asarray(keys, dtype=np.int64)))
 
-    def first(self, count: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Copies of the keys, vectors and serials of the first ``count`` rows (they stay waiting)."""
-        end = self._start + min(int(count), len(self))
-        rows = slice(self._start, end)
-        return self._keys[rows].copy(), self._vectors[rows].copy(), self._serials[rows].copy()
+    def first(self, count: int, skip: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Copies of the keys, vectors and serials of the first ``count`` rows but those of serials ``skip`` (being
+        inserted already); they stay waiting."""
+        rows = np.arange(self._start, self._end)
+        if skip is not None and len(skip):
+            rows = rows[~np.isin(self._serials[self._start : self._end], skip)]
+        rows = rows[: max(0, int(count))]
+        return self._keys[rows], self._vectors[rows], self._serials[rows]  # fancy indexing copies
 
     def drop_serials(self, serials: np.ndarray) -> np.ndarray:
         """Remove the rows of ``serials``; whether each was still waiting (False: removed meanwhile)."""

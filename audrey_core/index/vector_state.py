@@ -70,6 +70,16 @@ class VectorState:
             self.land()
             yield
 
+    def land_now(self) -> None:
+        """Land the slices inserted since if no one holds the graph (the caller holds ``lock``): otherwise the next
+        :meth:`graph_held` does. Holding ``lock`` while waiting for ``graph_lock`` would hold up every search (which
+        needs ``lock``) for as long as a bulk slice is inserted."""
+        if self.graph_lock.acquire(blocking=False):
+            try:
+                self.land()
+            finally:
+                self.graph_lock.release()
+
     def land(self) -> None:
         """Take the slices inserted since out of the waiting rows (the caller holds both locks)."""
         for keys, serials in self.landed:
