@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import threading
 import time
@@ -92,6 +93,8 @@ class Audrey(MemoryUpkeep):
         self._context = StageContext(*parts, queries=self._queries)
         self._consolidation_lock = threading.Lock()
         self._background = Background(self._context, self._scheduled_consolidation)
+        # a recall hands the principles it returned to a worker to reinforce (see StageContext.retrievals)
+        self._context = dataclasses.replace(self._context, retrievals=self._background.retrieved)
 
     # -- lifecycle --------------------------------------------------------------------------------------------
 
@@ -106,9 +109,10 @@ class Audrey(MemoryUpkeep):
         self._storage.close()
 
     def wait_for_idle(self, timeout: float | None = None) -> bool:
-        """Block until the work the writes so far started is done: every encoded episode validated, and the derived
-        search indexes caught up with the database, with every new vector in the graph (after a bulk load the next
-        recall then runs at full speed). False if ``timeout`` (seconds, None: no limit) ran out first."""
+        """Block until the work the writes and recalls so far started is done: every encoded episode validated, the
+        principles recalls returned reinforced, and the derived search indexes caught up with the database, with
+        every new vector in the graph (after a bulk load the next recall then runs at full speed). False if
+        ``timeout`` (seconds, None: no limit) ran out first."""
         until = None if timeout is None else time.monotonic() + timeout
         if not self._background.wait_for_idle(timeout):
             return False

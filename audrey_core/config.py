@@ -197,7 +197,8 @@ class ValidationConfig:
     judge_similarity: float = 0.40
     """With an LLM, claims from different times are judged down to this similarity (offline: update_similarity)."""
     background: bool = True
-    """validate in a worker thread; False validates inside encode()"""
+    """validate in a worker thread, and reinforce the principles a recall returned in another; False does both on
+    the caller's thread (inside encode() and recall())"""
     batch_size: int = 32
     """Episodes the background validation takes at a time."""
     resume: bool = True

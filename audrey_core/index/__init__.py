@@ -94,9 +94,11 @@ waits for a build between its batches (``storage.wait_for_indexes``) rather than
 ``wait_for_idle`` catches both indexes up on the caller's thread, and ``audrey reindex`` (``rebuild()``) builds
 there, on purpose.
 
-What recall writes: the principles the consumer took are reinforced in one short write transaction per recall,
-after the results are handed over (stages/recall_results.py); nothing else on the recall path writes, and no index
-write happens inside it.
+What recall writes: nothing, on the caller's thread. The principles the consumer took are handed to the
+``audrey-retrieval`` worker (stages/background.py), which reinforces them in one short write transaction; with
+``ValidationConfig(background=False)`` the caller does. Reads outside a transaction go through the side connection
+(storage/sqlite/store.py, ``_read``), so a read never waits for a write on the main one, which may itself wait for
+another process's transaction.
 """
 
 from .. import native_order

@@ -7,13 +7,15 @@ import contextlib
 import logging
 import time
 from collections.abc import Callable, Sequence
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 from ..errors import ClosedError
+from ..models import Memory
 from ..threads import stopping
 from ..timeutil import system_clock, to_iso
 from .context import StageContext
 from .expiry import sweep
+from .recall_results import record_retrieval
 from .scheduler import Schedule
 from .validate import validate_episodes
 from .worker import BatchWorker
@@ -40,6 +42,10 @@ class Background:
             self.validator = BatchWorker(
                 "audrey-validation", self._validate, batch_size=validation.batch_size, on_exit=self._release
             )
+        # (principles a recall handed over, when): reinforced here, not on the caller's thread
+        self.retriever: BatchWorker[tuple[Sequence[Memory], datetime]] | None = None
+        if validation.background:
+            self.retriever = BatchWorker("audrey-retrieval", self._record_retrievals)
         self.scheduler: Schedule | None = None
         if schedule.interval_seconds is not None or schedule.episode_trigger is not None:
             self.scheduler = Schedule(self._on_schedule, schedule.interval_seconds, schedule.episode_trigger)
@@ -100,9 +106,26 @@ class Background:
         if self.scheduler is not None:
             self.scheduler.note_episodes(len(ids))
 
+    def retrieved(self, memories: Sequence[Memory], now: datetime) -> None:
+        """Principles a recall handed over at ``now``: reinforced by the retrieval worker (or here, without one)."""
+        if self.retriever is not None and not self.closed:
+            self.retriever.submit([(memories, now)])
+        else:
+            record_retrieval(self.ctx, memories, now)
+
+    def _record_retrievals(self, items: Sequence[tuple[Sequence[Memory], datetime]]) -> None:
+        for memories, now in items:
+            record_retrieval(self.ctx, memories, now)
+
     def wait_for_idle(self, timeout: float | None = None) -> bool:
-        """Block until every encoded episode is validated; False if ``timeout`` (seconds) ran out first."""
-        return self.validator.wait_for_idle(timeout) if self.validator is not None else True
+        """Block until every encoded episode is validated and every retrieval recorded; False if ``timeout``
+        (seconds) ran out first."""
+        until = None if timeout is None else time.monotonic() + timeout
+        for worker in (self.validator, self.retriever):
+            left = None if until is None else max(0.0, until - time.monotonic())
+            if worker is not None and not worker.wait_for_idle(left):
+                return False
+        return True
 
     def start_sweeper(self, interval: float) -> None:
         """Sweep expired memories every ``interval`` seconds (a sweeper already running is replaced)."""
@@ -131,6 +154,8 @@ class Background:
             self.scheduler.close()
         if self.validator is not None:
             self.validator.close()
+        if self.retriever is not None:
+            self.retriever.close()
 
     def _on_schedule(self) -> None:
         if self.closed:

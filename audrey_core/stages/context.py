@@ -27,6 +27,9 @@ class StageContext:
     scope: tuple[str, ...] = ()  # the instance's scope: decay and consolidation work on this subtree of the agent
     queries: Any = None  # the QueryCache recall embeds text queries through
     instance: str = field(default_factory=lambda: uuid.uuid4().hex)  # who claims the episodes it will validate
+    # Where the principles a recall handed over go to be reinforced (Background.retrieved: a worker writes, so the
+    # read path only reads); None: reinforced at once, on the caller's thread.
+    retrievals: Any = None
 
     @property
     def tenant(self) -> Tenant:

@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from ..config import ConfidenceConfig, RecallConfig
-from ..errors import ClosedError, InvalidInputError, StorageError
+from ..errors import InvalidInputError, StorageError
 from ..index_settings import RECALL_SEARCH_THREADS
 from ..models import Memory, RecallResult
 from ..providers.embedding import count_tokens, to_matrix
@@ -39,7 +39,7 @@ from .recall_candidates import (
     shaped,
     with_chunks,
 )
-from .recall_results import disputes, provenance, reinforce_retrieved, to_result
+from .recall_results import disputes, provenance, record_retrieval, to_result
 from .recall_time import NO_TIME, TimePlan, in_time_order, plan_time, within
 
 RECALL_ARGUMENTS = (
@@ -147,13 +147,12 @@ def _results(ctx: StageContext, ranked: list[Ranked], options: RecallOptions, no
             taken.append(item.memory)
             yield to_result(item, prov, against.get(item.memory.id, ()))
     finally:
-        if taken and options.reinforce:
-            try:
-                reinforced = reinforce_retrieved(ctx.storage, taken, ctx.agent, now)
-            except ClosedError:  # the instance was closed while its results were being read
-                reinforced = []
-            if reinforced:
-                ctx.emit("reinforcement", {"kind": "retrieval", "memory_ids": reinforced})
+        derived = [m for m in taken if m.memory_type in ("semantic", "procedural")]
+        if derived and options.reinforce:
+            if ctx.retrievals is not None:
+                ctx.retrievals(derived, now)  # written by a worker: a recall writes nothing itself
+            else:
+                record_retrieval(ctx, derived, now)
 
 
 _POOL = ThreadPoolExecutor(max_workers=RECALL_SEARCH_THREADS, thread_name_prefix="audrey-recall")

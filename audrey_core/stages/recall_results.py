@@ -7,11 +7,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
+from ..errors import ClosedError
 from ..models import Contradiction, Counterclaim, Episodic, Memory, Procedural, Provenance, RecallResult, Semantic
 from ..rules.ownership import Tenant
 from ..rules.ranking import Ranked, is_self_citation
 from ..states import COUNTERCLAIM_STATES, RECALLABLE_STATES, Relation, memory_move
 from ..storage import Storage
+from .context import StageContext
 
 
 def provenance(storage: Storage, memory: Memory, owner: Tenant | None = None) -> Provenance:
@@ -132,3 +134,13 @@ def reinforce_retrieved(
         }
         storage.set_states(asleep)
     return ids
+
+
+def record_retrieval(ctx: StageContext, memories: Sequence[Memory], now: datetime) -> None:
+    """Reinforce the principles among ``memories`` a recall handed over at ``now`` and announce it."""
+    try:
+        reinforced = reinforce_retrieved(ctx.storage, memories, ctx.agent, now)
+    except ClosedError:  # the instance was closed meanwhile
+        return
+    if reinforced:
+        ctx.emit("reinforcement", {"kind": "retrieval", "memory_ids": reinforced})

@@ -30,6 +30,15 @@ print("held", flush=True)
 sys.stdin.read()  # until the test closes our stdin
 """
 
+DATABASE_WRITER = """
+import sqlite3, sys
+connection = sqlite3.connect(sys.argv[1], isolation_level=None)
+connection.execute("BEGIN IMMEDIATE")
+print("writing", flush=True)
+sys.stdin.read()  # until the test closes our stdin
+connection.execute("ROLLBACK")
+"""
+
 
 class WriterLocks:
     """Another process holding the writer lock of each index folder of a store, as a rebuild there would."""
@@ -106,3 +115,37 @@ def test_the_log_tail_ranks_as_the_caught_up_index_does(tmp_path):
             from_tail = keyword_ids(brain, "glaze crawled cone 3", 8)
         assert brain.wait_for_idle(60)
         assert keyword_ids(brain, "glaze crawled cone 3", 8) == from_tail
+
+
+def test_a_recall_that_returns_a_principle_writes_nothing_itself_and_its_reinforcement_follows(tmp_path):
+    """Another process holds the database's write lock: the recall answers at once; the retrieval it records is the
+    worker's to write, once the lock is free."""
+    from audrey_core.testing import DeterministicEmbedder
+
+    from .helpers import add_derived
+
+    db = tmp_path / "a.db"
+    with Audrey(db, agent="a", embedder=DeterministicEmbedder()) as brain:  # background work, as by default
+        fill(brain)
+        principle = add_derived(brain, "porcelain cools slowly or it cracks in the kiln")
+        assert brain.wait_for_idle(60)
+        # another process's write transaction under way (in this process, another SQLite library's locks would
+        # not be seen: POSIX locks are per process)
+        writer = subprocess.Popen(
+            [sys.executable, "-c", DATABASE_WRITER, str(db)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+        )
+        assert writer.stdout is not None and writer.stdout.readline().strip() == "writing"
+        try:
+            before = files_written(tmp_path)
+            began = time.monotonic()
+            recalled = [r.id for r in brain.recall("porcelain cracks in the kiln", limit=3)]
+            assert time.monotonic() - began < 2  # the database's busy timeout is 5 s: no wait for the writer
+            assert principle in recalled
+            assert files_written(tmp_path) == before
+            assert brain.get(principle).retrieval_count == 0  # not yet: the worker waits for the lock
+        finally:
+            assert writer.stdin is not None
+            writer.stdin.close()
+            writer.wait(timeout=30)
+        assert brain.wait_for_idle(60)
+        assert brain.get(principle).retrieval_count == 1

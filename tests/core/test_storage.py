@@ -32,7 +32,8 @@ def test_reopening_a_file_keeps_everything(db_path, embedder, clock):
         second = brain.encode("the wifi password now rotates weekly", supersedes=first)
         principle = add_derived(brain, "passwords rotate on a schedule", evidence_episode_ids=(first, second))
         hits_before = [(r.id, r.similarity) for r in brain.recall("wifi password", states=["active", "superseded"])]
-        before = {m: brain.get(m) for m in (first, second, principle)}  # after recall reinforced the principle
+        brain.wait_for_idle()  # the recall's reinforcement of the principle is written by a worker
+        before = {m: brain.get(m) for m in (first, second, principle)}
         assert before[principle].retrieval_count == 1
     with Audrey(db_path, agent="tester", embedder=embedder, clock=clock) as reopened:
         assert {m: reopened.get(m) for m in before} == before

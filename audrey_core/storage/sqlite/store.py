@@ -103,9 +103,10 @@ class SQLiteStorage(
         self._closed = False
         self._closing = False
         self._prefetcher: threading.Thread | None = None
-        self._holder: int | None = None  # the thread inside _read(), if any
+        self._holder: int | None = None  # the thread inside _main(), if any
         self._side: Any = None  # a second connection for reads that may run beside the main one (file stores)
-        self._side_lock = threading.Lock()
+        self._side_lock = threading.RLock()
+        self._side_readers = threading.local()  # depth: how deep this thread is inside a read of the side connection
         self._term_counts = TermCounts()  # for FTS5 ranking without the keyword index
         self._index_failed_at: dict[str, float] = {}  # see SQLiteIndexedSearch._from_index
         self.keyword_index = None  # opened once the schema is current (below)
@@ -230,7 +231,7 @@ class SQLiteStorage(
 
     def held_by_this_thread(self) -> bool:
         """True while the calling thread is inside a read or write of this store (e.g. a transaction)."""
-        return self._holder == threading.get_ident()
+        return self._holder == threading.get_ident() or getattr(self._side_readers, "depth", 0) > 0
 
     @contextmanager
     def searches_caught_up_once(self) -> Iterator[None]:
@@ -260,6 +261,19 @@ class SQLiteStorage(
 
     @contextmanager
     def _read(self) -> Iterator[Any]:
+        """A connection to read through: the main one inside this thread's transaction (it sees its own rows), else
+        the side one, so a read never waits for a write under way on the main connection, which may itself wait
+        (up to the busy timeout) for another process's transaction."""
+        if self._side is not None and self._holder != threading.get_ident():
+            with self._side_read() as db:
+                yield db
+            return
+        with self._main() as db:
+            yield db
+
+    @contextmanager
+    def _main(self) -> Iterator[Any]:
+        """The main connection, which every write transaction goes through, held by this thread."""
         with self._lock:
             if self._closed:
                 raise ClosedError("this Audrey store is closed; open a new Audrey instance")
@@ -280,22 +294,26 @@ class SQLiteStorage(
         """The side connection when there is one (so a keyword search can run while the main connection scans
         vectors), else the main connection. It sees committed data only."""
         if self._side is None:
-            with self._read() as db:
+            with self._main() as db:
                 yield db
             return
         with self._side_lock:
             if self._closed:
                 raise ClosedError("this Audrey store is closed; open a new Audrey instance")
+            readers = self._side_readers
+            readers.depth = getattr(readers, "depth", 0) + 1
             try:
                 yield self._side
             except (UnicodeEncodeError, OverflowError) as exc:
                 raise InvalidInputError(f"a value cannot be stored or compared in SQLite: {exc}") from exc
             except self._db_error as exc:
                 raise StorageError(f"SQLite error on {self.path}: {exc}") from exc
+            finally:
+                readers.depth -= 1
 
     @contextmanager
     def _write(self) -> Iterator[Any]:
-        with self._read() as db:
+        with self._main() as db:
             if self._depth:  # already inside a transaction on this thread: join it
                 self._depth += 1
                 try:
