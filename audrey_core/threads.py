@@ -41,15 +41,17 @@ def start(work: Callable[[], object], name: str) -> threading.Thread:
     return thread
 
 
-def join(thread: threading.Thread | None, what: str, timeout: float = JOIN_TIMEOUT_S, quiet: bool = False) -> bool:
-    """Wait up to ``timeout`` seconds for ``thread`` (None, or the calling thread itself: nothing to wait for);
-    False if it is still running, logged with ``what`` it was doing unless ``quiet`` (the caller says it)."""
+def join(
+    thread: threading.Thread | None, what: str, timeout: float | None = JOIN_TIMEOUT_S, quiet: bool = False
+) -> bool:
+    """Wait up to ``timeout`` seconds (None: as long as it runs) for ``thread`` (None, or the calling thread itself:
+    nothing to wait for); False if it is still running, logged with ``what`` it was doing unless ``quiet``."""
     if thread is None or thread is threading.current_thread():
         return True
     thread.join(timeout)
     if thread.is_alive():
         if not quiet:
-            log.warning("%s (thread %s) did not finish within %.0f s; left running", what, thread.name, timeout)
+            log.warning("%s (thread %s) did not finish within %s s; left running", what, thread.name, timeout)
         return False
     return True
 

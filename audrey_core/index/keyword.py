@@ -200,6 +200,11 @@ class KeywordIndex:
         """Whether a rebuild runs in the background (searches go to the database meanwhile)."""
         return self._builder is not None and self._builder.is_alive()
 
+    def wait_for_build(self, timeout: float | None) -> bool:
+        """Wait up to ``timeout`` seconds (None: as long as it takes) for a background rebuild to end; whether none
+        runs now."""
+        return threads.join(self._builder, "rebuilding the keyword index", timeout, quiet=True)
+
     def _start_build(self) -> None:
         if not self.building() and not self.closed:
             self._builder = background(self._build_in_background, "audrey-keyword-build")

@@ -22,10 +22,10 @@ def caught_up_by(index: Any, until: float) -> bool:
         try:
             index.ensure_fresh()
             return True
-        except IndexNotReady:
-            if time.monotonic() >= until:
+        except IndexNotReady:  # a rebuild runs (or just started): wait for it to end, then try again
+            left = None if until == float("inf") else until - time.monotonic()
+            if (left is not None and left <= 0) or not index.wait_for_build(left):
                 return False
-            time.sleep(0.05)
         except (RuntimeError, OSError) as exc:
             log.warning("%s not caught up: %s", type(index).__name__, exc)
             return False

@@ -54,6 +54,7 @@ except ImportError:  # a platform without wheels: sqlite-vec scans instead
     HNSW = None  # type: ignore[assignment,misc]
 
 log = logging.getLogger(__name__)
+LANDING_CHECK_S = 0.1  # wait_until_inserted looks again this often for a landing deferred (the graph held by a save)
 
 
 def vector_index_available() -> bool:
@@ -134,6 +135,11 @@ class VectorIndex(VectorState):
     def building(self) -> bool:
         """Whether a rebuild runs in the background (searches go to the database meanwhile)."""
         return self._builder is not None and self._builder.is_alive()
+
+    def wait_for_build(self, timeout: float | None) -> bool:
+        """Wait up to ``timeout`` seconds (None: as long as it takes) for a background rebuild to end; whether none
+        runs now."""
+        return threads.join(self._builder, "rebuilding the vector index", timeout, quiet=True)
 
     def _start_build(self) -> None:
         with self.lock:
@@ -258,16 +264,15 @@ class VectorIndex(VectorState):
         if not caught_up_by(self, until):
             return False
         with self.lock:
-            self.inserts.settle(drain=True)
-        while len(self.waiting) and not self.closed:
-            if time.monotonic() >= until:
-                return False
-            if not self.inserting():
-                with self.lock:
-                    self.land_now()  # a slice inserted while another held the graph (a save) lands here
-                    self.inserts.settle(drain=True)  # ended with a row added meanwhile: go on
-            time.sleep(0.005)
-        return not len(self.waiting)
+            while len(self.waiting) and not self.closed:
+                left = until - time.monotonic()
+                if left <= 0:
+                    return False
+                self.land_now()  # a slice inserted while another held the graph (a save) lands here
+                if not self.inserting():
+                    self.inserts.settle(drain=True)  # none under way (or it ended with rows added meanwhile)
+                self.rows_landed.wait(min(left, LANDING_CHECK_S))  # lets go of the lock meanwhile
+            return not len(self.waiting)
 
     # -- lifecycle ----------------------------------------------------------------------------------------------
 

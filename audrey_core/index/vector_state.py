@@ -46,6 +46,7 @@ class VectorState:
         self.source = source
         self.dimensions = int(dimensions)
         self.lock = threading.RLock()  # guards everything below but the graph's contents and `landed`
+        self.rows_landed = threading.Condition(self.lock)  # notified when inserted rows leave the waiting rows
         self.graph_lock = threading.RLock()  # guards the graph's contents and `landed` (see vector_inserts)
         self.graph: Any = None
         self.identity: dict[str, Any] = {}  # what the graph was built from (store, model, vector table)
@@ -86,4 +87,6 @@ class VectorState:
             still = self.waiting.drop_serials(serials)
             if not still.all():  # removed (and perhaps added anew) while being inserted
                 self.graph.remove(keys[~still].astype(np.uint64))
-        self.landed.clear()
+        if self.landed:
+            self.landed.clear()
+            self.rows_landed.notify_all()

@@ -240,11 +240,12 @@ class SQLiteStorage(
 
     def wait_for_indexes(self, stop: Callable[[], bool], timeout: float) -> bool:
         until = time.monotonic() + timeout
-        indexes = [index for index in (self.keyword_index, self.vector_index) if index is not None]
-        while any(index.building() for index in indexes):
-            if stop() or time.monotonic() >= until:
-                return False
-            time.sleep(0.1)
+        for index in (self.keyword_index, self.vector_index):
+            while index is not None and index.building():  # joined a second at a time, to see stop() turn true
+                left = until - time.monotonic()
+                if stop() or left <= 0:
+                    return False
+                index.wait_for_build(min(left, 1.0))
         return True
 
     def settle_indexes(self, timeout: float | None = None) -> bool:
