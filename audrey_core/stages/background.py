@@ -108,10 +108,11 @@ class Background:
 
     def retrieved(self, memories: Sequence[Memory], now: datetime) -> None:
         """Principles a recall handed over at ``now``: reinforced by the retrieval worker (or here, without one)."""
-        if self.retriever is not None and not self.closed:
-            self.retriever.submit([(memories, now)])
-        else:
+        if self.retriever is None:
             record_retrieval(self.ctx, memories, now)
+            return
+        with contextlib.suppress(RuntimeError):  # closed meanwhile (a stream read after close): nothing recorded
+            self.retriever.submit([(memories, now)])
 
     def _record_retrievals(self, items: Sequence[tuple[Sequence[Memory], datetime]]) -> None:
         for memories, now in items:

@@ -149,3 +149,16 @@ def test_a_recall_that_returns_a_principle_writes_nothing_itself_and_its_reinfor
             writer.wait(timeout=30)
         assert brain.wait_for_idle(60)
         assert brain.get(principle).retrieval_count == 1
+
+
+def test_a_stream_read_after_its_instance_closed_ends_quietly(tmp_path):
+    from audrey_core.testing import DeterministicEmbedder
+
+    from .helpers import add_derived
+
+    brain = Audrey(tmp_path / "a.db", agent="a", embedder=DeterministicEmbedder())
+    principle = add_derived(brain, "porcelain cools slowly or it cracks in the kiln")
+    stream = brain.recall_stream("porcelain cracks", limit=3)
+    assert next(stream).id == principle
+    brain.close()
+    stream.close()  # its reinforcement has nowhere to go: dropped, no error
