@@ -32,6 +32,7 @@ from ..index_settings import KEYWORD_PRUNE_AFTER, KEYWORD_REBUILD_AFTER, WRITER_
 from ..rules.keywords import informative_terms
 from .folder import IndexFolder
 from .keyword_query import analyzer, ranked_query, schema
+from .once import check_not_building
 from .threads import background, exiting
 
 try:
@@ -106,11 +107,7 @@ class KeywordIndex:
         made is followed when no catch-up of ours holds the index; one behind the log wakes the catch-up thread (the
         caller ranks the rows changed since through the database). :class:`IndexNotReady` when there is none yet or
         a rebuild runs (the database answers meanwhile)."""
-        if self.building():
-            raise IndexNotReady("the keyword index is being rebuilt in the background")
-        if self._build_error is not None:
-            error, self._build_error = self._build_error, None
-            raise RuntimeError(f"the keyword index could not be rebuilt: {error}")  # the caller backs off a while
+        check_not_building(self, "keyword")
         head = self.source.search_log_head()
         if (self._index is None or self.applied < head) and self._lock.acquire(blocking=False):
             try:
@@ -168,11 +165,7 @@ class KeywordIndex:
         load makes replaying slower than building, or its files cannot be read or written). A rebuild of more rows
         than ``build_inline_upto`` runs in the background: :class:`IndexNotReady` until it is done. ``stop``: give up
         waiting for the writer lock (closing)."""
-        if self.building():
-            raise IndexNotReady("the keyword index is being rebuilt in the background")
-        if self._build_error is not None:
-            error, self._build_error = self._build_error, None
-            raise RuntimeError(f"the keyword index could not be rebuilt: {error}")  # the caller backs off a while
+        check_not_building(self, "keyword")
         with self._lock:
             head = self.source.search_log_head()
             if self._index is not None and self.applied >= head:

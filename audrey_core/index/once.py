@@ -14,6 +14,16 @@ from ..errors import IndexNotReady
 log = logging.getLogger(__name__)
 
 
+def check_not_building(index: Any, name: str) -> None:
+    """Raise :class:`IndexNotReady` while ``index`` (the ``name`` index) is rebuilt in the background, and once the
+    reason a background rebuild failed (a ``RuntimeError``: the caller backs off a while, then tries again)."""
+    if index.building():
+        raise IndexNotReady(f"the {name} index is being rebuilt in the background")
+    if index._build_error is not None:
+        error, index._build_error = index._build_error, None
+        raise RuntimeError(f"the {name} index could not be rebuilt: {error}")
+
+
 def caught_up_by(index: Any, until: float) -> bool:
     """Catch ``index`` up with the database, waiting for a rebuild in the background if one runs (or starts), until
     the monotonic time ``until``; whether it is caught up. For ``wait_for_idle``: a failure is logged, not raised

@@ -39,7 +39,7 @@ import numpy as np
 from .. import threads
 from ..errors import IndexNotReady
 from ..index_settings import RESCORE_EXTRA, VECTOR_REBUILD_AFTER, IndexConfig
-from .once import caught_up_by
+from .once import caught_up_by, check_not_building
 from .threads import background, exiting, prefetch
 from .vector_graph import BuiltGraph, build, expansion_for, graph_options
 from .vector_inserts import GraphInserts
@@ -95,11 +95,7 @@ class VectorIndex(VectorState):
         return self.freshness.caught_up_once()
 
     def _ensure_fresh(self, rebuild_here: bool = False) -> None:
-        if self.building():
-            raise IndexNotReady("the vector index is being rebuilt in the background")
-        if self._build_error is not None:
-            error, self._build_error = self._build_error, None
-            raise RuntimeError(f"the vector index could not be rebuilt: {error}")  # the caller backs off a while
+        check_not_building(self, "vector")
         identity = self.source.vector_identity()
         head = self.source.vector_log_head()
         if self.graph is not None and self.identity == identity and self.applied >= head:
