@@ -162,3 +162,25 @@ def test_a_stream_read_after_its_instance_closed_ends_quietly(tmp_path):
     assert next(stream).id == principle
     brain.close()
     stream.close()  # its reinforcement has nowhere to go: dropped, no error
+
+
+def test_a_tail_longer_than_keyword_tail_max_sends_the_whole_search_to_fts5(tmp_path, monkeypatch):
+    from audrey_core import ConfigurationError, IndexConfig
+    from audrey_core.errors import IndexNotReady
+
+    from .index_helpers import use_index
+
+    with pytest.raises(ConfigurationError):
+        IndexConfig(keyword_tail_max=-1)
+    use_index(monkeypatch, keyword_tail_max=3)
+    db = tmp_path / "a.db"
+    with open_brain(db) as brain:
+        fill(brain)
+        with WriterLocks(db, ("keyword",)):
+            storage = brain._storage
+            brain.encode_batch([f"zebra crossing number {i}" for i in range(2)])
+            assert storage._keyword_tail(storage.keyword_index.view())  # two rows: ranked beside the index
+            brain.encode_batch([f"zebra crossing number {i}" for i in range(2, 5)])
+            with pytest.raises(IndexNotReady):
+                storage._keyword_tail(storage.keyword_index.view())
+            assert len(keyword_ids(brain, "zebra")) == 5  # FTS5 answers the whole search

@@ -154,3 +154,35 @@ def test_a_batch_search_inside_a_validation_batch_inserts_a_busy_backlog_first(
         assert len(index.waiting) == (0 if queries > 1 else 20)
         assert [len(keys) for keys, _ in found] == [1] * queries
         assert [nearest_ids(brain, f"oven glaze note {i}", 1) for i in range(queries)] == [[i] for i in ids[:queries]]
+
+
+def test_two_inserters_never_take_one_row_and_a_search_beside_a_bulk_slice_does_not_wait(
+    tmp_path, no_background_inserts
+):
+    with open_brain(tmp_path / "a.db") as brain, open_brain(tmp_path / "a.db") as other:
+        brain.encode_batch(notes(40))
+        brain.rebuild_indexes()
+        index = brain._storage.vector_index
+        ovens = other.encode_batch(notes(30, "oven"))
+        index.ensure_fresh()
+        assert len(index.waiting) == 30
+        with index.lock:
+            bulk = index.inserts._take(20, bulk=True)  # a validation run's bulk slice, in flight
+            rest = index.inserts._take(100, bulk=False)  # the background insert's next slice
+        assert bulk is not None and rest is not None
+        assert not set(bulk[1].tolist()) & set(rest[1].tolist()) and len(bulk[1]) + len(rest[1]) == 30
+        with index.lock:
+            assert index.inserts._take(100, bulk=False) is None  # every waiting row is someone's already
+        found: list[str] = []
+        with index.graph_lock:  # the bulk slice being inserted holds the graph
+            searcher = threading.Thread(target=lambda: found.extend(nearest_ids(brain, "oven glaze note 3")))
+            searcher.start()
+            searcher.join(10)
+            assert not searcher.is_alive(), "a search waited for the graph behind a bulk slice"
+        assert found  # scanned exactly meanwhile
+        for taken, is_bulk in ((bulk, True), (rest, False)):
+            assert index.inserts._put(*taken, is_bulk)
+        with index.lock:
+            index.land_now()
+        assert len(index.waiting) == 0 and not index.inserts.bulk_under_way
+        assert nearest_ids(brain, "oven glaze note 3")[0] == ovens[3]  # each row in the graph once, found
