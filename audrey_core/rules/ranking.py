@@ -17,13 +17,13 @@ SELF_GENERATED_SOURCES = frozenset({"inference", "model-generated"})
 
 @dataclass(frozen=True)
 class Ranked:
-    """A candidate after scoring. ``relevance`` is the fused keyword + vector relevance in hybrid and keyword modes
-    (``None`` in vector mode, where relevance is the cosine similarity)."""
+    """A candidate after scoring. ``relevance`` is the fused keyword + vector relevance in hybrid and keyword modes;
+    in vector mode the cosine similarity (a conversation turn's in its context), with what the question favours."""
 
     memory: Memory
     similarity: float
     breakdown: ConfidenceBreakdown
-    relevance: float | None = None
+    relevance: float
     influence: float = 1.0  # RecallConfig.confidence_influence
     type_weight: float = 1.0  # RecallConfig.type_weights[memory type]
     vector_row: int | None = None  # the memory's nearest vector (chunk), when the vector search found it
@@ -31,16 +31,15 @@ class Ranked:
 
     @property
     def score(self) -> float:
-        """relevance (or similarity) x (1 - influence + influence x confidence) x type weight."""
-        base = self.similarity if self.relevance is None else self.relevance
-        return base * (1.0 - self.influence + self.influence * self.breakdown.value) * self.type_weight
+        """relevance x (1 - influence + influence x confidence) x type weight."""
+        return self.relevance * (1.0 - self.influence + self.influence * self.breakdown.value) * self.type_weight
 
 
 def ranked_item(
     memory: Memory,
     similarity: float,
     breakdown: ConfidenceBreakdown,
-    relevance: float | None,
+    relevance: float,
     cfg: RecallConfig,
     vector_row: int | None = None,
 ) -> Ranked:

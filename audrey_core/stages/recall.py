@@ -11,7 +11,6 @@ took are reinforced.
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 from datetime import datetime
 from typing import Any
@@ -20,7 +19,6 @@ import numpy as np
 
 from ..config import ConfidenceConfig, RecallConfig
 from ..errors import InvalidInputError, StorageError
-from ..index_settings import RECALL_SEARCH_THREADS
 from ..models import Memory, RecallResult
 from ..providers.embedding import count_tokens, to_matrix
 from ..rules.english.answers import answer_groups
@@ -29,16 +27,9 @@ from ..rules.keywords import query_terms
 from ..rules.lists import asks_for_many
 from ..rules.ranking import Ranked, disputes_together, newest_answers_first, pool_size
 from ..rules.recall_options import RECALL_FILTERS, RecallOptions, check_budget, check_options, within_tenant
-from ..storage import KeywordHit, Storage, VectorHit
+from ..storage import Storage
 from .context import StageContext
-from .recall_candidates import (
-    fuse_hits,
-    merged_keyword_hits,
-    merged_vector_hits,
-    rank_by_vector,
-    shaped,
-    with_chunks,
-)
+from .recall_candidates import score, shaped, with_chunks
 from .recall_results import disputes, provenance, record_retrieval, to_result
 from .recall_time import NO_TIME, TimePlan, in_time_order, plan_time, within
 
@@ -155,9 +146,6 @@ def _results(ctx: StageContext, ranked: list[Ranked], options: RecallOptions, no
                 record_retrieval(ctx, derived, now)
 
 
-_POOL = ThreadPoolExecutor(max_workers=RECALL_SEARCH_THREADS, thread_name_prefix="audrey-recall")
-
-
 def rank(
     storage: Storage,
     vector: np.ndarray | None,
@@ -172,7 +160,8 @@ def rank(
 ) -> list[Ranked]:
     """The best ``options.limit`` memories, best first: by vector, by keyword ``terms``, or both fused; with the
     ``timing`` a question's time asks for (:mod:`.recall_time`), and spread over conversations when it asks for
-    ``many`` things (:mod:`audrey_core.rules.lists`).
+    ``many`` things (:mod:`audrey_core.rules.lists`). When the floors drop too many candidates and the store may hold
+    more, the pool widens and the searches run again.
 
     Without vector search (sqlite-vec unavailable) hybrid recall is keyword recall and vector recall an error."""
     unavailable = storage.vector_search_error()
@@ -180,26 +169,21 @@ def rank(
         if options.mode == "vector":
             raise StorageError(f"vector recall is unavailable: {unavailable}; use mode='hybrid' or 'keyword'")
         vector = None
-    if options.mode == "vector" or (options.mode == "hybrid" and not terms):
-        if vector is None:
-            raise InvalidInputError("vector recall needs a query vector")
-        return rank_by_vector(storage, vector, options, now, confidence_cfg, recall_cfg, terms, timing, many)
+    if options.mode == "keyword":
+        vector = None
+    elif vector is None and (options.mode == "vector" or not terms):
+        raise InvalidInputError("vector recall needs a query vector")
+    words = terms if options.mode != "vector" else ()
+    fused = bool(words)  # with words to match, relevance fuses both lists; else it is the (context) cosine
     k = pool_size(options, recall_cfg)
-    # inside a transaction the work stays on this thread
-    parallel = storage.overlap_searches() and not storage.held_by_this_thread()
     while True:
-        vector_hits, keyword_hits = _search(storage, vector, terms, k, options, parallel)
+        found = storage.candidates(vector, words, k, options.where)
         if timing.favour is not None and timing.search_favoured:  # a narrow favoured span's own best join too
-            inside = _search(storage, vector, terms, k, within(options, timing.favour), parallel)
-            vector_hits, keyword_hits = (
-                merged_vector_hits(vector_hits, inside[0]),
-                merged_keyword_hits(keyword_hits, inside[1]),
-            )
-        ranked = fuse_hits(
+            found = found.joined(storage.candidates(vector, words, k, within(options, timing.favour).where))
+        ranked = score(
             storage,
             vector,
-            vector_hits,
-            keyword_hits,
+            found,
             options.min_confidence,
             now,
             confidence_cfg,
@@ -208,23 +192,10 @@ def rank(
             None if many or timing.order else options.limit,
             terms,
             timing.most(recall_cfg),
+            fused,
         )
         ranked = shaped(ranked, timing, many, options.limit, recall_cfg)
-        exhausted = (len(vector_hits) < k and len(keyword_hits) < k) or k >= recall_cfg.max_candidates
+        exhausted = (len(found.vector) < k and len(found.keyword) < k) or k >= recall_cfg.max_candidates
         if len(ranked) >= options.limit or exhausted:
             return with_chunks(storage, ranked[: options.limit])
         k = min(recall_cfg.max_candidates, k * recall_cfg.widen_factor)
-
-
-def _search(
-    storage: Storage, vector: np.ndarray | None, terms: Sequence[str], k: int, options: RecallOptions, parallel: bool
-) -> tuple[list[VectorHit], list[KeywordHit]]:
-    """The vector and keyword candidates (only keyword ones without a vector or in keyword mode)."""
-    if options.mode != "hybrid" or vector is None:
-        return [], storage.keyword_search(terms, k, options.where)
-    if not parallel:
-        return storage.knn(vector, k, options.where), storage.keyword_search(terms, k, options.where)
-    # The two searches are independent reads: run the vector scan beside the keyword search.
-    pending = _POOL.submit(storage.knn, vector, k, options.where)
-    keyword_hits = storage.keyword_search(terms, k, options.where)
-    return pending.result(), keyword_hits

@@ -102,7 +102,7 @@ def to_result(item: Ranked, prov: Provenance | None, against: tuple[Counterclaim
         provenance=prov,
         scope=m.scope,
         key=m.key,
-        relevance=item.similarity if item.relevance is None else item.relevance,
+        relevance=item.relevance,
         event_time=m.event_time,
         chunk=item.chunk,
         superseded_by=m.superseded_by,

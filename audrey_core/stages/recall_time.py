@@ -128,8 +128,7 @@ def reorder(ranked: Sequence[Ranked], plan: TimePlan, cfg: RecallConfig) -> list
 def _boosted(item: Ranked, factor: float) -> Ranked:
     if factor == 1.0:
         return item
-    base = item.similarity if item.relevance is None else item.relevance
-    return replace(item, relevance=base * factor)
+    return replace(item, relevance=item.relevance * factor)
 
 
 def in_time_order(ranked: Sequence[Ranked]) -> list[Ranked]:

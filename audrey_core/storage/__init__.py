@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from ..index_settings import IndexConfig
-from .base import KeywordHit, Storage, StoreCounts, TurnWindow, VectorFilter, VectorHit
+from .base import Candidates, KeywordHit, Storage, StoreCounts, TurnWindow, VectorFilter, VectorHit
 from .locations import (
     CopyTally,
     copy_store,
@@ -41,6 +41,7 @@ def open_storage(
 
 __all__ = [
     "SNAPSHOT_VERSION",
+    "Candidates",
     "CopyTally",
     "KeywordHit",
     "Maintenance",

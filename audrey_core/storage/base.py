@@ -5,6 +5,7 @@ from __future__ import annotations
 import threading
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
 from datetime import datetime
@@ -12,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from ..index_settings import IndexConfig
+from ..index_settings import RECALL_SEARCH_THREADS, IndexConfig
 from ..models import CausalLink, ConsolidationRun, Contradiction, Episodic, Memory
 from ..rules.ownership import Tenant
 from ..rules.recall_options import VectorFilter as VectorFilter  # re-exported: the storage-facing filter
@@ -72,6 +73,23 @@ class KeywordHit:
 
 
 @dataclass(frozen=True)
+class Candidates:
+    """What recall ranks: the memories nearest the query vector and those best matching its words, each list best
+    first (one of them empty in vector or keyword mode)."""
+
+    vector: list[VectorHit]
+    keyword: list[KeywordHit]
+
+    def joined(self, other: Candidates) -> Candidates:
+        """These and ``other``'s (one search run again, e.g. inside a favoured span): each memory once per list."""
+        seen_vector = {hit.memory_id for hit in self.vector}
+        seen_keyword = {hit.memory_id for hit in self.keyword}
+        vector = [*self.vector, *(hit for hit in other.vector if hit.memory_id not in seen_vector)]
+        keyword = [*self.keyword, *(hit for hit in other.keyword if hit.memory_id not in seen_keyword)]
+        return Candidates(sorted(vector, key=lambda h: h.distance), sorted(keyword, key=lambda h: -h.score))
+
+
+@dataclass(frozen=True)
 class StoreCounts:
     """Raw counts behind ``Audrey.introspect()``."""
 
@@ -89,6 +107,9 @@ _PROCESS_LOCKS_GUARD = threading.Lock()
 def _process_lock(store: str, agent: str) -> AbstractContextManager[Any]:
     with _PROCESS_LOCKS_GUARD:
         return _PROCESS_LOCKS.setdefault((store, agent), threading.Lock())
+
+
+_SEARCHES = ThreadPoolExecutor(max_workers=RECALL_SEARCH_THREADS, thread_name_prefix="audrey-recall")
 
 
 class Storage(ABC):
@@ -148,6 +169,19 @@ class Storage(ABC):
     @abstractmethod
     def keyword_search(self, terms: Sequence[str], k: int, where: VectorFilter) -> list[KeywordHit]:
         """The ``k`` memories best matching any of ``terms`` by full-text rank, with ``where`` applied."""
+
+    def candidates(self, vector: np.ndarray | None, terms: Sequence[str], k: int, where: VectorFilter) -> Candidates:
+        """Recall's candidates in one call: the ``k`` nearest ``vector`` (none without one) and the ``k`` best matches
+        of ``terms`` (none without any), both with ``where`` applied. The two searches are independent reads; where
+        :meth:`overlap_searches` says it pays, and this thread holds no transaction, they run side by side."""
+        if vector is None or not terms:
+            vector_hits = self.knn(vector, k, where) if vector is not None else []
+            return Candidates(vector_hits, self.keyword_search(terms, k, where) if terms else [])
+        if not self.overlap_searches() or self.held_by_this_thread():  # inside a transaction work stays here
+            return Candidates(self.knn(vector, k, where), self.keyword_search(terms, k, where))
+        pending = _SEARCHES.submit(self.knn, vector, k, where)
+        keyword_hits = self.keyword_search(terms, k, where)
+        return Candidates(pending.result(), keyword_hits)
 
     @abstractmethod
     def get_memories(

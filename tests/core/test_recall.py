@@ -101,7 +101,7 @@ def brute_force(brain: Audrey, query: str, limit: int, where: VectorFilter, min_
     sims = {m.id: float(vectors[m.id] @ q / np.linalg.norm(vectors[m.id])) for m in candidates}
     pool = sorted(candidates, key=lambda m: -sims[m.id])[:k]
     now = brain.clock()
-    ranked = [Ranked(m, sims[m.id], memory_confidence(m, now, brain.config.confidence)) for m in pool]
+    ranked = [Ranked(m, sims[m.id], memory_confidence(m, now, brain.config.confidence), sims[m.id]) for m in pool]
     ranked = [r for r in ranked if r.breakdown.value >= min_confidence]
     ranked.sort(key=ranking_key)
     return [r.memory.id for r in ranked[:limit]]

@@ -12,8 +12,9 @@ import pytest
 from audrey_core import Audrey
 from audrey_core.config import AudreyConfig, RecallConfig
 from audrey_core.rules.recall_options import check_options
-from audrey_core.stages.recall_candidates import fuse_hits
+from audrey_core.stages.recall_candidates import score
 from audrey_core.stages.recall_time import TimePlan, reorder
+from audrey_core.storage import Candidates
 
 from ..conftest import SYNC
 from .helpers import add_derived
@@ -51,12 +52,11 @@ def test_the_bounded_fusion_keeps_the_exact_first_limit(tmp_path, embedder, cloc
         for query in ("kiln glaze", "porcelain firing oven", "raku note 7", "slip"):
             vector = np.asarray(embedder.embed([query])[0])
             where = check_options(agent="a", limit=10).where
-            vector_hits = storage.knn(vector, 50, where)
-            keyword_hits = storage.keyword_search(query.split(), 50, where)
-            args = (storage, vector, vector_hits, keyword_hits, 0.0, now, brain.config.confidence, recall_cfg)
-            everything = reorder(fuse_hits(*args), plan, recall_cfg)
+            found = Candidates(storage.knn(vector, 50, where), storage.keyword_search(query.split(), 50, where))
+            args = (storage, vector, found, 0.0, now, brain.config.confidence, recall_cfg)
+            everything = reorder(score(*args), plan, recall_cfg)
             for limit in (1, 3, 10):
-                bounded = reorder(fuse_hits(*args, limit, (), plan.most(recall_cfg)), plan, recall_cfg)
+                bounded = reorder(score(*args, limit, (), plan.most(recall_cfg)), plan, recall_cfg)
                 assert [r.memory.id for r in bounded[:limit]] == [r.memory.id for r in everything[:limit]]
                 assert len(bounded) >= min(limit, len(everything))
                 cut_short += len(bounded) < len(everything)
