@@ -9,6 +9,7 @@ the camping trip?"). Measured on LoCoMo's five development conversations (benchm
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -61,6 +62,42 @@ def context_similarities(
     lengths = np.linalg.norm(blended, axis=1)
     cosines = (blended @ (query / (np.linalg.norm(query) or 1.0))) / np.where(lengths > 0, lengths, 1.0)
     return dict(zip(turns, cosines.tolist()))
+
+
+@dataclass(frozen=True)
+class TurnScores:
+    """What the conversation says about recall's candidates."""
+
+    similarity: dict[str, float] = field(default_factory=dict)  # a turn's cosine to the query, in its context
+    boost: dict[str, float] = field(default_factory=dict)  # relevance multipliers (the named speaker's turns)
+
+    @property
+    def ceiling(self) -> float:
+        """The largest multiplier any candidate's relevance gets."""
+        return max(self.boost.values(), default=1.0)
+
+
+def turn_scores(
+    query: np.ndarray | None,
+    speakers: Mapping[str, str | None],
+    windows: Mapping[str, Sequence[str]],
+    vectors: Mapping[str, np.ndarray],
+    terms: Sequence[str],
+    self_weight: float,
+    speaker_boost: float,
+) -> TurnScores:
+    """Recall's candidates read as turns: the context cosine of each turn with neighbours in ``windows`` (when there
+    is a ``query`` vector; ``vectors`` holds theirs and their neighbours'), and a relevance multiplier of 1 +
+    ``speaker_boost`` for the turns of the one speaker (``speakers``: candidate -> who said it) the query's
+    ``terms`` name."""
+    boost: dict[str, float] = {}
+    if speaker_boost > 0 and terms:
+        named = named_speaker((s for s in speakers.values() if s), terms)
+        boost = {i: 1.0 + speaker_boost for i, s in speakers.items() if named is not None and s == named}
+    similarity: dict[str, float] = {}
+    if query is not None and windows:
+        similarity = context_similarities(query, vectors, windows, self_weight)
+    return TurnScores(similarity, boost)
 
 
 def speaker_words(speaker: str) -> tuple[str, ...]:

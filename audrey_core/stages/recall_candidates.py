@@ -1,6 +1,6 @@
 """Recall's candidates scored: fetch the memories the searches found, score conversation turns in their context
-(:mod:`.recall_turns`), weigh each by its confidence, fuse the keyword and vector lists, apply what the question asks
-(its time, a spread over sessions), attach the best chunk of long memories."""
+(:mod:`audrey_core.rules.turns`), weigh each by its confidence, fuse the keyword and vector lists, apply what the
+question asks (its time, a spread over sessions), attach the best chunk of long memories."""
 
 from __future__ import annotations
 
@@ -16,9 +16,9 @@ from ..rules.expiry import expired
 from ..rules.fusion import convex_fusion, reciprocal_rank_fusion
 from ..rules.lists import spread
 from ..rules.ranking import Ranked, each_statement_once, ranked_item, ranking_key
+from ..rules.turns import turn_scores
 from ..storage import Candidates, Storage
 from .recall_time import TimePlan, reorder
-from .recall_turns import turn_scores
 
 
 def with_chunks(storage: Storage, ranked: list[Ranked]) -> list[Ranked]:
@@ -50,24 +50,31 @@ def score(
     fused: bool = True,
 ) -> list[Ranked]:
     """Recall's one scorer: each candidate's relevance, weighed by its confidence, best first. Relevance is the
-    cosine to the query (a conversation turn's in its context, :mod:`.recall_turns`) or, when ``fused``, that fused
-    with the keyword list (a convex combination of normalised scores, or reciprocal rank); the turns of a speaker
-    the query ``terms`` name gain a little. Candidates under the confidence floor or their type's similarity floor
-    (unless their words matched) are left out. With ``limit``, candidates are read in order of relevance only until
-    no later one can reach the ``limit`` best (confidence never lifts a score above relevance x the largest type
-    weight, and what follows, the question's time, by more than ``lift``): the same first ``limit``, without reading
-    and scoring every candidate."""
+    cosine to the query (a conversation turn's in its context, :mod:`audrey_core.rules.turns`) or, when ``fused``,
+    that fused with the keyword list (a convex combination of normalised scores, or reciprocal rank); the turns of a
+    speaker the query ``terms`` name gain a little. Candidates under the confidence floor or their type's similarity
+    floor (unless their words matched) are left out. With ``limit``, candidates are read in order of relevance only
+    until no later one can reach the ``limit`` best (confidence never lifts a score above relevance x the largest
+    type weight, and what follows, the question's time, by more than ``lift``): the same first ``limit``, without
+    reading and scoring every candidate."""
     vector_hits, keyword_hits = found.vector, found.keyword
     types = {h.memory_id: h.memory_type for h in (*vector_hits, *keyword_hits)}
     similarity = {h.memory_id: h.similarity for h in vector_hits}
-    missing = [i for i in types if i not in similarity]
-    if missing and vector is not None:  # keyword-only finds get their cosine similarity too
-        stored_vectors = storage.get_vectors(missing)
-        if stored_vectors:
-            stored = np.stack(list(stored_vectors.values()))
+    windows = storage.turn_windows(list(types), recall_cfg.turn_context_before, recall_cfg.turn_context_after)
+    around = {i: w.neighbours for i, w in windows.items() if w.neighbours}
+    vectors: dict[str, np.ndarray] = {}
+    if vector is not None:  # one read for the keyword-only finds' cosines and the turns' contexts
+        neighbours = (n for ns in around.values() for n in ns)
+        vectors = storage.get_vectors(
+            list(dict.fromkeys([*(i for i in types if i not in similarity), *around, *neighbours]))
+        )
+        missing = [i for i in types if i not in similarity and i in vectors]
+        if missing:
+            stored = np.stack([vectors[i] for i in missing])
             cosines = stored @ (vector / np.linalg.norm(vector)) / np.linalg.norm(stored, axis=1)
-            similarity.update(zip(stored_vectors, cosines.tolist()))
-    turns = turn_scores(storage, vector, list(types), terms, recall_cfg)
+            similarity.update(zip(missing, cosines.tolist()))
+    speakers = {i: w.speaker for i, w in windows.items()}
+    turns = turn_scores(vector, speakers, around, vectors, terms, recall_cfg.turn_self_weight, recall_cfg.speaker_boost)
     in_context = {**similarity, **turns.similarity}
     if not fused:
         relevance = dict(in_context)
