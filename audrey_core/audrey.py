@@ -9,12 +9,12 @@ import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from datetime import datetime, timedelta
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from .aio import collected, stream_twin, twin
-from .config import AudreyConfig
+from .config import AudreyConfig, MemoryType, Source
 from .errors import InvalidInputError
 from .events import EventBus, Handler
 from .models import (
@@ -28,6 +28,7 @@ from .providers.local import local_embedder
 from .rules.arguments import EncodeRequest, check_instance, check_request, check_scope, requests_from_items
 from .rules.inputs import check_text
 from .rules.ownership import Tenant
+from .rules.recall_options import RecallArguments, RecallMode, RecallOrder, Spread
 from .stages import consolidate as consolidate_stage
 from .stages import decay as decay_stage
 from .stages import encode as encode_stage
@@ -36,9 +37,13 @@ from .stages import rollback as rollback_stage
 from .stages.background import Background
 from .stages.context import StageContext
 from .stages.outdated import retire_outdated_principles
+from .states import MemoryState
 from .storage import Storage, open_storage
 from .timeutil import Clock, system_clock
 from .upkeep import MemoryUpkeep
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack  # typing.Unpack from Python 3.11: editors list each option with its type
 
 log = logging.getLogger(__name__)
 SCHEDULED_WAIT_S = 60.0  # how long a scheduled consolidation waits for validation to settle before skipping
@@ -219,24 +224,24 @@ class Audrey(MemoryUpkeep):
         limit: int = 10,
         *,
         min_confidence: float = 0.0,
-        types: Sequence[str] | None = None,
+        types: Sequence[MemoryType] | None = None,
         tags: Sequence[str] | None = None,
-        sources: Sequence[str] | None = None,
+        sources: Sequence[Source] | None = None,
         include_dormant: bool = False,
         include_provenance: bool = False,
-        states: Sequence[str] | None = None,
+        states: Sequence[MemoryState] | None = None,
         filter: Mapping[str, Any] | None = None,
         scope: Sequence[str] | None = None,
         scope_prefix: Sequence[str] | None = None,
         scoped: bool = False,
-        mode: str = "hybrid",
+        mode: RecallMode = "hybrid",
         token_budget: int | None = None,
         time_range: tuple[datetime | None, datetime | None] | None = None,
         as_of: datetime | None = None,
         include_superseded: bool = False,
-        order: str = "relevance",
+        order: RecallOrder = "relevance",
         parse_time: bool = True,
-        spread: bool | str = False,
+        spread: Spread = False,
         reinforce: bool = True,
         query_vector: Sequence[float] | np.ndarray | None = None,
     ) -> Iterator[RecallResult]:
@@ -284,7 +289,7 @@ class Audrey(MemoryUpkeep):
         Raises:
             InvalidInputError: an argument is out of range or of the wrong kind (nothing is searched).
         """
-        given = {"min_confidence": min_confidence, "types": types, "tags": tags, "sources": sources}
+        given: dict[str, Any] = {"min_confidence": min_confidence, "types": types, "tags": tags, "sources": sources}
         given |= {"include_dormant": include_dormant, "include_provenance": include_provenance, "states": states}
         given |= {"filter": filter, "scope": scope, "scope_prefix": scope_prefix, "scoped": scoped, "mode": mode}
         given |= {"token_budget": token_budget, "time_range": time_range, "as_of": as_of, "order": order}
@@ -299,9 +304,10 @@ class Audrey(MemoryUpkeep):
     )
 
     def recall_by_vector(
-        self, vector: Sequence[float] | np.ndarray, limit: int = 10, **options: Any
+        self, vector: Sequence[float] | np.ndarray, limit: int = 10, **options: Unpack[RecallArguments]
     ) -> list[RecallResult]:
-        """:meth:`recall` for a query vector you already have (same options)."""
+        """:meth:`recall` for a query vector you already have (the same options, but ``mode`` may not be
+        ``"keyword"``)."""
         self._check_open()
         return list(
             recall_stage.recall_by_vector(self._context, vector, recall_stage.options(self._context, limit, options))

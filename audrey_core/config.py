@@ -12,13 +12,16 @@ import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
+from typing import Literal, get_args
 
 from .errors import ConfigurationError
 from .index_settings import IndexConfig
 from .states import MEMORY_STATES
 
-SOURCES: tuple[str, ...] = ("direct-observation", "told-by-user", "tool-result", "inference", "model-generated")
-MEMORY_TYPES: tuple[str, ...] = ("episodic", "semantic", "procedural")
+Source = Literal["direct-observation", "told-by-user", "tool-result", "inference", "model-generated"]
+MemoryType = Literal["episodic", "semantic", "procedural"]
+SOURCES: tuple[Source, ...] = get_args(Source)
+MEMORY_TYPES: tuple[MemoryType, ...] = get_args(MemoryType)
 STATES: tuple[str, ...] = MEMORY_STATES  # the states of a memory (audrey_core.states has the transitions)
 
 

@@ -13,16 +13,18 @@ SQLite file or a PostgreSQL URL).
 import hmac
 from collections.abc import Awaitable, Callable
 from functools import partial
-from typing import Annotated, Any, Literal, TypeVar
+from typing import Annotated, Any, TypeVar
 
 import anyio
 from pydantic import Field
 
 from .. import __version__
 from ..audrey import Audrey
+from ..config import MemoryType, Source
 from ..conversation import render_memories
 from ..errors import AudreyError, ConfigurationError, install_hint
 from ..models import to_plain
+from ..rules.recall_options import RecallOrder
 from ..rules.serving import needs_token
 from ..states import ContradictionState
 
@@ -34,8 +36,6 @@ except ImportError:  # the `mcp` extra is not installed
     FastMCP = None  # type: ignore[assignment,misc]
 
 T = TypeVar("T")
-Source = Literal["direct-observation", "told-by-user", "tool-result", "inference", "model-generated"]
-MemoryType = Literal["episodic", "semantic", "procedural"]
 INSTRUCTIONS = (
     "Audrey is a long-term memory that validates what it is told. Call `recall` before answering anything that may "
     "depend on earlier conversations, and `remember` for facts worth keeping, naming honestly where each came from "
@@ -131,9 +131,7 @@ def build_server(brain: Audrey, name: str = "audrey", host: str = "127.0.0.1", p
         scope: scope_path = None,  # type: ignore[valid-type]
         min_confidence: Annotated[float, Field(description="Leave out memories below this confidence.")] = 0.0,
         token_budget: Annotated[int | None, Field(description="Stop before the contents exceed this.")] = None,
-        order: Annotated[
-            Literal["relevance", "time"], Field(description="'time': the chosen memories oldest first.")
-        ] = "relevance",
+        order: Annotated[RecallOrder, Field(description="'time': the chosen memories oldest first.")] = "relevance",
     ) -> dict[str, Any]:
         """Memories relevant to the query, best first by relevance x confidence, answering what is true now (a
         replaced fact is left out). Dates and times in the query ("in May 2023", "last week") narrow or favour what

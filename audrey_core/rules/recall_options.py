@@ -6,11 +6,11 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
-from typing import Any, TypedDict
+from typing import Any, Literal, TypedDict, get_args
 
-from ..config import MEMORY_TYPES, SOURCES, STATES
+from ..config import MEMORY_TYPES, SOURCES, STATES, MemoryType, Source
 from ..errors import InvalidInputError
-from ..states import RECALLABLE_STATES
+from ..states import RECALLABLE_STATES, MemoryState
 from .arguments import check_scope, check_tags
 from .filters import Filter, parse_filter
 from .inputs import check_int, check_moment
@@ -55,8 +55,8 @@ class ListingFilters(TypedDict, total=False):
     (see its arguments): each narrows which memories count, inside the instance's tenant."""
 
     tags: Sequence[str] | None
-    sources: Sequence[str] | None
-    states: Sequence[str] | None
+    sources: Sequence[Source] | None
+    states: Sequence[MemoryState] | None
     filter: Mapping[str, Any] | None
     scope: Sequence[str] | None
     scope_prefix: Sequence[str] | None
@@ -66,8 +66,27 @@ class ListingFilters(TypedDict, total=False):
     include_superseded: bool
 
 
-MODES = ("hybrid", "vector", "keyword")
-ORDERS = ("relevance", "time")
+RecallMode = Literal["hybrid", "vector", "keyword"]
+RecallOrder = Literal["relevance", "time"]
+Spread = bool | Literal["auto"]
+MODES: tuple[RecallMode, ...] = get_args(RecallMode)
+ORDERS: tuple[RecallOrder, ...] = get_args(RecallOrder)
+
+
+class RecallArguments(ListingFilters, total=False):
+    """Every keyword argument recall takes besides the query and ``limit``, declared once: :meth:`Audrey.recall`
+    documents each; ``recall_by_vector`` and the adapters pass them through as they are."""
+
+    min_confidence: float
+    types: Sequence[MemoryType] | None
+    include_dormant: bool
+    include_provenance: bool
+    mode: RecallMode
+    token_budget: int | None
+    order: RecallOrder
+    parse_time: bool
+    spread: Spread
+    reinforce: bool
 
 
 @dataclass(frozen=True)
@@ -78,11 +97,11 @@ class RecallOptions:
     min_confidence: float
     where: VectorFilter
     include_provenance: bool
-    mode: str = "hybrid"
+    mode: RecallMode = "hybrid"
     token_budget: int | None = None  # stop before the returned contents would exceed this many tokens
-    order: str = "relevance"  # or "time": the chosen memories oldest first
+    order: RecallOrder = "relevance"  # or "time": the chosen memories oldest first
     parse_time: bool = True  # read the query's time ("in May 2023", "last week", "the first time")
-    spread: bool | str = False  # spread the results over conversations: True, or "auto" for list questions
+    spread: Spread = False  # spread the results over conversations: True, or "auto" for list questions
     reinforce: bool = True  # False: look without touching (nothing returned is reinforced), as a dashboard does
 
 
@@ -182,9 +201,9 @@ def _choice(name: str, values: Any, allowed: Sequence[str]) -> tuple[str, ...] |
     return tuple(dict.fromkeys(values))
 
 
-RECALL_FILTERS = frozenset(
-    {"states", "filter", "scope", "scope_prefix", "scoped", "mode", "time_range", "as_of", "include_superseded"}
-)
+RECALL_ARGUMENTS = frozenset(RecallArguments.__optional_keys__)
+# listing takes no query: no mode, budget, floor or ordering
+LISTING_ARGUMENTS = frozenset(ListingFilters.__optional_keys__) | {"types", "include_dormant"}
 
 
 SCOPE_FILTERS = ("scope", "scope_prefix", "scoped")

@@ -10,7 +10,7 @@ took are reinforced.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import replace
 from datetime import datetime
 from typing import Any
@@ -26,32 +26,32 @@ from ..rules.inputs import check_int, check_text
 from ..rules.keywords import query_terms
 from ..rules.lists import asks_for_many
 from ..rules.ranking import Ranked, disputes_together, newest_answers_first, pool_size
-from ..rules.recall_options import RECALL_FILTERS, RecallOptions, check_budget, check_options, within_tenant
+from ..rules.recall_options import (
+    LISTING_ARGUMENTS,
+    RECALL_ARGUMENTS,
+    RecallOptions,
+    check_budget,
+    check_options,
+    within_tenant,
+)
 from ..storage import Storage
 from .context import StageContext
 from .recall_candidates import score, shaped, with_chunks
 from .recall_results import disputes, provenance, record_retrieval, to_result
 from .recall_time import NO_TIME, TimePlan, in_time_order, plan_time, within
 
-RECALL_ARGUMENTS = (
-    frozenset({"min_confidence", "types", "tags", "sources", "include_dormant", "include_provenance", "token_budget"})
-    | frozenset({"order", "parse_time", "spread", "reinforce"})
-    | RECALL_FILTERS
-)
-LISTING_ARGUMENTS = RECALL_FILTERS | {"tags", "sources", "types", "include_dormant"}  # no query: no budget, no floor
-
 
 def options(
     ctx: StageContext,
     limit: Any,
-    arguments: dict[str, Any],
+    arguments: Mapping[str, object],
     allowed: frozenset[str] = RECALL_ARGUMENTS,
     what: str = "recall options",
 ) -> RecallOptions:
     """Recall's arguments checked into options, every scope inside the instance's (``token_budget`` where allowed)."""
     unknown = set(arguments) - allowed
     if unknown:
-        raise InvalidInputError(f"unknown {what} {sorted(unknown)}; filters are {sorted(RECALL_FILTERS)}")
+        raise InvalidInputError(f"unknown {what} {sorted(unknown)}; use any of {sorted(allowed)}")
     arguments = dict(arguments)
     budget = check_budget(arguments.pop("token_budget", None))
     checked = check_options(agent=ctx.agent, limit=limit, **within_tenant(ctx.tenant, arguments))
@@ -111,7 +111,12 @@ def _stream(
 ) -> Iterator[RecallResult]:
     now = ctx.clock()
     timing = plan_time(ctx.storage, query, options, now, ctx.config.recall) if options.parse_time and query else NO_TIME
-    parts = {"now": now, "confidence_cfg": ctx.config.confidence, "recall_cfg": ctx.config.recall, "terms": terms}
+    parts: dict[str, Any] = {
+        "now": now,
+        "confidence_cfg": ctx.config.confidence,
+        "recall_cfg": ctx.config.recall,
+        "terms": terms,
+    }
     parts["many"] = options.spread is True or (options.spread == "auto" and asks_for_many(query))
     ranked = rank(ctx.storage, vector, options, timing=timing, **parts)
     if options.order == "time":

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 import random
 
 import numpy as np
@@ -11,6 +12,7 @@ from audrey_core import Audrey, InvalidInputError
 from audrey_core.config import SOURCES
 from audrey_core.rules.confidence import memory_confidence
 from audrey_core.rules.ranking import Ranked, is_self_citation, pool_size, ranking_key
+from audrey_core.rules.recall_options import RECALL_ARGUMENTS, RecallArguments
 from audrey_core.states import RECALLABLE_STATES
 from audrey_core.storage import VectorFilter
 from audrey_core.testing import set_states
@@ -310,6 +312,18 @@ def test_recall_by_vector_matches_recall(brain, clock, embedder):
     assert [r.id for r in brain.recall_by_vector(embedder.embed(["nightly export job"])[0], limit=5)] == by_text
     with pytest.raises(Exception, match="dimensional"):
         brain.recall_by_vector([0.1, 0.2], limit=5)
+
+
+def test_recall_options_are_declared_once(brain):
+    """recall's keyword arguments, RecallArguments (what recall_by_vector and the adapters pass through) and the set
+    recall checks arguments against are one list; a name missing from any of them fails here."""
+    signature = inspect.signature(Audrey.recall_stream).parameters
+    keywords = {name for name, p in signature.items() if p.kind is p.KEYWORD_ONLY} - {"query_vector"}
+    assert keywords == set(RecallArguments.__optional_keys__) == RECALL_ARGUMENTS
+    with pytest.raises(InvalidInputError, match="unknown recall options"):
+        brain.recall_by_vector([0.0] * brain.embedder.dimensions, limit=5, mood="hybrid")  # type: ignore[call-arg]
+    with pytest.raises(InvalidInputError, match="mode must be one of hybrid, vector, keyword"):
+        brain.recall("x", mode="fuzzy")  # type: ignore[arg-type]
 
 
 def test_query_cache_skips_the_model_for_repeated_queries(brain, embedder):
