@@ -46,7 +46,7 @@ sees the transaction's own rows. So no index lock is ever waited for under the s
 
 Who owns what: ``VectorIndex`` and ``KeywordIndex`` own all their state (``VectorIndex`` is a ``VectorState``: the
 state, declared once, apart from the behaviour). ``GraphInserts`` (vector_inserts.py) and ``SnapshotSaves``
-(vector_saves.py) are parts of a ``VectorIndex``, given its state at construction: they own their threads and act
+(vector_snapshot.py) are parts of a ``VectorIndex``, given its state at construction: they own their threads and act
 on that state under its locks; ``CatchUpOnce`` (once.py) and ``PartitionTable``
 (vector_partitions.py) hold only their own.
 

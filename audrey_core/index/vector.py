@@ -9,7 +9,7 @@ against 0.45 ms a row at 100k on two cores) and find as many of the true top 10 
 
 How it stays right: the database logs every vector row added or removed (``vector_changes``, by triggers in the
 same transaction). Each process holds a graph, catches it up from the log before it answers, and now and then saves
-a snapshot in the background (:mod:`.vector_saves`; written under new names, then named in the state file, so a
+a snapshot in the background (:mod:`.vector_snapshot`; written under new names, then named in the state file, so a
 reader sees a whole one). The log is pruned only up to the last snapshot, so a new process maps it (read-only, in
 milliseconds) and replays the rest; a process killed between its commit and any of this loses nothing. Caught-up
 rows wait beside the graph, searched exactly, until a background thread inserts them (:mod:`.vector_inserts`; into a
@@ -21,7 +21,7 @@ needs it when the store is small, else on a background thread while searches go 
 
 Threads and locks: see the package's contract (``audrey_core/index/__init__.py``). :class:`VectorIndex` is a
 :class:`~.vector_state.VectorState` (every piece of state, declared once); :class:`~.vector_inserts.GraphInserts`
-and :class:`~.vector_saves.SnapshotSaves` own their threads and act on the state they are given.
+and :class:`~.vector_snapshot.SnapshotSaves` own their threads and act on the state they are given.
 """
 
 from __future__ import annotations
@@ -44,8 +44,7 @@ from .threads import background, exiting, prefetch
 from .vector_graph import BuiltGraph, build, expansion_for, graph_options
 from .vector_inserts import GraphInserts
 from .vector_partitions import PartitionTable
-from .vector_saves import SnapshotSaves
-from .vector_snapshot import read_snapshot
+from .vector_snapshot import SnapshotSaves, read_snapshot
 from .vector_state import VectorSource, VectorState
 
 try:

@@ -1,5 +1,5 @@
 """What the vector index knows, declared once: :class:`~.vector.VectorIndex` is a :class:`VectorState` with the
-behaviour (freshness, search, lifecycle), and its parts (:mod:`.vector_inserts`, :mod:`.vector_saves`) are given
+behaviour (freshness, search, lifecycle), and its parts (:mod:`.vector_inserts`, :mod:`.vector_snapshot`) are given
 the state they act on. Which lock guards what: the package's contract (``audrey_core/index/__init__.py``)."""
 
 from __future__ import annotations
