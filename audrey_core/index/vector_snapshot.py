@@ -4,12 +4,13 @@ The folder's state file names the current generation and is written last (atomic
 snapshot or the one before it.
 
 Snapshots are saved at a rebuild in the caller's thread, and after every ``save_after`` changes on a background
-thread (:class:`SnapshotSaves`). Why in the background: a snapshot writes the whole graph and every float32 row (~0.7 s at 100k rows, seconds at 1M);
-whichever call crossed the mark used to pay for it, a recall or validation's catch-up. The saver copies what the
-index knows (row codes, partitions, the waiting rows, the change applied) holding both locks for a moment, writes the
-graph holding only ``graph_lock`` (no insert may land meanwhile, so graph and waiting rows agree; catch-ups and
-reads go on), then the rows from a view of them holding no index lock. A row id rewritten in place while the rows are
-written changed after the snapshot's change, so whoever loads it replays that change from the log.
+thread (:class:`SnapshotSaves`). Why in the background: a snapshot writes the whole graph and every float32 row (~0.7
+s at 100k rows, seconds at 1M); whichever call crossed the mark used to pay for it, a recall or validation's catch-up.
+The saver copies what the index knows (row codes, partitions, the waiting rows, the change applied) holding both
+locks for a moment, writes the graph holding only ``graph_lock`` (no insert may land meanwhile, so graph and waiting
+rows agree; catch-ups and reads go on), then the rows from a view of them holding no index lock. A row id rewritten
+in place while the rows are written changed after the snapshot's change, so whoever loads it replays that change from
+the log.
 """
 
 from __future__ import annotations
