@@ -15,23 +15,34 @@ from ..rules.confidence import memory_confidence
 from ..rules.judgement import Judgement, resolve
 from ..rules.lineage import parents
 from ..states import MemoryEvent, memory_move, movable
-from ..storage import Storage, VectorFilter
+from ..storage import Storage, VectorFilter, VectorHit
 from .context import StageContext
 
 log = logging.getLogger(__name__)
 
 
+def principles_in(ctx: StageContext, states: Sequence[str], scope: tuple[str, ...]) -> VectorFilter:
+    """This agent's semantic memories in ``states`` within ``scope`` (knowledge never crosses scopes: one user's
+    observations must not reinforce or dispute another's)."""
+    return VectorFilter(agent=ctx.agent, memory_types=("semantic",), states=tuple(states), scope=tuple(scope))
+
+
 def nearest(
-    ctx: StageContext, vector: np.ndarray, states: Sequence[str], scope: tuple[str, ...]
+    ctx: StageContext,
+    vector: np.ndarray,
+    states: Sequence[str],
+    scope: tuple[str, ...],
+    hits: Sequence[VectorHit] | None = None,
 ) -> tuple[Memory, float] | None:
-    """The closest semantic memory of this agent in ``states`` within ``scope`` (knowledge never crosses scopes:
-    one user's observations must not reinforce or dispute another's), and its similarity."""
-    where = VectorFilter(agent=ctx.agent, memory_types=("semantic",), states=tuple(states), scope=tuple(scope))
-    hits = ctx.storage.knn(vector, 1, where)
+    """The closest semantic memory of this agent in ``states`` within ``scope`` (:func:`principles_in`), and its
+    similarity. ``hits``: that search made already for a batch; the memory is read now and must still be in one of
+    ``states``."""
+    if hits is None:
+        hits = ctx.storage.knn(vector, 1, principles_in(ctx, states, scope))
     if not hits:
         return None
     memory = ctx.storage.get_memory(hits[0].memory_id)
-    return (memory, hits[0].similarity) if memory is not None else None
+    return (memory, hits[0].similarity) if memory is not None and memory.state in states else None
 
 
 def supersede(ctx: StageContext, old: Memory, new: Memory, verdict: Judgement) -> str:

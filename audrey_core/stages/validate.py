@@ -31,7 +31,7 @@ from ..rules.prompts import CLAIM_EXTRACTION
 from ..rules.typed_claims import claim_from_reply, claim_update
 from ..states import CLAIM_STATES, contradiction_movable, contradiction_move, movable
 from ..storage import VectorFilter, VectorHit
-from .claims import add_evidence, lineages, nearest, record_contradiction, supersede
+from .claims import add_evidence, lineages, nearest, principles_in, record_contradiction, supersede
 from .context import StageContext
 from .evidence import settle_for_newer
 from .judging import Verdicts, judge_pairs_safely
@@ -82,8 +82,25 @@ def batch_neighbours(
     for episode in episodes:
         if episode.id in vectors:
             groups.setdefault(neighbour_filter(ctx, episode, now), []).append(episode)
+    return _searched_together(ctx, groups, vectors, ctx.config.validation.update_neighbors + 1)
+
+
+def batch_disputed_claims(
+    ctx: StageContext, episodes: Sequence[Episodic], vectors: dict[str, np.ndarray]
+) -> dict[str, list[VectorHit]]:
+    """Every episode's nearest principle that a dispute set aside or an update replaced (what
+    :func:`support_disputed_claim` counts support for), searched together: one search per scope of the batch."""
+    groups: dict[VectorFilter, list[Episodic]] = {}
+    for episode in episodes:
+        if episode.id in vectors:
+            groups.setdefault(principles_in(ctx, movable("reopen"), episode.scope), []).append(episode)
+    return _searched_together(ctx, groups, vectors, 1)
+
+
+def _searched_together(
+    ctx: StageContext, groups: dict[VectorFilter, list[Episodic]], vectors: dict[str, np.ndarray], k: int
+) -> dict[str, list[VectorHit]]:
     found: dict[str, list[VectorHit]] = {}
-    k = ctx.config.validation.update_neighbors + 1
     for where, members in groups.items():
         matrix = np.vstack([vectors[e.id] for e in members])
         for episode, hits in zip(members, ctx.storage.knn_many(matrix, k, where)):
@@ -99,13 +116,14 @@ def validate_episodes(ctx: StageContext, episode_ids: Sequence[str]) -> None:
         episodes = ctx.storage.get_memories(episode_ids)
         episodes.update(read_claims(ctx, [e for e in episodes.values() if isinstance(e, Episodic)]))
         vectors = ctx.storage.get_vectors(list(episodes))
-        near = batch_neighbours(ctx, [e for e in episodes.values() if isinstance(e, Episodic)], vectors)
+        batch = [e for e in episodes.values() if isinstance(e, Episodic)]
+        near, disputed = batch_neighbours(ctx, batch, vectors), batch_disputed_claims(ctx, batch, vectors)
         for episode_id in episode_ids:
             episode = episodes.get(episode_id)
             if not isinstance(episode, Episodic) or episode_id not in vectors:
                 continue
             try:
-                validate_episode(ctx, episode, vectors[episode_id], near.get(episode_id))
+                validate_episode(ctx, episode, vectors[episode_id], near.get(episode_id), disputed.get(episode_id))
             except Exception as exc:
                 log.exception("validation of episode %s failed", episode_id)
                 ctx.emit("error", {"event": "validation", "episode_id": episode_id, "error": exc})
@@ -136,10 +154,15 @@ def read_claims(ctx: StageContext, episodes: Sequence[Episodic]) -> dict[str, Ep
 
 
 def validate_episode(
-    ctx: StageContext, episode: Episodic, vector: np.ndarray, hits: Sequence[VectorHit] | None = None
+    ctx: StageContext,
+    episode: Episodic,
+    vector: np.ndarray,
+    hits: Sequence[VectorHit] | None = None,
+    disputed: Sequence[VectorHit] | None = None,
 ) -> str:
     """Judge the episode against each of its neighbours and write what follows; then count support for disputed
-    claims. Returns what happened to the closest judged neighbour: reinforced, self-citation, restated, updated,
+    claims. ``hits`` and ``disputed``: its neighbours and its nearest disputed principle, when a batch searched them
+    already. Returns what happened to the closest judged neighbour: reinforced, self-citation, restated, updated,
     contradiction, unrelated or nothing."""
     outcomes = []
     reinforced = False
@@ -183,7 +206,7 @@ def validate_episode(
             backed.append(claim)
         outcomes.append(outcome)
     settle_for_newer(ctx, backed)
-    support_disputed_claim(ctx, episode, vector)
+    support_disputed_claim(ctx, episode, vector, disputed)
     return outcomes[0] if outcomes else "nothing"
 
 
@@ -284,11 +307,14 @@ def restate(
     return outcomes
 
 
-def support_disputed_claim(ctx: StageContext, episode: Episodic, vector: np.ndarray) -> bool:
+def support_disputed_claim(
+    ctx: StageContext, episode: Episodic, vector: np.ndarray, hits: Sequence[VectorHit] | None = None
+) -> bool:
     """Record the episode as support for a disputed / superseded claim it repeats; reopen the claim's dispute when
-    ``reopen_min_sources`` independent episodes (distinct source types, no shared ancestor) back it."""
+    ``reopen_min_sources`` independent episodes (distinct source types, no shared ancestor) back it. ``hits``: the
+    search for that claim, made for the batch (the claim is read now, and must still be disputed or replaced)."""
     cfg = ctx.config.validation
-    found = nearest(ctx, vector, movable("reopen"), episode.scope)
+    found = nearest(ctx, vector, movable("reopen"), episode.scope, hits)
     if found is None:
         return False
     claim, similarity = found
