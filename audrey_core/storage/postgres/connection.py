@@ -55,6 +55,12 @@ class Session:
         params = tuple(params)
         return self.connection.execute(to_pyformat(sql) if params else sql, params or None)
 
+    def execute_vectors(self, sql: str, params: Sequence[Any]) -> Any:
+        """``execute`` with the arrays of vectors (``?::vector[]``) sent in binary: pgvector's adapter writes an
+        array's vectors as text, a formatted number per dimension (128 query vectors of 384 dimensions: 26 ms of
+        Python against 0.4 ms in binary)."""
+        return self.connection.execute(to_pyformat(sql).replace("%s::vector[]", "%b::vector[]"), tuple(params))
+
     def executemany(self, sql: str, rows: Any) -> Any:
         rows = list(rows)
         cursor = self.connection.cursor()
