@@ -61,6 +61,11 @@ class Session:
         Python against 0.4 ms in binary)."""
         return self.connection.execute(to_pyformat(sql).replace("%s::vector[]", "%b::vector[]"), tuple(params))
 
+    def fetch_binary(self, sql: str, params: Sequence[Any]) -> list[Any]:
+        """``execute(...).fetchall()`` with the results in binary: pgvector parses a vector's text form number by
+        number in Python (a third of a hybrid recall's time at 10k went to reading ~150 vectors)."""
+        return list(self.connection.execute(to_pyformat(sql), tuple(params), binary=True).fetchall())
+
     def executemany(self, sql: str, rows: Any) -> Any:
         rows = list(rows)
         cursor = self.connection.cursor()

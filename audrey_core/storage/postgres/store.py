@@ -252,6 +252,9 @@ class PostgresStorage(
     def _metadata_sql(self, flt: Filter, column: str) -> tuple[str, list[Any]]:
         return compile_jsonb_filter(flt, column)
 
+    def _fetch_vectors(self, db: Any, sql: str, params: Sequence[Any]) -> list[Any]:
+        return list(db.fetch_binary(sql, params))
+
     def _to_array(self, stored: Any) -> np.ndarray:
         values = stored.to_numpy() if hasattr(stored, "to_numpy") else stored  # pgvector's Vector, or an array
         return np.asarray(values, dtype=np.float32)

@@ -49,6 +49,10 @@ class SQLDialect(ABC):
         """A stored embedding as a float32 vector."""
 
     @abstractmethod
+    def _fetch_vectors(self, db: Any, sql: str, params: Sequence[Any]) -> list[Any]:
+        """The rows of a query selecting embeddings, read in the form the driver decodes fastest."""
+
+    @abstractmethod
     def _metadata_sql(self, flt: Filter, column: str) -> tuple[str, list[Any]]:
         """SQL (and parameters) testing a metadata filter against the JSON text in ``column``."""
 

@@ -310,12 +310,13 @@ class SQLReads(SQLDialect):
         rows = []
         with self._read() as db:
             for batch in batches(list(ids)):
-                rows += db.execute(
+                rows += self._fetch_vectors(
+                    db,
                     f"SELECT r.memory_id, v.embedding FROM memory_vector_rows r "
                     f"JOIN {self.vector_table} v ON v.rowid = r.rowid "
                     f"WHERE r.chunk_index = 0 AND r.memory_id IN ({placeholders(batch)})",
                     batch,
-                ).fetchall()
+                )
         return {memory_id: np.array(self._to_array(blob), dtype=np.float32) for memory_id, blob in rows}
 
     def evidence_origins(self, memory_ids: Sequence[str]) -> dict[str, list[tuple[str, str]]]:

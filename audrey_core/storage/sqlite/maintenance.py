@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -16,6 +17,9 @@ class SQLiteMaintenance(SQLMaintenance):
 
     def _to_array(self, stored: Any) -> np.ndarray:
         return np.frombuffer(stored, dtype=np.float32)
+
+    def _fetch_vectors(self, db: Any, sql: str, params: Sequence[Any]) -> list[Any]:
+        return list(db.execute(sql, params).fetchall())  # sqlite-vec's float32 blobs
 
     def _table_columns(self, db: Any, table: str) -> set[str]:
         return {c[1] for c in db.execute(f"PRAGMA table_info({table})")}
