@@ -294,4 +294,5 @@ class AudreyConfig:
     expiry: ExpiryConfig = field(default_factory=ExpiryConfig)
     """When expired memories are swept."""
     index: IndexConfig = field(default_factory=lambda: IndexConfig())
-    """The derived search indexes of an SQLite store (see :class:`IndexConfig`)."""
+    """Search settings: the derived indexes of an SQLite store; on PostgreSQL only ``span_exact_upto`` and
+    ``keyword_candidates`` apply (see :class:`IndexConfig`)."""
