@@ -52,6 +52,20 @@ ANALYZE_AFTER_ROWS = 5_000
 ANALYZE_GROWTH = 0.2
 
 
+@contextmanager
+def walk_width(db: Any, ef_search: int) -> Iterator[None]:
+    """HNSW's candidate list set to ``ef_search`` on this connection for the statements inside, then put back to
+    :data:`DEFAULT_EF_SEARCH` (the pool's connections are shared); nothing is sent when they are equal."""
+    if ef_search == DEFAULT_EF_SEARCH:
+        yield
+        return
+    db.execute("SELECT set_config('hnsw.ef_search', ?, false)", [str(ef_search)])
+    try:
+        yield
+    finally:
+        db.execute("SELECT set_config('hnsw.ef_search', ?, false)", [str(DEFAULT_EF_SEARCH)])
+
+
 class PostgresStorage(
     PostgresKeywords,
     SQLMaintenance,
@@ -302,14 +316,8 @@ class PostgresStorage(
             + (f" WHERE {filters}" if filters else "")
             + " ORDER BY embedding <=> ? LIMIT ?"
         )
-        with self._read() as db:
-            if k > DEFAULT_EF_SEARCH:
-                db.execute("SELECT set_config('hnsw.ef_search', ?, false)", [str(min(k, 1000))])  # at least k
-            try:
-                rows = db.execute(sql, [query, *conditions[1], query, int(k)]).fetchall()
-            finally:
-                if k > DEFAULT_EF_SEARCH:
-                    db.execute("SELECT set_config('hnsw.ef_search', ?, false)", [str(DEFAULT_EF_SEARCH)])
+        with self._read() as db, walk_width(db, min(max(k, DEFAULT_EF_SEARCH), 1000)):  # at least k
+            rows = db.execute(sql, [query, *conditions[1], query, int(k)]).fetchall()
         return self._best_chunk_per_memory(rows, k)
 
     def knn_many(self, vectors: np.ndarray, k: int, where: VectorFilter) -> list[list[VectorHit]]:
@@ -335,15 +343,12 @@ class PostgresStorage(
         with self._read() as db:
             if self._few_rows(db, rows_sql, conditions[1]):  # the rows once, scored exactly for every query
                 sql = f"WITH few AS MATERIALIZED ({rows_sql}) " + lateral.format(rows="few")
-                params = [*conditions[1], queries, int(k)]
+                rows = db.execute_vectors(sql, [*conditions[1], queries, int(k)]).fetchall()
             else:
-                sql = lateral.format(rows=filtered)
-                params = [queries, *conditions[1], int(k)]
-            db.execute("SELECT set_config('hnsw.ef_search', ?, false)", [str(max(k, NEIGHBOUR_EF_SEARCH))])
-            try:
-                rows = db.execute_vectors(sql, params).fetchall()
-            finally:
-                db.execute("SELECT set_config('hnsw.ef_search', ?, false)", [str(DEFAULT_EF_SEARCH)])
+                with walk_width(db, max(k, NEIGHBOUR_EF_SEARCH)):
+                    rows = db.execute_vectors(
+                        lateral.format(rows=filtered), [queries, *conditions[1], int(k)]
+                    ).fetchall()
         found: list[list[Any]] = [[] for _ in queries]
         for n, *row in rows:
             found[int(n) - 1].append(row)
