@@ -15,6 +15,7 @@ from .config import (
     ConsolidationConfig,
     DecayConfig,
     ExpiryConfig,
+    PostgresConfig,
     RecallConfig,
     ValidationConfig,
 )
@@ -102,6 +103,7 @@ __all__ = [
     "OnnxEmbedder",
     "OpenAICompatibleLLM",
     "OpenAIEmbedder",
+    "PostgresConfig",
     "Procedural",
     "Provenance",
     "RecallConfig",

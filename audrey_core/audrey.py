@@ -89,7 +89,12 @@ class Audrey(MemoryUpkeep):
         self.clock: Clock = clock or system_clock
         self.events = EventBus()
         self._storage: Storage = open_storage(
-            path, model_name=self.embedder.model_name, dimensions=self.embedder.dimensions, index=self.config.index
+            path,
+            model_name=self.embedder.model_name,
+            dimensions=self.embedder.dimensions,
+            index=self.config.index,
+            pool_size=self.config.postgres.pool_size,
+            replica_url=self.config.postgres.replica_url,
         )
         self._queries = QueryCache(self.embedder, self.config.recall.query_cache_size)
         self._closed = False

@@ -278,6 +278,29 @@ class ExpiryConfig:
 
 
 @dataclass(frozen=True)
+class PostgresConfig:
+    """A PostgreSQL store's connections (an SQLite store has none of these). The server's own settings, a statement
+    timeout among them, go in the URL (see docs/postgres.md)."""
+
+    pool_size: int = 4
+    """Connections this instance keeps at most, opened as its threads need them (one at first). Each encode, recall,
+    validation batch or consolidation step holds one while it runs; size it to the threads of a process that recall
+    at once (the server's ``max_connections`` must cover every process's pool)."""
+    replica_url: str | None = field(default=None, repr=False)
+    """A read replica of the same database (a hot standby): recall's searches and reads go there, every write and
+    validation's reads to the primary. A recall does not see what the replica has not replayed yet (its lag), even
+    this instance's own latest writes."""
+
+    def __post_init__(self) -> None:
+        size = self.pool_size
+        if isinstance(size, bool) or not isinstance(size, int) or not 1 <= size <= 1000:
+            raise ConfigurationError(f"pool_size must be an int in [1, 1000], got {size!r}")
+        url = self.replica_url
+        if url is not None and not (isinstance(url, str) and url.startswith(("postgresql://", "postgres://"))):
+            raise ConfigurationError("replica_url must be a postgresql:// URL")
+
+
+@dataclass(frozen=True)
 class AudreyConfig:
     """All of Audrey's settings; every part has the seed's defaults."""
 
@@ -296,3 +319,5 @@ class AudreyConfig:
     index: IndexConfig = field(default_factory=lambda: IndexConfig())
     """Search settings: the derived indexes of an SQLite store; on PostgreSQL only ``span_exact_upto`` and
     ``keyword_candidates`` apply (see :class:`IndexConfig`)."""
+    postgres: PostgresConfig = field(default_factory=PostgresConfig)
+    """A PostgreSQL store's connection pool and read replica."""

@@ -214,6 +214,18 @@ def _counts(by_state: dict[str, int]) -> str:
 
 
 def index_line(index: dict[str, Any]) -> str:
+    if "indexes" in index:  # a server's lookup indexes, together
+        invalid = ", ".join(index["invalid"])
+        return f"{index['kind']} indexes ({index['engine']}): {index['indexes']}, {index['bytes'] / 1e6:.1f} MB" + (
+            f"; NOT VALID: {invalid} (rebuild each with REINDEX INDEX CONCURRENTLY)" if invalid else ""
+        )
+    if "rows" in index:  # a server's search index
+        health = "valid" if index["valid"] else f"NOT VALID (rebuild with REINDEX INDEX CONCURRENTLY {index['index']})"
+        return (
+            f"{index['kind']} index {index['index']} ({index['engine']}): "
+            + (f"about {index['rows']} rows, " if index["rows"] is not None else "rows not counted yet, ")
+            + f"{index['bytes'] / 1e6:.1f} MB, {health}, statistics of {index['analysed'] or 'never'}"
+        )
     if "documents" not in index:
         return f"{index['kind']} search: {index['engine']} ({index.get('note', '')})"
     return (

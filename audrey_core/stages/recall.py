@@ -19,7 +19,7 @@ import numpy as np
 
 from ..config import ConfidenceConfig, RecallConfig
 from ..errors import InvalidInputError, StorageError
-from ..models import Memory, RecallResult
+from ..models import Counterclaim, Memory, RecallResult
 from ..providers.embedding import count_tokens, to_matrix
 from ..rules.english.answers import answer_groups
 from ..rules.inputs import check_int, check_text
@@ -110,7 +110,6 @@ def _stream(
     ctx: StageContext, vector: np.ndarray | None, options: RecallOptions, terms: Sequence[str] = (), query: str = ""
 ) -> Iterator[RecallResult]:
     now = ctx.clock()
-    timing = plan_time(ctx.storage, query, options, now, ctx.config.recall) if options.parse_time and query else NO_TIME
     parts: dict[str, Any] = {
         "now": now,
         "confidence_cfg": ctx.config.confidence,
@@ -118,21 +117,29 @@ def _stream(
         "terms": terms,
     }
     parts["many"] = options.spread is True or (options.spread == "auto" and asks_for_many(query))
-    ranked = rank(ctx.storage, vector, options, timing=timing, **parts)
+    with ctx.storage.replica_reads():  # the searches and reads of a recall (a replica's, where one is set)
+        timing = NO_TIME
+        if options.parse_time and query:
+            timing = plan_time(ctx.storage, query, options, now, ctx.config.recall)
+        ranked = rank(ctx.storage, vector, options, timing=timing, **parts)
+        found = disputes(ctx.storage, [item.memory for item in ranked], ctx.tenant)
     if options.order == "time":
         ranked = in_time_order(ranked)
     elif query and timing.order is None and ctx.config.validation.offline_rules:  # the optional English layer
         ranked = newest_answers_first(ranked, answer_groups([item.memory.content for item in ranked], query))
-    return _results(ctx, ranked, options, now)
+    return _results(ctx, disputes_together(ranked, found.sides), found.counterclaims, options, now)
 
 
-def _results(ctx: StageContext, ranked: list[Ranked], options: RecallOptions, now: datetime) -> Iterator[RecallResult]:
+def _results(
+    ctx: StageContext,
+    ranked: list[Ranked],
+    against: Mapping[str, tuple[Counterclaim, ...]],
+    options: RecallOptions,
+    now: datetime,
+) -> Iterator[RecallResult]:
     """Yield the ranked memories within the token budget; reinforce those the consumer took."""
     taken: list[Memory] = []
     spent = 0
-    found = disputes(ctx.storage, [item.memory for item in ranked], ctx.tenant)
-    against = found.counterclaims
-    ranked = disputes_together(ranked, found.sides)
     try:
         for item in ranked:
             if options.token_budget is not None:

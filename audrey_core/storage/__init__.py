@@ -4,8 +4,8 @@ names below (locating, opening and copying stores, snapshots)."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
+from ..errors import ConfigurationError
 from ..index_settings import IndexConfig
 from .base import Candidates, KeywordHit, Storage, StoreCounts, TurnWindow, VectorFilter, VectorHit
 from .locations import (
@@ -28,14 +28,30 @@ from .sqlite.store import SQLiteStorage
 
 
 def open_storage(
-    path: str | Path, *, model_name: str, dimensions: int, index: IndexConfig | None = None, **options: Any
+    path: str | Path,
+    *,
+    model_name: str,
+    dimensions: int,
+    index: IndexConfig | None = None,
+    pool_size: int = 4,
+    replica_url: str | None = None,
 ) -> Storage:
-    """The backend a path names: ``postgresql://...`` (or ``postgres://``) opens PostgreSQL, anything else an
+    """The backend a path names: ``postgresql://...`` (or ``postgres://``) opens PostgreSQL with a pool of at most
+    ``pool_size`` connections (and recall's reads on ``replica_url``, a read replica, when given), anything else an
     SQLite file (or ``:memory:``), with its derived indexes set by ``index``."""
     if is_postgres_url(path):
         from .postgres.store import PostgresStorage
 
-        return PostgresStorage(str(path), model_name=model_name, dimensions=dimensions, index=index, **options)
+        return PostgresStorage(
+            str(path),
+            model_name=model_name,
+            dimensions=dimensions,
+            index=index,
+            pool_size=pool_size,
+            replica_url=replica_url,
+        )
+    if replica_url is not None:
+        raise ConfigurationError("a read replica (replica_url) applies to a PostgreSQL store, not to an SQLite file")
     return SQLiteStorage(path, model_name=model_name, dimensions=dimensions, index=index)
 
 

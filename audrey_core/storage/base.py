@@ -179,7 +179,7 @@ class Storage(ABC):
             return Candidates(vector_hits, self.keyword_search(terms, k, where) if terms else [])
         if not self.overlap_searches() or self.held_by_this_thread():  # inside a transaction work stays here
             return Candidates(self.knn(vector, k, where), self.keyword_search(terms, k, where))
-        pending = _SEARCHES.submit(self.knn, vector, k, where)
+        pending = _SEARCHES.submit(self._alongside(self.knn), vector, k, where)
         keyword_hits = self.keyword_search(terms, k, where)
         return Candidates(pending.result(), keyword_hits)
 
@@ -347,6 +347,15 @@ class Storage(ABC):
         rather than before each: for a batch of searches (validation's) that need not see what is committed while
         it runs. Without derived indexes, nothing changes."""
         return nullcontext()
+
+    def replica_reads(self) -> AbstractContextManager[None]:
+        """Reads this thread makes inside it, outside a transaction, may go to a read replica (a recall's: PostgreSQL
+        with ``replica_url``); they may miss what the replica has not replayed yet. Without one, nothing changes."""
+        return nullcontext()
+
+    def _alongside(self, search: Callable[..., Any]) -> Callable[..., Any]:
+        """``search`` as a search pool's thread runs it for this thread: with the same choice of reads."""
+        return search
 
     def wait_for_indexes(self, stop: Callable[[], bool], timeout: float) -> bool:
         """Block while a derived index is rebuilt in the background, until it is ready, ``stop()`` is true or

@@ -16,7 +16,7 @@
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
@@ -32,7 +32,7 @@ from ..base import Storage, VectorFilter, VectorHit
 from ..maintenance import Maintenance
 from ..sql.embedding_check import check_embedding
 from ..sql.maintenance import SQLMaintenance
-from ..sql.migrations import FTS_TABLE, VECTOR_TABLE
+from ..sql.migrations import FTS_TABLE, STORE_TABLES, VECTOR_TABLE
 from ..sql.overview import SQLOverview
 from ..sql.reads import SQLReads
 from ..sql.records import SQLRecords
@@ -82,7 +82,14 @@ class PostgresStorage(
     schema_version = LATEST_VERSION
 
     def __init__(
-        self, url: str, *, model_name: str, dimensions: int, pool_size: int = 4, index: IndexConfig | None = None
+        self,
+        url: str,
+        *,
+        model_name: str,
+        dimensions: int,
+        pool_size: int = 4,
+        index: IndexConfig | None = None,
+        replica_url: str | None = None,
     ) -> None:
         psycopg = require_psycopg()
         self.url = url
@@ -102,6 +109,12 @@ class PostgresStorage(
         except psycopg.Error as exc:
             raise StorageError(f"PostgreSQL error opening {self.path}: {driver_error(exc, url)}") from exc
         self._pool = open_pool(url, max_size=pool_size)
+        self._replica_url = replica_url
+        try:
+            self._replica = open_pool(replica_url, max_size=pool_size) if replica_url else None
+        except StorageError:
+            self._pool.close()
+            raise
         self._analysis = threading.Lock()
         self._rows_analysed, self._rows_since_analysis = self._table_rows(), 0
 
@@ -134,23 +147,51 @@ class PostgresStorage(
         return getattr(self._local, "session", None)
 
     @contextmanager
-    def _driver_errors(self) -> Iterator[None]:
+    def _driver_errors(self, url: str | None = None) -> Iterator[None]:
+        url = url or self.url
         try:
             yield
         except (UnicodeEncodeError, OverflowError) as exc:  # a value the input checks let through
             raise InvalidInputError(f"a value cannot be stored or compared in PostgreSQL: {exc}") from exc
         except self._error as exc:
-            raise StorageError(f"PostgreSQL error on {self.path}: {driver_error(exc, self.url)}") from exc
+            raise StorageError(f"PostgreSQL error on {redact(url)}: {driver_error(exc, url)}") from exc
 
     @contextmanager
     def _read(self) -> Iterator[Any]:
-        """The thread's transaction when it has one, else a pooled connection (autocommit) for this read."""
+        """The thread's transaction when it has one, else a pooled connection (autocommit) for this read: the
+        replica's inside :meth:`replica_reads`."""
         session = self._open_session()
         if session is not None:
             yield session
             return
+        if self._replica is not None and getattr(self._local, "replica", False):
+            with self._replica.connection() as connection, self._driver_errors(self._replica_url):
+                yield Session(connection)
+            return
         with self._pool.connection() as connection, self._driver_errors():
             yield Session(connection)
+
+    @contextmanager
+    def replica_reads(self) -> Iterator[None]:
+        if self._replica is None:
+            yield
+            return
+        before = getattr(self._local, "replica", False)
+        self._local.replica = True
+        try:
+            yield
+        finally:
+            self._local.replica = before
+
+    def _alongside(self, search: Callable[..., Any]) -> Callable[..., Any]:
+        if self._replica is None or not getattr(self._local, "replica", False):
+            return search
+
+        def on_the_replica(*args: Any) -> Any:
+            with self.replica_reads():
+                return search(*args)
+
+        return on_the_replica
 
     _side_read = _read  # every read outside a transaction has its own connection already
 
@@ -199,6 +240,8 @@ class PostgresStorage(
         if not self._closed:
             self._closed = True
             self._pool.close()
+            if self._replica is not None:
+                self._replica.close()
 
     def insert_memories(
         self,
@@ -236,6 +279,55 @@ class PostgresStorage(
                 [list(TABLES.values())],
             ).fetchone()
         return int(found[0] or 0)
+
+    # -- status -----------------------------------------------------------------------------------------------------
+
+    def search_indexes(self) -> list[dict[str, Any]]:
+        """The server's indexes of this store: the vector (HNSW) and keyword (GIN) indexes one by one, the lookup
+        btrees together; each with its size, whether it is valid (a failed concurrent build leaves one that is not),
+        the rows the planner counts in its table (None before its first ANALYZE or VACUUM) and when that table's
+        statistics were last gathered."""
+        with self._read() as db:
+            version = db.execute("SELECT extversion FROM pg_extension WHERE extname = 'vector'").fetchone()
+            rows = db.execute(
+                "SELECT c.relname, am.amname, i.indisvalid AND i.indisready, pg_relation_size(c.oid), "
+                "t.reltuples::bigint, greatest(s.last_analyze, s.last_autoanalyze) "
+                "FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid JOIN pg_class t ON t.oid = i.indrelid "
+                "JOIN pg_am am ON am.oid = c.relam LEFT JOIN pg_stat_all_tables s ON s.relid = t.oid "
+                "WHERE t.oid IN (SELECT to_regclass(name) FROM unnest(?::text[]) AS name) ORDER BY c.relname",
+                [[*STORE_TABLES, self.vector_table]],
+            ).fetchall()
+        found: list[dict[str, Any]] = []
+        lookup_bytes, invalid = [], []
+        for name, method, valid, size, table_rows, analysed in rows:
+            if method in ("hnsw", "gin"):
+                engine = f"pgvector {version[0] if version else '?'} hnsw" if method == "hnsw" else "postgres gin"
+                found.append(
+                    {
+                        "kind": "vector" if method == "hnsw" else "keyword",
+                        "engine": engine,
+                        "index": name,
+                        "rows": int(table_rows) if table_rows >= 0 else None,  # -1: never counted
+                        "bytes": int(size),
+                        "valid": bool(valid),
+                        "analysed": analysed.isoformat() if analysed else None,
+                    }
+                )
+                continue
+            lookup_bytes.append(int(size))
+            if not valid:
+                invalid.append(name)
+        if lookup_bytes:
+            found.append(
+                {
+                    "kind": "lookup",
+                    "engine": "postgres btree",
+                    "indexes": len(lookup_bytes),
+                    "bytes": sum(lookup_bytes),
+                    "invalid": invalid,
+                }
+            )
+        return found
 
     # -- backend hooks for the shared SQL ------------------------------------------------------------------------
 

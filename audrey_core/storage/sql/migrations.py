@@ -179,6 +179,24 @@ def initial_statements() -> list[str]:
 
 
 FTS_TABLE = "memory_fts"
+STORE_TABLES = (
+    "episodes",
+    "semantics",
+    "procedures",
+    "causal_links",
+    "contradictions",
+    "claim_support",
+    "consolidation_runs",
+    "audit_log",
+    "memory_tags",
+    "memory_vector_rows",
+    "memory_text_rows",
+    "validation_queue",
+    FTS_TABLE,
+    VECTOR_TABLE,
+)
+"""The tables of a store (both backends; a vector table made by a re-embed has another name, and SQLite's own
+change logs are its own)."""
 
 
 FTS_RANK = "bm25(1.0, 0.0)"  # scope words select rows; only the content ranks them (migrations 3 to 7)
