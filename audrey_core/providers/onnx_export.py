@@ -1,6 +1,7 @@
 """Where the ONNX graph of a local sentence-transformers model comes from: the model's own ``onnx/model.onnx`` (the
-hub's layout), else a copy exported once here with torch and cached, keyed by the model's files, so later processes
-load it without importing torch.
+hub's layout, and that of the graph Audrey's wheel carries), else a copy made once here and cached, keyed by the
+model's files: written from a BERT's safetensors weights with numpy and onnx (:mod:`.onnx_graph`, no torch), or for
+other architectures exported with torch. Later processes load it without importing torch.
 
 The cache is ``$AUDREY_CACHE/onnx`` (default ``~/.cache/audrey/onnx``), one folder per model and version:
 ``<name>-<key>/model.onnx``, where the key is a digest of the model's configuration files and its weights' sizes and
@@ -17,15 +18,17 @@ import logging
 import os
 import tempfile
 import warnings
+from importlib.util import find_spec
 from pathlib import Path
 from typing import Any
 
 from ..errors import ConfigurationError, install_hint
+from .onnx_graph import BUILDER, build_graph, can_build
 
 log = logging.getLogger(__name__)
 
 OPSET = 17
-EXPORTER = f"torchscript-opset{OPSET}-eager-v2"  # what the key says about how the file was made
+EXPORTER = f"torchscript-opset{OPSET}-eager-v2|{BUILDER}"  # what the key says about how the file is made
 CONFIG_FILES = ("config.json", "modules.json", "sentence_bert_config.json", "1_Pooling/config.json", "tokenizer.json")
 WEIGHTS = ("model.safetensors", "pytorch_model.bin")
 
@@ -60,25 +63,34 @@ def cached_path(model_dir: Path, model_name: str) -> Path:
 
 
 def onnx_file(model_dir: Path, model_name: str, export: bool = True) -> Path | None:
-    """The model's ONNX graph: its own, the cached export, or (``export``) one exported now; None when there is none
-    and none can be made here (no torch)."""
+    """The model's ONNX graph: its own, the cached export, or (``export``) one made now; None when there is none
+    and none can be made here."""
     own = model_dir / "onnx" / "model.onnx"
     if own.is_file():
         return own
     cached = cached_path(model_dir, model_name)
     if cached.is_file():
         return cached
-    if not export or not can_export():
+    if not export or not can_export(model_dir):
         return None
-    export_model(model_dir, cached)
+    if can_build(model_dir) and find_spec("onnx") is not None:
+        log.info("writing %s's ONNX graph once, into %s", model_dir, cached.parent)
+        try:
+            build_graph(model_dir, cached)
+        except Exception as exc:
+            raise ConfigurationError(f"could not write {model_dir}'s ONNX graph: {exc}") from exc
+        (cached.parent / "source.json").write_text(json.dumps({"model": str(model_dir), "exporter": BUILDER}))
+    else:
+        export_model(model_dir, cached)
     return cached
 
 
-def can_export() -> bool:
-    """Whether this environment can export a model (torch, transformers and onnx are importable)."""
-    from importlib.util import find_spec
-
-    return all(find_spec(name) is not None for name in ("torch", "transformers", "onnx"))
+def can_export(model_dir: Path) -> bool:
+    """Whether the model's graph can be made here: a BERT's with onnx alone, any other's with torch and transformers
+    too."""
+    if find_spec("onnx") is None:
+        return False
+    return can_build(model_dir) or all(find_spec(name) is not None for name in ("torch", "transformers"))
 
 
 def export_model(model_dir: Path, target: Path) -> None:

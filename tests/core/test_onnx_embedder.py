@@ -1,10 +1,11 @@
-"""The ONNX Runtime embedder: sentence-transformers' vectors without torch, its graph exported once from the packaged
-model (offline) into a cache, a store made with either embedder opening with the other, the same chunks and token
-counts, and the choice of the default."""
+"""The ONNX Runtime embedder: sentence-transformers' vectors without torch, its graph written once from the packaged
+model's weights (offline, by numpy and onnx) into a cache or with float16 weights as a wheel carries it, a store made
+with either embedder opening with the other, the same chunks and token counts, and the choice of the default."""
 
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -49,13 +50,13 @@ def cache(tmp_path_factory):
         os.environ["AUDREY_CACHE"] = old
 
 
-def test_the_graph_is_exported_once_into_the_cache_and_gives_sentence_transformers_vectors(cache):
-    model_dir = packaged_model_path("all-MiniLM-L6-v2")
+def test_the_graph_is_written_once_into_the_cache_and_gives_sentence_transformers_vectors(cache):
+    model_dir = packaged_model_path("all-MiniLM-L6-v2")  # the weights, without a graph of their own
     assert model_dir is not None
     target = cached_path(Path(model_dir), "all-MiniLM-L6-v2")
     assert not target.exists() and str(target).startswith(str(cache))
     onnx_local._loaded.clear()
-    embedder = OnnxEmbedder()
+    embedder = OnnxEmbedder(model_dir=model_dir)
     vectors = embedder.embed(TEXTS)
     assert target.is_file()  # exported here, on first use
     reference = SentenceTransformerEmbedder().embed(TEXTS)
@@ -66,9 +67,11 @@ def test_the_graph_is_exported_once_into_the_cache_and_gives_sentence_transforme
 
 
 def test_a_fresh_process_loads_the_cached_graph_without_torch(cache):
-    OnnxEmbedder().embed(["warm the cache"])  # exported by the test above, or now
+    model_dir = packaged_model_path("all-MiniLM-L6-v2")
+    OnnxEmbedder(model_dir=model_dir).embed(["warm the cache"])  # written by the test above, or now
     script = (
-        "import sys; from audrey_core import local_embedder; e = local_embedder(); v = e.embed(['hello']); "
+        f"import sys; from audrey_core import OnnxEmbedder; e = OnnxEmbedder(model_dir={model_dir!r}); "
+        "v = e.embed(['hello']); "
         "print(type(e).__name__, v.shape, 'torch' in sys.modules, 'sentence_transformers' in sys.modules)"
     )
     env = {**os.environ, "AUDREY_CACHE": str(cache), "HF_HUB_OFFLINE": "1"}
@@ -104,3 +107,44 @@ def test_the_default_runs_through_onnx_where_it_can_and_sentence_transformers_ot
     assert isinstance(local_embedder("all-mpnet-base-v2"), SentenceTransformerEmbedder)  # no local copy of it
     monkeypatch.setattr(onnx_local, "find_spec", lambda name: None if name == "onnxruntime" else object())
     assert isinstance(local_embedder(), SentenceTransformerEmbedder)  # without the runtime
+
+
+def test_the_graph_a_wheel_carries_is_written_and_run_without_torch(tmp_path):
+    """What setup.py bundles: the graph written from the safetensors with float16 weights, beside the tokenizer and
+    configuration, in a process where torch cannot be imported; the vectors are sentence-transformers'."""
+    model_dir = Path(packaged_model_path("all-MiniLM-L6-v2") or "")
+    bundle = tmp_path / "all-MiniLM-L6-v2"
+    for name in ("config.json", "modules.json", "sentence_bert_config.json", "1_Pooling/config.json", "tokenizer.json"):
+        (bundle / name).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(model_dir / name, bundle / name)
+    script = f"""
+import sys, numpy as np
+sys.modules["torch"] = None  # importing torch now fails
+from pathlib import Path
+from audrey_core.providers.onnx_graph import build_graph
+from audrey_core import OnnxEmbedder
+build_graph(Path({str(model_dir)!r}), Path({str(bundle)!r}) / "onnx" / "model.onnx", half_weights=True)
+np.save({str(tmp_path / "vectors.npy")!r}, OnnxEmbedder(model_dir={str(bundle)!r}).embed({TEXTS!r}))
+"""
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert (bundle / "onnx" / "model.onnx").stat().st_size < 50e6  # half of the float32 weights' 90 MB
+    vectors, reference = np.load(tmp_path / "vectors.npy"), SentenceTransformerEmbedder().embed(TEXTS)
+    assert (vectors * reference).sum(axis=1).min() >= 0.9999
+
+
+def test_without_a_runtime_or_a_model_one_line_says_what_to_install(monkeypatch):
+    from audrey_core.errors import ConfigurationError
+    from audrey_core.providers import local
+
+    monkeypatch.setattr(local, "onnx_model_path", lambda name: None)
+    monkeypatch.setitem(sys.modules, "sentence_transformers", None)  # not installed
+    local._loaded_models.clear()
+    embedder = local_embedder()
+    with pytest.raises(ConfigurationError) as error:
+        embedder.embed(["hello"])
+    message = str(error.value)
+    assert "\n" not in message and "[onnx]" in message and "no torch" in message and "[local]" in message
+    monkeypatch.setattr("audrey_core.providers.local_models.onnx_model_path", lambda name: None)
+    with pytest.raises(ConfigurationError, match=r"\[onnx\].*no torch.*\[local\]"):
+        OnnxEmbedder()
