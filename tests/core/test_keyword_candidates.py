@@ -51,8 +51,26 @@ def test_postgres_widens_past_a_small_budget_until_the_filters_leave_enough(brai
     want = expected(brain, extra)
     searched = []
     real = keywords.tsquery_any
-    monkeypatch.setattr(keywords, "tsquery_any", lambda terms: searched.append(list(terms)) or real(terms))
+    monkeypatch.setattr(
+        keywords, "tsquery_any", lambda terms, pairs=(): searched.append(list(terms)) or real(terms, pairs)
+    )
     brain._storage.index_config = replace(brain._storage.index_config, keyword_candidates=1)  # the rarest term leads
     assert ids(brain, ["porcelain", "kiln", "clay"], 3, **extra) == want
     leading = [terms for terms in searched if terms != ["porcelain", "kiln", "clay"]]  # the ranking query is all three
     assert len(leading[0]) == 1 and sorted(leading[-1]) == ["clay", "kiln", "porcelain"]
+
+
+def test_postgres_finds_the_rows_of_two_common_terms_beside_the_rarest(brain, backend):
+    """The best row holds two common query terms and not the rare one: the rarest term alone fills the budget, the
+    pair of common terms (expected to be few together) brings it in."""
+    if backend != "postgres":
+        pytest.skip("SQLite ranks through FTS5 or its keyword index")
+    brain.encode_batch(
+        [f"alpha note {i}" for i in range(40)]
+        + [f"beta note {i}" for i in range(40)]
+        + ["alpha and beta together", *(f"zeta note {i}" for i in range(3))]
+    )
+    full = ids(brain, ["zeta", "alpha", "beta"], 1000)
+    assert brain.get(full[0]).content == "alpha and beta together"
+    brain._storage.index_config = replace(brain._storage.index_config, keyword_candidates=25)  # zeta's 3 lead
+    assert ids(brain, ["zeta", "alpha", "beta"], 1) == full[:1]

@@ -2,7 +2,9 @@
 
 ``ts_rank`` over every row matching any query term made keyword search linear in the store (a question with a
 common name matched tens of thousands of rows at 100k). So the candidates come from the rarest terms first, through
-the GIN index, until about ``IndexConfig.keyword_candidates`` rows are in; those are ranked over every term. A term
+the GIN index, until about ``IndexConfig.keyword_candidates`` rows are in, and from the rows holding two of the other
+terms together (:func:`common_pairs`: 85% of the full ranking's top 10 from the rarest terms alone at 100k LoCoMo
+turns, 99.5% with the pairs, for 1.5 ms more); those are ranked over every term. A term
 found in more than half the rows is left out (it says little, as BM25's IDF would say). When the filters leave fewer
 than ``k`` candidates, the next rarer-first terms join, until every term is in: then the answer is the full ranking.
 """
@@ -25,10 +27,31 @@ from .schema import TEXT_SEARCH_CONFIG
 RANK_WEIGHTS = "{" + f"{KEYWORD_CONTEXT_WEIGHT}, 0, 0, 1" + "}"
 
 
-def tsquery_any(terms: Sequence[str]) -> str:
-    """A to_tsquery() text matching any of ``terms``, each quoted (stemmed by the configuration, never parsed as
-    operators)."""
-    return " | ".join("'" + term.replace("\\", "\\\\").replace("'", "''") + "'" for term in terms)
+def _quoted(term: str) -> str:
+    return "'" + term.replace("\\", "\\\\").replace("'", "''") + "'"
+
+
+def tsquery_any(terms: Sequence[str], pairs: Sequence[tuple[str, str]] = ()) -> str:
+    """A to_tsquery() text matching any of ``terms`` or both terms of any of ``pairs``, each term quoted (stemmed by
+    the configuration, never parsed as operators)."""
+    both = [f"({_quoted(a)} & {_quoted(b)})" for a, b in pairs]
+    return " | ".join([*(_quoted(term) for term in terms), *both])
+
+
+def common_pairs(terms: Sequence[str], counts: dict[str, int], total: int, budget: int) -> list[tuple[str, str]]:
+    """Pairs of ``terms`` whose rows holding both are expected (as if the terms were independent) to number at most
+    ``budget`` together, fewest first: a row that ranks high holds several query terms, and the GIN index finds the
+    rows of two common terms without reading either's whole list."""
+    estimates = sorted(
+        (counts[a] * counts[b] / max(total, 1), a, b) for i, a in enumerate(terms) for b in terms[i + 1 :]
+    )
+    chosen, spent = [], 0.0
+    for rows, a, b in estimates:
+        if spent + rows > budget:
+            break
+        chosen.append((a, b))
+        spent += rows
+    return chosen
 
 
 class PostgresKeywords(SQLReads):
@@ -95,13 +118,14 @@ class PostgresKeywords(SQLReads):
                     break
                 leading.append(term)
                 rows_in += counts[term]
+            pairs = common_pairs(ordered[len(leading) :], counts, total, budget)
             with self._side_read() as db:
                 rows = db.execute(
                     f"WITH q AS (SELECT to_tsquery('{TEXT_SEARCH_CONFIG}', ?) AS query), "
                     f"candidates AS MATERIALIZED (SELECT f.rowid, f.document FROM {FTS_TABLE} f "
                     f"WHERE f.document @@ to_tsquery('{TEXT_SEARCH_CONFIG}', ?)) "
                     f"SELECT * FROM ({union}) found ORDER BY 3 DESC, 1 LIMIT ?",
-                    [tsquery_any(terms), tsquery_any(leading), *params, int(k)],
+                    [tsquery_any(terms), tsquery_any(leading, pairs), *params, int(k)],
                 ).fetchall()
             if len(rows) >= k or len(leading) == len(ordered):
                 return [KeywordHit(memory_id, memory_type, float(score)) for memory_id, memory_type, score in rows]
