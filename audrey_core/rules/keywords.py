@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 import threading
+import time
 from collections.abc import Callable, Sequence
 
 # Words that carry no topic in a question; left out of the keyword query (BM25 would weigh them down anyway).
@@ -38,10 +39,24 @@ class TermCounts:
     """Rows matching each term, cached until the store's size moves by more than 10%: the counts only steer which
     terms are ranked (or lead), so a slightly old one does no harm. Thread-safe."""
 
-    def __init__(self, limit: int = 100_000) -> None:
+    def __init__(self, limit: int = 100_000, total_for_s: float = 5.0) -> None:
         self._cache: dict[str, tuple[int, int]] = {}  # term -> (rows matching it, rows in all then)
         self._lock = threading.Lock()
         self._limit = limit
+        self._total: tuple[int, float] | None = None  # (rows in all, when read)
+        self._total_for_s = total_for_s
+
+    def total(self, read: Callable[[], int]) -> int:
+        """Rows in all: ``read()`` at most every few seconds (a search's round trip saved; it only steers too)."""
+        now = time.monotonic()
+        with self._lock:
+            known = self._total
+        if known is not None and now - known[1] < self._total_for_s:
+            return known[0]
+        rows = read()
+        with self._lock:
+            self._total = (rows, now)
+        return rows
 
     def get(self, terms: Sequence[str], total: int, count: Callable[[str], int]) -> dict[str, int]:
         """Each term's count, asking ``count(term)`` for those not cached or cached at another size."""

@@ -214,3 +214,12 @@ def test_term_counts_are_asked_again_only_when_the_store_moved_by_a_tenth():
     assert cache.get(["kiln"], 1099, count) == {"kiln": 4} and asked == ["kiln", "glaze"]
     cache.get(["kiln"], 1101, count)
     assert asked == ["kiln", "glaze", "kiln"]
+
+
+def test_the_store_size_is_read_again_only_after_a_few_seconds():
+    reads = iter([1000, 2000])
+    cache = TermCounts(total_for_s=60)
+    assert cache.total(lambda: next(reads)) == 1000 and cache.total(lambda: next(reads)) == 1000  # not read again
+    fresh = TermCounts(total_for_s=0)
+    reads = iter([1000, 2000])
+    assert fresh.total(lambda: next(reads)) == 1000 and fresh.total(lambda: next(reads)) == 2000

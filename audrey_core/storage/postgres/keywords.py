@@ -67,15 +67,17 @@ class PostgresKeywords(SQLReads):
     def _term_rows(self, terms: Sequence[str]) -> tuple[dict[str, int], int]:
         """Rows matching each term (cached: :class:`~audrey_core.rules.keywords.TermCounts`), and all rows."""
         with self._side_read() as db:
-            # the planner's estimate (kept by ANALYZE and autovacuum) is enough to steer, and costs no scan
-            total = int(
-                db.execute(
+
+            def read_total() -> int:
+                # the planner's estimate (kept by ANALYZE and autovacuum) is enough to steer, and costs no scan
+                estimate = db.execute(
                     "SELECT GREATEST(reltuples, 0)::bigint FROM pg_class WHERE oid = to_regclass(?)", [FTS_TABLE]
                 ).fetchone()[0]
-                or 0
-            )
-            if total == 0:  # never analysed yet (a new or small table): count
-                total = int(db.execute(f"SELECT COUNT(*) FROM {FTS_TABLE}").fetchone()[0])
+                if not estimate:  # never analysed yet (a new or small table): count
+                    return int(db.execute(f"SELECT COUNT(*) FROM {FTS_TABLE}").fetchone()[0])
+                return int(estimate)
+
+            total = self._term_counts.total(read_total)
             query = f"SELECT COUNT(*) FROM {FTS_TABLE} WHERE document @@ to_tsquery('{TEXT_SEARCH_CONFIG}', ?)"
             counts = self._term_counts.get(
                 terms, total, lambda t: int(db.execute(query, [tsquery_any([t])]).fetchone()[0])
