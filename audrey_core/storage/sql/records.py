@@ -58,8 +58,9 @@ class SQLRecords(SQLDialect):
                 values = list(value)
                 if not values:
                     return []
-                clauses.append(f"{name} IN ({placeholders(values)})")
-                params.extend(encode_value(name, v) for v in values)
+                among, encoded = self._one_of(name, [encode_value(name, v) for v in values])
+                clauses.append(among)
+                params.extend(encoded)
             elif value is None:
                 clauses.append(f"{name} IS NULL")
             else:

@@ -121,13 +121,14 @@ class SQLTurns(SQLDialect):
         if not ids or not self._any_turns():
             return {}
         found: dict[str, TurnWindow] = {}
+        among, params = self._one_of("c.id", ids)
         with self._read() as db:
             rows = db.execute(
                 "SELECT c.id, c.speaker, n.id FROM episodes c LEFT JOIN episodes n ON n.agent = c.agent "
                 "AND n.session = c.session AND n.scope = c.scope AND n.turn BETWEEN c.turn - ? AND c.turn + ? "
-                f"AND n.id != c.id WHERE c.id IN ({placeholders(ids)}) "
+                f"AND n.id != c.id WHERE {among} "
                 "AND (c.session IS NOT NULL OR c.speaker IS NOT NULL) ORDER BY c.id, n.turn, n.id",
-                [int(before), int(after), *ids],
+                [int(before), int(after), *params],
             ).fetchall()
         for memory_id, speaker, neighbour in rows:
             window = found.setdefault(memory_id, TurnWindow(speaker, []))
