@@ -24,6 +24,7 @@ import tempfile
 import time
 from contextlib import closing
 from pathlib import Path
+from typing import Any
 from urllib.parse import quote
 
 import numpy as np
@@ -222,11 +223,12 @@ def encode_worker(path: str, process: int, count: int, barrier, results) -> None
         raise
 
 
-def run_processes(path: str, processes: int, count: int) -> list[dict]:
+def run_together(jobs: list[tuple[Any, tuple[Any, ...]]]) -> list[dict]:
+    """Start each ``(target, args)`` in a process of its own (``target(*args, barrier, results)``); they begin
+    together at the barrier and each puts one report (or ``{"error": ...}``) on ``results``. Their reports."""
     context = multiprocessing.get_context("spawn")
-    barrier = context.Barrier(processes)
-    results = context.Queue()
-    workers = [context.Process(target=encode_worker, args=(path, p, count, barrier, results)) for p in range(processes)]
+    barrier, results = context.Barrier(len(jobs)), context.Queue()
+    workers = [context.Process(target=target, args=(*args, barrier, results)) for target, args in jobs]
     for worker in workers:
         worker.start()
     reports = [results.get(timeout=3600) for _ in workers]
@@ -234,8 +236,12 @@ def run_processes(path: str, processes: int, count: int) -> list[dict]:
         worker.join()
     errors = [r["error"] for r in reports if "error" in r]
     if errors:
-        raise RuntimeError(f"encode workers failed: {errors}")
+        raise RuntimeError(f"workers failed: {errors}")
     return reports
+
+
+def run_processes(path: str, processes: int, count: int) -> list[dict]:
+    return run_together([(encode_worker, (path, p, count)) for p in range(processes)])
 
 
 def store_counts(query) -> dict:

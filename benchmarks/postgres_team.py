@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import multiprocessing
 import statistics
 import tempfile
 import time
@@ -42,7 +41,7 @@ from audrey_core.rules.recall_options import check_options
 from audrey_core.storage import VectorFilter
 
 from .bulk_load import BATCH, TURNS_PER_SESSION, chat_turns
-from .postgres import exact_top, fresh_schema, knn_plan, server_versions
+from .postgres import exact_top, fresh_schema, knn_plan, run_together, server_versions
 from .scale import CorpusEmbedder, queries
 from .timing import percentile
 
@@ -103,22 +102,6 @@ def writer(url: str, number: int, count: int, barrier: Any, results: Any) -> Non
     except BaseException as exc:
         results.put({"error": f"{type(exc).__name__}: {exc}"})
         raise
-
-
-def run_together(jobs: list[tuple[Any, tuple[Any, ...]]]) -> list[dict]:
-    """Start every job in its own process; they begin together at a barrier; their reports."""
-    context = multiprocessing.get_context("spawn")
-    barrier, results = context.Barrier(len(jobs)), context.Queue()
-    processes = [context.Process(target=target, args=(*args, barrier, results)) for target, args in jobs]
-    for process in processes:
-        process.start()
-    reports = [results.get(timeout=3600) for _ in processes]
-    for process in processes:
-        process.join()
-    errors = [r["error"] for r in reports if "error" in r]
-    if errors:
-        raise RuntimeError(f"clients failed: {errors}")
-    return reports
 
 
 def latency(reports: list[dict]) -> dict:

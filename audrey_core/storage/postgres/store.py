@@ -164,8 +164,9 @@ class PostgresStorage(
         if session is not None:
             yield session
             return
-        if self._replica is not None and getattr(self._local, "replica", False):
-            with self._replica.connection() as connection, self._driver_errors(self._replica_url):
+        replica = self._replica_here()
+        if replica is not None:
+            with replica.connection() as connection, self._driver_errors(self._replica_url):
                 yield Session(connection)
             return
         with self._pool.connection() as connection, self._driver_errors():
@@ -183,8 +184,13 @@ class PostgresStorage(
         finally:
             self._local.replica = before
 
+    def _replica_here(self) -> Any:
+        """The replica's pool when this thread's reads outside a transaction go there (inside
+        :meth:`replica_reads`), else None."""
+        return self._replica if getattr(self._local, "replica", False) else None
+
     def _alongside(self, search: Callable[..., Any]) -> Callable[..., Any]:
-        if self._replica is None or not getattr(self._local, "replica", False):
+        if self._replica_here() is None:
             return search
 
         def on_the_replica(*args: Any) -> Any:
