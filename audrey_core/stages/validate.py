@@ -38,6 +38,8 @@ from .judging import Verdicts, judge_pairs_safely
 
 log = logging.getLogger(__name__)
 
+CLAIMS_PER_CALL = 32  # statements whose claims one LLM call reads: a reply a model can give whole
+
 
 def neighbour_filter(ctx: StageContext, episode: Episodic, now: datetime) -> VectorFilter:
     """Where an episode's neighbours are searched: current claims of its scope. Without an LLM, a text longer than one
@@ -130,12 +132,19 @@ def validate_episodes(ctx: StageContext, episode_ids: Sequence[str]) -> None:
 
 
 def read_claims(ctx: StageContext, episodes: Sequence[Episodic]) -> dict[str, Episodic]:
-    """With an LLM, what each single statement among ``episodes`` states, typed, read in one call and stored with it
-    (an episode that has a claim keeps it). Returns the episodes that gained one. If the call fails, none does and an
-    ``error`` event says so: the pairs are judged as before."""
+    """With an LLM, what each single statement among ``episodes`` states, typed, read ``CLAIMS_PER_CALL`` to a call
+    and stored with it (an episode that has a claim keeps it). Returns the episodes that gained one. If a call fails,
+    none of its statements does and an ``error`` event says so: their pairs are judged as before."""
     unread = [e for e in episodes if e.claim is None and is_statement(e.content)]
-    if ctx.llm is None or not unread:
+    if ctx.llm is None:
         return {}
+    read: dict[str, Episodic] = {}
+    for first in range(0, len(unread), CLAIMS_PER_CALL):
+        read.update(_read_claims_of(ctx, unread[first : first + CLAIMS_PER_CALL]))
+    return read
+
+
+def _read_claims_of(ctx: StageContext, unread: Sequence[Episodic]) -> dict[str, Episodic]:
     listed = "\n".join(f"{n}. {' '.join(e.content.split())}" for n, e in enumerate(unread, 1))
     try:
         reply = ask(ctx.llm, CLAIM_EXTRACTION, statements=listed)

@@ -242,6 +242,22 @@ def test_a_failed_claim_reading_is_said_and_hides_nothing(db_path, placed, clock
         assert errors and brain.get(old).claim is None and brain.get(old).superseded_by is None
 
 
+def test_a_large_batch_has_its_claims_read_a_few_dozen_to_a_call(db_path, placed, clock):
+    def lives_in(messages):
+        listed = [line.partition(". ") for line in messages[-1]["content"].splitlines()[1:] if ". " in line]
+        return {"claims": [{"statement": int(n), "subject": text.split(" lives")[0], "attribute": "home city",
+                            "value": text.rsplit(" ", 1)[-1].rstrip("."), "single_valued": True}
+                           for n, _, text in listed if " lives in " in text]}  # fmt: skip
+
+    llm = ScriptedLLM({"claim_extraction": lives_in, "contradiction_check": {"relation": "unrelated", "reason": "?"}})
+    with Audrey(db_path, embedder=placed, llm=llm, config=CONFIG, clock=clock) as brain:
+        items = [{"content": placed.place(f"Person {n} lives in Leeds.", 0.2 + n / 100)} for n in range(40)]
+        ids = brain.encode_batch(items)
+        calls = [messages[-1]["content"] for messages in llm.calls_for("claim_extraction")]
+        assert [text.count(" lives in ") for text in calls] == [32, 8]  # one batch, two calls
+        assert all(brain.get(i).claim.subject == f"Person {n}" for n, i in enumerate(ids))
+
+
 def test_a_claim_key_gives_subject_and_attribute(db_path, placed, clock):
     with Audrey(db_path, embedder=placed, config=CONFIG, clock=clock) as brain:
         memory = brain.get(brain.encode("Ada lives in York.", key="ada.home_city"))

@@ -45,10 +45,10 @@ def judge_offline(
     change can only be a contradiction). ``strict`` (two observations rather than a principle) asks for the stronger
     evidence of :func:`~.conflict.update_signal` before calling a same-time pair a contradiction: bare numbers in two
     observations are often identifiers ("ticket 41", "ticket 42")."""
+    if similarity < (cfg.conflict_similarity if newer is None else cfg.update_similarity):
+        return None  # below the zone judged: most neighbours of a statement are
     context = context_difference(existing, incoming)
     if newer is None:
-        if similarity < cfg.conflict_similarity:
-            return None
         bare_existing, bare_incoming = _unqualified(existing, incoming, context)
         compare = update_signal if strict else detect_conflict
         conflict = compare(bare_existing, bare_incoming)
@@ -57,8 +57,6 @@ def judge_offline(
                 "contradicts", "heuristic", f"{conflict.kind}: {conflict.detail}"
             )
     else:
-        if similarity < cfg.update_similarity:
-            return None
         bare_existing, bare_incoming = _unqualified(existing, incoming, context)
         older, newest = (bare_existing, bare_incoming) if newer else (bare_incoming, bare_existing)
         signal = update_signal(older, newest)
