@@ -236,6 +236,13 @@ class ConsolidationConfig:
     """The fewest distinct source types a cluster needs: one source repeating itself is not evidence."""
     max_neighbors: int = 32
     """k of each clustering KNN query"""
+    ask_similarity: float = 0.25
+    """With an LLM: two episodes from this cosine join when it says they report the same lesson, instead of at
+    ``cluster_similarity`` (reports of one lesson in other words rarely reach 0.80 under a small model: median 0.44 in
+    ``benchmarks.lessons``; and two failures of one tool can pass it)."""
+    ask_neighbors: int = 12
+    """With an LLM: of each episode's nearest episodes (of its scope, not yet consolidated), how many it is asked
+    about; each pair is asked once, 16 pairs to a call."""
     interval_seconds: float | None = None
     """run consolidate() in the background this often"""
     episode_trigger: int | None = None
@@ -246,6 +253,8 @@ class ConsolidationConfig:
             raise ConfigurationError("cluster_similarity must lie in (0, 1]")
         if self.min_episodes < 1 or self.min_source_types < 1 or self.max_neighbors < 2:
             raise ConfigurationError("min_episodes, min_source_types >= 1 and max_neighbors >= 2")
+        if not 0.0 < self.ask_similarity <= self.cluster_similarity or self.ask_neighbors < 0:
+            raise ConfigurationError("need 0 < ask_similarity <= cluster_similarity and ask_neighbors >= 0")
         if self.confidence_target < 0:
             raise ConfigurationError("confidence_target must be >= 0")
         if self.interval_seconds is not None and self.interval_seconds <= 0:

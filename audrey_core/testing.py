@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from .errors import LLMError
-from .rules.prompts import CLAIM_EXTRACTION, CONTRADICTION_CHECK, CONTRADICTION_CHECK_BATCH
+from .rules.prompts import CLAIM_EXTRACTION, CONTRADICTION_CHECK, CONTRADICTION_CHECK_BATCH, SAME_LESSON
 
 _TOKEN = re.compile(r"[a-z0-9]+")
 
@@ -103,6 +103,8 @@ class ScriptedLLM:
                 reply = reply.pop(0) if len(reply) > 1 else (reply[0] if reply else None)
         if reply is None and name == CLAIM_EXTRACTION.name:
             reply = {"claims": []}  # reading typed claims is optional: unscripted, it reads none
+        if reply is None and name == SAME_LESSON.name:  # grouping is optional too: unscripted, it joins nothing
+            reply = {"judgements": [{"pair": n, "same": False} for n, _, _ in lesson_pairs(messages)]}
         if reply is None:
             raise LLMError(f"ScriptedLLM has no reply for prompt {name!r}")
         if callable(reply):
@@ -123,6 +125,12 @@ class ScriptedLLM:
                 return text  # a scripted non-JSON reply stays one: the caller's parser refuses it
             judgements.append({**reply, "memory": int(number)})
         return json.dumps({"judgements": judgements})
+
+
+def lesson_pairs(messages: list[dict[str, str]]) -> list[tuple[int, str, str]]:
+    """The numbered pairs of observations a ``same_lesson`` request asks about: (number, A, B), for scripted replies."""
+    listed = messages[-1]["content"]
+    return [(int(n), a, b) for n, a, b in re.findall(r"^(\d+)\. A: (.*)\n   B: (.*)$", listed, flags=re.MULTILINE)]
 
 
 class ManualClock:

@@ -1,6 +1,6 @@
 """Lessons learned from experience (issue 46): does a lesson met three times in other words become a principle?
 
-    python -m benchmarks.lessons [--set dev|blind] [--misses]
+    python -m benchmarks.lessons [--set dev|blind] [--misses] [--judge none|perfect]
 
 The lessons of ``benchmarks.lesson_cases`` (each met three times in other words, observed directly, reported by a
 tool and told by the user; beside it another failure of the same tool or service) and 300 routine notes of the same
@@ -18,6 +18,9 @@ Reported:
 * separable: the share of lessons whose reports are joined (their two closest pairs) at a higher cosine than any
   other memory told reaches to one of them: the most any rule on these cosines alone could cluster without mixing.
 
+``--judge perfect``: the same with an LLM configured, scripted from the labels (:func:`perfect_judge`): what the LLM
+path of clustering reaches when the model groups as well as a person would; its calls and pairs are reported.
+
 ``dev`` may be tuned on; ``blind`` (``benchmarks/lesson_cases/frozen_blind.py``, frozen by a hash) is run once, when
 the work is done. Prints a table and a JSON line.
 """
@@ -27,6 +30,7 @@ from __future__ import annotations
 import argparse
 import json
 import random
+import re
 import statistics
 import tempfile
 from datetime import datetime, timezone
@@ -38,7 +42,7 @@ import numpy as np
 from audrey_core import Audrey, AudreyConfig
 from audrey_core.config import ValidationConfig
 from audrey_core.providers.embedding import embed_texts
-from audrey_core.testing import ManualClock
+from audrey_core.testing import ManualClock, ScriptedLLM, lesson_pairs
 
 from . import embedders
 from .lesson_cases import DEVELOPMENT_LESSONS, FROZEN_BLIND_LESSONS, Lesson, distractors
@@ -47,7 +51,28 @@ SETS = {"dev": DEVELOPMENT_LESSONS, "blind": FROZEN_BLIND_LESSONS}
 TOP = 3
 
 
-def run(lessons: tuple[Lesson, ...], embedder, misses: bool) -> dict:
+def perfect_judge(told: list[tuple[str, str, str]]) -> ScriptedLLM:
+    """An LLM that groups as the labels do: two reports of one lesson are the same lesson; a hard negative, a routine
+    note or another lesson is not. The principle it writes is its first observation's text (a stand-in), and it
+    finds every pair validation asks about unrelated."""
+    key_of = {" ".join(text.split()): key for key, _, text in told}
+    lessons = {key for key, _, _ in told if key != "distractor" and not key.startswith("negative:")}
+
+    def same_lesson(messages):
+        same = [(n, key_of.get(a) == key_of.get(b) and key_of.get(a) in lessons) for n, a, b in lesson_pairs(messages)]
+        return {"judgements": [{"pair": n, "same": verdict} for n, verdict in same]}
+
+    def principle(messages):
+        first = re.search(r"^- \[[^\]]*\] (.*)$", messages[-1]["content"], flags=re.MULTILINE)
+        return {"principle": first.group(1) if first else "?", "evidence_diverse": True}
+
+    unrelated = {"relation": "unrelated", "reason": "scripted"}
+    return ScriptedLLM(
+        {"same_lesson": same_lesson, "principle_extraction": principle, "contradiction_check": unrelated}
+    )
+
+
+def run(lessons: tuple[Lesson, ...], embedder, misses: bool, judge: str = "none") -> dict:
     told: list[tuple[str, str, str]] = [("distractor", source, text) for source, text in distractors()]
     for lesson in lessons:
         told += [(lesson.key, source, text) for source, text in lesson.reports]
@@ -55,10 +80,13 @@ def run(lessons: tuple[Lesson, ...], embedder, misses: bool) -> dict:
     random.Random(46).shuffle(told)
     clock = ManualClock(datetime(2025, 1, 6, 9, tzinfo=timezone.utc))
     config = AudreyConfig(validation=ValidationConfig(background=False))
+    llm = perfect_judge(told) if judge == "perfect" else None
     owner: dict[str, str] = {}
     with (
         tempfile.TemporaryDirectory(prefix="audrey-lessons-") as folder,
-        Audrey(Path(folder) / "lessons.db", agent="ops", embedder=embedder, clock=clock, config=config) as brain,
+        Audrey(
+            Path(folder) / "lessons.db", agent="ops", embedder=embedder, clock=clock, config=config, llm=llm
+        ) as brain,
     ):
         for key, source, text in told:
             owner[brain.encode(text, source=source)] = key
@@ -99,6 +127,9 @@ def run(lessons: tuple[Lesson, ...], embedder, misses: bool) -> dict:
         "report_cosine_max": round(max(cosines), 3),
         "separable": round(100 * separable / len(lessons), 1),
         "run_status": consolidation.status,
+        "judge": judge,
+        "grouping_calls": len(llm.calls_for("same_lesson")) if llm else 0,
+        "pairs_asked": sum(m[-1]["content"].count("\n   B: ") for m in llm.calls_for("same_lesson")) if llm else 0,
     }
 
 
@@ -138,10 +169,17 @@ def main(argv: list[str] | None = None) -> dict:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--set", choices=sorted(SETS), default="dev", help="blind: the frozen set, run once")
     parser.add_argument("--misses", action="store_true", help="print lessons without a principle and mixed ones")
+    parser.add_argument(
+        "--judge",
+        choices=("none", "perfect"),
+        default="none",
+        help="perfect: an LLM scripted from the labels groups the reports (what the LLM path can reach)",
+    )
     embedders.add_option(parser)
     args = parser.parse_args(argv)
-    row = run(SETS[args.set], embedders.named(args.embedder), args.misses)
-    print(f"\nLessons met three times in other words ({args.set}; offline, local model); shares in %")
+    row = run(SETS[args.set], embedders.named(args.embedder), args.misses, args.judge)
+    how = "offline" if args.judge == "none" else f"a {args.judge} LLM judge, {row['grouping_calls']} grouping calls"
+    print(f"\nLessons met three times in other words ({args.set}; {how}; local model); shares in %")
     header = ("lessons", "principles", "formed", "mixed", "routine", f"top {TOP}", "cos median", "cos min", "cos max")
     cells = ("lessons", "principles", "formed", "mixed", "routine", "top3", "report_cosine_median", "report_cosine_min")
     print("".join(f"{h:>12}" for h in (*header, "separable")))

@@ -1,5 +1,5 @@
-"""Audrey on OpenAI (or any OpenAI-compatible server): OpenAI embeddings, and an LLM that judges contradictions and
-extracts principles.
+"""Audrey on OpenAI (or any OpenAI-compatible server): OpenAI embeddings, and an LLM that judges contradictions,
+groups the reports of one lesson and extracts principles.
 
 Needs OPENAI_API_KEY; set OPENAI_BASE_URL for a compatible server, AUDREY_EMBEDDING_MODEL / AUDREY_LLM_MODEL to pick
 models (defaults text-embedding-3-small and gpt-4o-mini). Without a key it says so and exits 0.

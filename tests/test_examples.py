@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from audrey_core.testing import lesson_pairs
+
 from .fake_openai import FakeOpenAIServer, requires_openai
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
@@ -49,10 +51,20 @@ def test_stripe_demo_offline():
 
 
 @pytest.mark.slow
+def same_lesson_when_both_say(word: str, messages) -> str:
+    """A model's grouping reply: two observations are one lesson when both say ``word`` (the 429 reports)."""
+    import json
+
+    same = [{"pair": n, "same": word in a and word in b} for n, a, b in lesson_pairs(messages)]
+    return json.dumps({"judgements": same})
+
+
 def test_stripe_demo_with_an_openai_compatible_llm():
     import json
 
     def chat(messages):
+        if messages[0]["content"].startswith("[audrey:same_lesson]"):
+            return same_lesson_when_both_say("429", messages)
         if messages[0]["content"].startswith("[audrey:principle_extraction]"):
             return json.dumps(
                 {
@@ -108,6 +120,8 @@ def test_openai_provider_against_a_compatible_server():
     def chat(messages):
         if messages[0]["content"].startswith("[audrey:principle_extraction]"):
             return json.dumps({"principle": "Stripe throttles above 100 requests per second", "evidence_diverse": True})
+        if messages[0]["content"].startswith("[audrey:same_lesson]"):
+            return same_lesson_when_both_say("429", messages)
         return json.dumps(
             {
                 "relation": "context_dependent",

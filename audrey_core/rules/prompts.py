@@ -165,6 +165,36 @@ CLAIM_EXTRACTION = Prompt(
     response_model=TypedClaims,
 )
 
+
+class SameLesson(BaseModel):
+    """Whether the two observations of one numbered pair report the same lesson."""
+
+    pair: int = Field(description="the number of the pair")
+    same: bool = Field(description="true only if both report the same failure or fact with the same cause")
+    reason: str = ""
+
+
+class SameLessons(BaseModel):
+    """One answer per numbered pair."""
+
+    judgements: list[SameLesson]
+
+
+SAME_LESSON = Prompt(
+    name="same_lesson",
+    system=(
+        "You group an AI agent's observations by the lesson they teach before its memories are consolidated into "
+        "principles. Two observations report the same lesson when they describe the same failure or fact with the "
+        "same cause, however differently worded and whoever reported it (the agent seeing a symptom, a tool's error "
+        "message, the user explaining). Two failures of one tool or service with different causes (a revoked key and "
+        "a rate limit, a size limit and a timeout) are different lessons; so are two routine events that merely look "
+        "alike. For each numbered pair, say whether both observations report the same lesson; when unsure, say false."
+    ),
+    user="Pairs of observations:\n{pairs}",
+    response_model=SameLessons,
+)
+
 PROMPTS: dict[str, Prompt] = {
-    p.name: p for p in (CONTRADICTION_CHECK, CONTRADICTION_CHECK_BATCH, PRINCIPLE_EXTRACTION, CLAIM_EXTRACTION)
+    p.name: p
+    for p in (CONTRADICTION_CHECK, CONTRADICTION_CHECK_BATCH, PRINCIPLE_EXTRACTION, CLAIM_EXTRACTION, SAME_LESSON)
 }

@@ -1,8 +1,9 @@
 """CONSOLIDATE: the sleep cycle that turns clusters of episodes into principles (seed 002 step 3, seed 000 §5).
 
 A run (1) plans: it takes the agent's unconsolidated episodes, clusters them with one KNN query per episode plus
-union-find at ``cluster_similarity``, keeps the clusters that qualify (adaptive minimum size, independent evidence
-from at least ``min_source_types`` source types, never only model-generated) and records that plan in the run;
+union-find at ``cluster_similarity`` (with an LLM: the pairs it says report one lesson, from a lower cosine), keeps the
+clusters that qualify (adaptive minimum size, independent evidence from at least ``min_source_types`` source types,
+never only model-generated) and records that plan in the run;
 (2) promotes each planned cluster in one transaction: extract a principle (LLM, or the cluster's medoid), check it
 against existing knowledge like validation does, write it with its evidence and causal links, mark its episodes
 consolidated. Output ids derive from the cluster's episode ids, so a run that dies at any step and is resumed (the
@@ -11,6 +12,7 @@ next ``consolidate()`` picks it up) neither duplicates nor loses anything.
 
 from __future__ import annotations
 
+import logging
 import math
 from collections import Counter
 from collections.abc import Callable, Sequence
@@ -20,6 +22,7 @@ from typing import Any
 import numpy as np
 
 from ..config import ConsolidationConfig
+from ..errors import LLMError
 from ..ids import deterministic_id, new_ulid
 from ..models import ConsolidationRun, Episodic, Memory, Procedural, Semantic
 from ..providers.embedding import embed_texts
@@ -29,7 +32,7 @@ from ..rules.confidence import memory_confidence
 from ..rules.expiry import expired
 from ..rules.judgement import Decision, decide
 from ..rules.lineage import independent
-from ..rules.prompts import PRINCIPLE_EXTRACTION
+from ..rules.prompts import PRINCIPLE_EXTRACTION, SAME_LESSON
 from ..rules.union_find import UnionFind
 from ..states import CLAIM_STATES
 from ..storage import VectorFilter
@@ -39,29 +42,79 @@ from .judging import judge_safely
 from .records import run_within
 from .undo import snapshot
 
+log = logging.getLogger(__name__)
+
 EPISODE_STATES = ("active", "context_dependent")
+PAIRS_PER_CALL = 16  # pairs of episodes one grouping call asks about
 
 
 def cluster_ids(ctx: StageContext, episodes: Sequence[Episodic], vectors: dict[str, np.ndarray]) -> list[list[str]]:
-    """Clusters of episode ids: N KNN queries among unconsolidated episodes, joined at ``cluster_similarity``."""
+    """Clusters of episode ids: N KNN queries among unconsolidated episodes, joined at ``cluster_similarity``; with an
+    LLM, the pairs it says report the same lesson, asked of each episode's ``ask_neighbors`` nearest from
+    ``ask_similarity`` (:func:`same_lessons`)."""
     cfg = ctx.config.consolidation
     ids = [e.id for e in episodes if e.id in vectors]
     members = set(ids)
     scope_of = {e.id: e.scope for e in episodes}
     sets = UnionFind(ids)
+    floor = cfg.cluster_similarity if ctx.llm is None else cfg.ask_similarity
+    asked: dict[tuple[str, str], None] = {}  # pairs for the LLM, in the order met, each once
     where = VectorFilter(agent=ctx.agent, memory_types=("episodic",), states=EPISODE_STATES, consolidated=False)
     for episode_id in ids:
+        near = 0
         for hit in ctx.storage.knn(vectors[episode_id], cfg.max_neighbors, where):
-            if hit.similarity < cfg.cluster_similarity:
+            if hit.similarity < floor:
                 break  # hits come nearest first
+            other = hit.memory_id
             # Never across scopes: one user's episodes must not become a principle with another's.
-            if (
-                hit.memory_id in members
-                and hit.memory_id != episode_id
-                and scope_of[hit.memory_id] == scope_of[episode_id]
-            ):
-                sets.union(episode_id, hit.memory_id)
+            if other not in members or other == episode_id or scope_of[other] != scope_of[episode_id]:
+                continue
+            if ctx.llm is None:
+                sets.union(episode_id, other)
+            elif near < cfg.ask_neighbors:  # it decides near-copies too: two limits of one tool read alike
+                asked.setdefault((min(episode_id, other), max(episode_id, other)), None)
+            near += 1
+    if asked:
+        same_lessons(ctx, list(asked), {e.id: e.content for e in episodes}, sets)
     return sets.groups()
+
+
+def same_lessons(
+    ctx: StageContext, pairs: Sequence[tuple[str, str]], texts: dict[str, str], sets: UnionFind
+) -> list[tuple[str, str]]:
+    """Join in ``sets`` the pairs the LLM says report the same lesson, and return them; asked ``PAIRS_PER_CALL`` to a
+    call, and a pair already joined through others is not asked. Precision first: a call that fails (an error,
+    malformed JSON, a refusal, a timeout) or leaves a pair out joins none of its pairs, and an ``error`` event says
+    so."""
+    same: list[tuple[str, str]] = []
+    waiting = iter(pairs)
+    while True:
+        batch = []
+        for a, b in waiting:
+            if sets.find(a) != sets.find(b):
+                batch.append((a, b))
+                if len(batch) == PAIRS_PER_CALL:
+                    break
+        if not batch:
+            break
+        listed = "\n".join(
+            f"{n}. A: {' '.join(texts[a].split())}\n   B: {' '.join(texts[b].split())}"
+            for n, (a, b) in enumerate(batch, 1)
+        )
+        try:
+            reply = ask(ctx.llm, SAME_LESSON, pairs=listed)
+            answers = {j.pair: j.same for j in reply.judgements}
+            if set(answers) != set(range(1, len(batch) + 1)):
+                raise LLMError(f"{model_name_of(ctx.llm)} answered pairs {sorted(answers)} of 1..{len(batch)}")
+        except LLMError as exc:
+            log.warning("LLM grouping failed (%s); its %d pairs stay apart", exc, len(batch))
+            ctx.emit("error", {"event": "consolidation", "error": exc})
+            continue
+        for n, (a, b) in enumerate(batch, 1):
+            if answers[n]:
+                sets.union(a, b)
+                same.append((a, b))
+    return same
 
 
 def cluster_variance(matrix: np.ndarray) -> float:

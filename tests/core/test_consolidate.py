@@ -15,6 +15,7 @@ import pytest
 from audrey_core import (
     Audrey,
     AudreyConfig,
+    ConfigurationError,
     ConsolidationConfig,
     InvalidInputError,
     NotFoundError,
@@ -26,7 +27,7 @@ from audrey_core.rules.prompts import PRINCIPLE_EXTRACTION
 from audrey_core.rules.union_find import UnionFind
 from audrey_core.stages import consolidate as consolidate_stage
 from audrey_core.stages.consolidate import cluster_variance, minimum_size
-from audrey_core.testing import ScriptedLLM
+from audrey_core.testing import ScriptedLLM, lesson_pairs
 
 from .helpers import REPO, SOURCES3, add_derived, three_topics
 from .vectors import PlacedEmbedder
@@ -102,6 +103,80 @@ def test_cluster_similarity_boundary(db_path, placed, clock, similarity, joined)
         vectors = brain.vectors([a, b])
         groups = consolidate_stage.cluster_ids(brain._context, episodes, vectors)
     assert (groups == [[a, b]]) == joined
+
+
+# -- an LLM groups reports of one lesson in other words ------------------------------------------------------------
+
+LESSON = ["L1 uploads over 5 MB fail", "L1 the tool said: 413 payload too large", "L1 the user: S3 caps our uploads"]
+NEGATIVE = "L2 the tool said: 403 expired credentials on upload"  # another failure of the same tool
+
+
+def same_lesson_judge(messages):
+    """A judge that knows the labels: the same lesson when both texts carry one label."""
+    same = [(n, a.split()[0] == b.split()[0]) for n, a, b in lesson_pairs(messages)]
+    return {"judgements": [{"pair": n, "same": verdict} for n, verdict in same]}
+
+
+def every_pair_the_same(messages):
+    return {"judgements": [{"pair": n, "same": True} for n, _, _ in lesson_pairs(messages)]}
+
+
+def tell_lesson(brain, placed, at=0.7):
+    """Three reports at ``at`` to one direction (so at*at to each other, under cluster_similarity) from three
+    sources, and a hard negative as near."""
+    told = [brain.encode(placed.place(text, at), source=s) for text, s in zip(LESSON, SOURCES3)]
+    negative = brain.encode(placed.place(NEGATIVE, at), source="tool-result")
+    return told, negative
+
+
+def test_an_llm_joins_reports_of_one_lesson_in_other_words_and_keeps_another_failure_apart(db_path, placed, clock):
+    extraction = {"principle": "Uploads cap at 5 MB", "evidence_diverse": True}
+    llm = ScriptedLLM({"same_lesson": same_lesson_judge, "principle_extraction": extraction})
+    with open_brain(db_path, placed, clock, llm=llm) as brain:
+        told, negative = tell_lesson(brain, placed)
+        brain.encode("far away", source="told-by-user")  # below ask_similarity to everything: never asked
+        run = brain.consolidate()
+        (principle,) = [brain.get(i) for i in run.output_memory_ids]
+        assert sorted(principle.evidence_episode_ids) == sorted(told) and negative not in principle.evidence_episode_ids
+        asked = "".join(m[-1]["content"] for m in llm.calls_for("same_lesson"))
+        assert asked.count(" A: ") == 6 and "far away" not in asked  # the 4 choose 2 pairs, each once
+
+
+def test_the_grouping_settings_are_checked():
+    with pytest.raises(ConfigurationError, match="ask_similarity"):
+        ConsolidationConfig(ask_similarity=0.9)  # above cluster_similarity
+    with pytest.raises(ConfigurationError, match="ask_neighbors"):
+        ConsolidationConfig(ask_neighbors=-1)
+
+
+def test_offline_the_same_reports_stay_apart(db_path, placed, clock):
+    with open_brain(db_path, placed, clock) as brain:
+        tell_lesson(brain, placed)
+        assert not brain.consolidate().output_memory_ids  # 0.49 < 0.80: similarity alone cannot tell
+
+
+def timeout(messages):
+    raise TimeoutError("the model server did not answer in 30 s")
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        '{"judgements": [{"pair": 1, "same": tr',
+        "I'm sorry, but I can't help with grouping these observations.",
+        timeout,
+        {"judgements": [{"pair": 1, "same": True}]},  # five of the six pairs left out
+    ],
+    ids=["malformed JSON", "a refusal", "a timeout", "pairs left out"],
+)
+def test_a_failed_grouping_joins_nothing_and_says_so(db_path, placed, clock, reply):
+    llm = ScriptedLLM({"same_lesson": reply})
+    with open_brain(db_path, placed, clock, llm=llm) as brain:
+        errors = []
+        brain.on("error", errors.append)
+        tell_lesson(brain, placed)
+        assert not brain.consolidate().output_memory_ids
+        assert [e["event"] for e in errors] == ["consolidation"]
 
 
 def test_the_adaptive_minimum_at_its_boundary(db_path, placed, clock):
@@ -207,7 +282,7 @@ def test_llm_extraction_one_call_per_qualifying_cluster(db_path, placed, clock):
             "link_type": "causal",
         },
     ]
-    llm = ScriptedLLM({"principle_extraction": replies})
+    llm = ScriptedLLM({"principle_extraction": replies, "same_lesson": every_pair_the_same})
     second = PlacedEmbedder(dimensions=256)
     with open_brain(db_path, placed, clock, llm=llm) as brain:
         for i, s in enumerate(SOURCES3):
