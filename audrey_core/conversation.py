@@ -123,6 +123,16 @@ def disputed(result: RecallResult) -> str:
     return "".join(parts)
 
 
+def _backing(result: RecallResult) -> str:
+    """What backs a result, when more than itself: a principle is a lesson learned from its episodes; an episode has
+    the reports that restate it."""
+    if result.evidence_count <= 1:
+        return ""
+    if result.memory_type == "episodic":
+        return f", {result.evidence_count} reports"
+    return f", lesson learned from {result.evidence_count} episodes"
+
+
 def render_memories(
     results: Sequence[RecallResult],
     header: str | None = MEMORY_HEADER,
@@ -131,13 +141,14 @@ def render_memories(
     show_ids: bool = False,
 ) -> str:
     """Recalled memories as a prompt block, best first: ``- [confidence, source, type, date observed] content``
-    (``N reports`` when restatements or evidence back it, ``said by X`` for a named speaker's turn: a role's is
+    (``N reports`` when restatements back an episode, ``lesson learned from N episodes`` for a principle, ``said by
+    X`` for a named speaker's turn: a role's is
     in its source) and the other sides of any open contradiction or context
     pair with their dates. ``""`` when there is nothing to show."""
     lines = []
     for r in results:
         labels = f"{r.confidence:.2f}, {r.source}" + (f", {r.memory_type}" if show_type else "")
-        labels += f", {r.observed_at:%Y-%m-%d}" + (f", {r.evidence_count} reports" if r.evidence_count > 1 else "")
+        labels += f", {r.observed_at:%Y-%m-%d}" + _backing(r)
         labels += f", said by {r.speaker}" if r.speaker and r.speaker not in ROLE_SPEAKERS.values() else ""
         lead = f"{r.id} " if show_ids else "- "
         lines.append(f"{lead}[{labels}] {r.content}{disputed(r)}")

@@ -12,7 +12,8 @@ Reported:
 * mixed principles: principles whose evidence holds episodes of two lessons, or of a lesson and a hard negative or a
   routine note (principles of routine notes alone are counted apart: the notes repeat, as every service's new alert);
 * lesson in the top 3 for the task: the share of tasks whose top 3 results hold the lesson's principle or one of its
-  reports;
+  reports; principle first: of the lessons with a principle, the share whose principle comes before each of its
+  reports in the task's first 10 results;
 * the cosine between two reports of one lesson under the model (median, lowest, highest): what clustering must
   reach;
 * separable: the share of lessons whose reports are joined (their two closest pairs) at a higher cosine than any
@@ -49,6 +50,7 @@ from .lesson_cases import DEVELOPMENT_LESSONS, FROZEN_BLIND_LESSONS, Lesson, dis
 
 SETS = {"dev": DEVELOPMENT_LESSONS, "blind": FROZEN_BLIND_LESSONS}
 TOP = 3
+FIRST_AMONG = 10  # results read to see whether a lesson's principle comes before its reports
 
 
 def perfect_judge(told: list[tuple[str, str, str]]) -> ScriptedLLM:
@@ -105,11 +107,13 @@ def run(lessons: tuple[Lesson, ...], embedder, misses: bool, judge: str = "none"
                     print(f"  mixed: {sorted(keys)}: {principle.content[:90]!r}")
             elif sum(owner.get(e) in keys for e in principle.evidence_episode_ids) >= 2:
                 formed |= keys
-        top = 0
+        top = first = 0
         for lesson in lessons:
             found = brain.recall(lesson.task, limit=TOP)
+            top += any(owner.get(r.id) == lesson.key or _rests_on(brain, r.id, lesson.key, owner) for r in found)
+            found = brain.recall(lesson.task, limit=FIRST_AMONG)
             mine = [r for r in found if owner.get(r.id) == lesson.key or _rests_on(brain, r.id, lesson.key, owner)]
-            top += bool(mine)
+            first += bool(mine) and mine[0].memory_type != "episodic"
             if misses and lesson.key not in formed:
                 print(f"  no principle: {lesson.key}")
     cosines = _report_cosines(lessons, embedder)
@@ -122,6 +126,7 @@ def run(lessons: tuple[Lesson, ...], embedder, misses: bool, judge: str = "none"
         "mixed": mixed,
         "routine": routine,
         "top3": round(100 * top / len(lessons), 1),
+        "principle_first": round(100 * first / len(formed), 1) if formed else None,
         "report_cosine_median": round(statistics.median(cosines), 3),
         "report_cosine_min": round(min(cosines), 3),
         "report_cosine_max": round(max(cosines), 3),
@@ -180,10 +185,10 @@ def main(argv: list[str] | None = None) -> dict:
     row = run(SETS[args.set], embedders.named(args.embedder), args.misses, args.judge)
     how = "offline" if args.judge == "none" else f"a {args.judge} LLM judge, {row['grouping_calls']} grouping calls"
     print(f"\nLessons met three times in other words ({args.set}; {how}; local model); shares in %")
-    header = ("lessons", "principles", "formed", "mixed", "routine", f"top {TOP}", "cos median", "cos min", "cos max")
-    cells = ("lessons", "principles", "formed", "mixed", "routine", "top3", "report_cosine_median", "report_cosine_min")
-    print("".join(f"{h:>12}" for h in (*header, "separable")))
-    print("".join(f"{row[c]:>12}" for c in (*cells, "report_cosine_max", "separable")))
+    header = ("lessons", "principles", "formed", "mixed", "routine", f"top {TOP}", "first", "cos median", "cos min")
+    cells = ("lessons", "principles", "formed", "mixed", "routine", "top3", "principle_first", "report_cosine_median")
+    print("".join(f"{h:>12}" for h in (*header, "cos max", "separable")))
+    print("".join(f"{row[c]!s:>12}" for c in (*cells, "report_cosine_min", "report_cosine_max", "separable")))
     result = {"benchmark": "lessons", "set": args.set, **row}
     print(json.dumps(result))
     return result

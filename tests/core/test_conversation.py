@@ -1,5 +1,7 @@
 """The conversation helpers both adapters share, and the whole-store calls that replaced "list a million"."""
 
+from dataclasses import replace
+
 import pytest
 
 from audrey_core import SOURCES, STATES, Audrey
@@ -74,6 +76,12 @@ def test_rendering_shows_confidence_source_type_and_disagreement(tmp_path):
     assert f"told-by-user, episodic, {day}] the deploy" in block
     assert render_memories(results, None, show_type=False, show_ids=True).startswith(f"{mid} [")
     assert render_memories([]) == ""
+    restated, principle = (
+        replace(results[0], evidence_count=2),
+        replace(results[0], memory_type="semantic", evidence_count=3),
+    )
+    assert f"episodic, {day}, 2 reports] the deploy" in render_memories([restated])
+    assert f"semantic, {day}, lesson learned from 3 episodes] the deploy" in render_memories([principle])
 
 
 def test_iter_memories_and_forget_all_reach_every_state_within_the_instance(tmp_path):
