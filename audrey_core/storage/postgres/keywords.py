@@ -4,7 +4,8 @@
 common name matched tens of thousands of rows at 100k). So the candidates come from the rarest terms first, through
 the GIN index, until about ``IndexConfig.keyword_candidates`` rows are in, and from the rows holding two of the other
 terms together (:func:`common_pairs`: 85% of the full ranking's top 10 from the rarest terms alone at 100k LoCoMo
-turns, 99.5% with the pairs, for 1.5 ms more); those are ranked over every term. A term
+turns, 99.5% with the pairs, for 1.5 ms more); those are ranked over every term. When even the rarest term holds more
+than the budget (a common name at 1M), its pairs with the others lead instead of its every row. A term
 found in more than half the rows is left out (it says little, as BM25's IDF would say). When the filters leave fewer
 than ``k`` candidates, the next rarer-first terms join, until every term is in: then the answer is the full ranking.
 """
@@ -65,7 +66,8 @@ class PostgresKeywords(SQLReads):
         """A connection for a read beside the main one (committed data only)."""
 
     def _term_rows(self, terms: Sequence[str]) -> tuple[dict[str, int], int]:
-        """Rows matching each term (cached: :class:`~audrey_core.rules.keywords.TermCounts`), and all rows."""
+        """Rows matching each term (cached: :class:`~audrey_core.rules.keywords.TermCounts`), and all rows; both as
+        the planner estimates them, but a term it finds rare, counted (up to one row past the candidate budget)."""
         with self._side_read() as db:
 
             def read_total() -> int:
@@ -78,10 +80,22 @@ class PostgresKeywords(SQLReads):
                 return int(estimate)
 
             total = self._term_counts.total(read_total)
-            query = f"SELECT COUNT(*) FROM {FTS_TABLE} WHERE document @@ to_tsquery('{TEXT_SEARCH_CONFIG}', ?)"
-            counts = self._term_counts.get(
-                terms, total, lambda t: int(db.execute(query, [tsquery_any([t])]).fetchone()[0])
-            )
+            matching = f"FROM {FTS_TABLE} WHERE document @@ to_tsquery('{TEXT_SEARCH_CONFIG}', ?)"
+            budget = self.index_config.keyword_candidates
+
+            def count(term: str) -> int:
+                # The planner's estimate from the column's statistics costs no scan (a COUNT of a common term took
+                # 28 ms at 1M rows, 220 ms at worst); but every lexeme outside the statistics' most common ones gets
+                # one small estimate, which cannot tell 2 rows from 2,000: those are counted, up to past the budget.
+                query = tsquery_any([term])
+                plan = db.execute(f"EXPLAIN (FORMAT JSON) SELECT 1 {matching}", [query]).fetchone()[0]
+                estimate = int(plan[0]["Plan"]["Plan Rows"])
+                if estimate > budget:
+                    return estimate
+                counted = f"SELECT COUNT(*) FROM (SELECT 1 {matching} LIMIT ?) AS rows"
+                return int(db.execute(counted, [query, budget + 1]).fetchone()[0])
+
+            counts = self._term_counts.get(terms, total, count)
         return counts, total
 
     def keyword_search(self, terms: Sequence[str], k: int, where: VectorFilter) -> list[KeywordHit]:
@@ -116,11 +130,14 @@ class PostgresKeywords(SQLReads):
             leading: list[str] = []
             rows_in = 0
             for term in ordered:  # the rarest terms first, until the budget is spent
-                if leading and rows_in + counts[term] > budget:
+                if rows_in + counts[term] > budget:
                     break
                 leading.append(term)
                 rows_in += counts[term]
             pairs = common_pairs(ordered[len(leading) :], counts, total, budget)
+            if not leading and not pairs:  # even the rarest term holds too many rows, and no pair is few enough
+                leading = ordered[:1]
+                pairs = common_pairs(ordered[1:], counts, total, budget)
             with self._side_read() as db:
                 rows = db.execute(
                     f"WITH q AS (SELECT to_tsquery('{TEXT_SEARCH_CONFIG}', ?) AS query), "
