@@ -109,10 +109,12 @@ def run(lessons: tuple[Lesson, ...], embedder, misses: bool, judge: str = "none"
                 formed |= keys
         top = first = 0
         for lesson in lessons:
-            found = brain.recall(lesson.task, limit=TOP)
-            top += any(owner.get(r.id) == lesson.key or _rests_on(brain, r.id, lesson.key, owner) for r in found)
-            found = brain.recall(lesson.task, limit=FIRST_AMONG)
-            mine = [r for r in found if owner.get(r.id) == lesson.key or _rests_on(brain, r.id, lesson.key, owner)]
+
+            def of_lesson(memory_id: str, key: str = lesson.key) -> bool:
+                return owner.get(memory_id) == key or _rests_on(brain, memory_id, key, owner)
+
+            top += any(of_lesson(r.id) for r in brain.recall(lesson.task, limit=TOP))
+            mine = [r for r in brain.recall(lesson.task, limit=FIRST_AMONG) if of_lesson(r.id)]
             first += bool(mine) and mine[0].memory_type != "episodic"
             if misses and lesson.key not in formed:
                 print(f"  no principle: {lesson.key}")

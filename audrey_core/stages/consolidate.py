@@ -79,14 +79,10 @@ def cluster_ids(ctx: StageContext, episodes: Sequence[Episodic], vectors: dict[s
     return sets.groups()
 
 
-def same_lessons(
-    ctx: StageContext, pairs: Sequence[tuple[str, str]], texts: dict[str, str], sets: UnionFind
-) -> list[tuple[str, str]]:
-    """Join in ``sets`` the pairs the LLM says report the same lesson, and return them; asked ``PAIRS_PER_CALL`` to a
-    call, and a pair already joined through others is not asked. Precision first: a call that fails (an error,
-    malformed JSON, a refusal, a timeout) or leaves a pair out joins none of its pairs, and an ``error`` event says
-    so."""
-    same: list[tuple[str, str]] = []
+def same_lessons(ctx: StageContext, pairs: Sequence[tuple[str, str]], texts: dict[str, str], sets: UnionFind) -> None:
+    """Join in ``sets`` the pairs the LLM says report the same lesson, asked ``PAIRS_PER_CALL`` to a call; a pair
+    already joined through others is not asked. Precision first: a call that fails (an error, malformed JSON, a
+    refusal, a timeout) or leaves a pair out joins none of its pairs, and an ``error`` event says so."""
     waiting = iter(pairs)
     while True:
         batch = []
@@ -113,8 +109,6 @@ def same_lessons(
         for n, (a, b) in enumerate(batch, 1):
             if answers[n]:
                 sets.union(a, b)
-                same.append((a, b))
-    return same
 
 
 def cluster_variance(matrix: np.ndarray) -> float:

@@ -136,8 +136,7 @@ class PostgresKeywords(SQLReads):
                 rows_in += counts[term]
             pairs = common_pairs(ordered[len(leading) :], counts, total, budget)
             if not leading and not pairs:  # even the rarest term holds too many rows, and no pair is few enough
-                leading = ordered[:1]
-                pairs = common_pairs(ordered[1:], counts, total, budget)
+                leading = ordered[:1]  # (no pair of the others is either: they hold no fewer rows)
             with self._side_read() as db:
                 rows = db.execute(
                     f"WITH q AS (SELECT to_tsquery('{TEXT_SEARCH_CONFIG}', ?) AS query), "
