@@ -226,7 +226,8 @@ class ConsolidationConfig:
     """The sleep cycle: clustering, the adaptive minimum cluster size and the independent-evidence rule."""
 
     cluster_similarity: float = 0.80
-    """The cosine two episodes need to join one cluster of a consolidation."""
+    """The cosine two episodes need to join one cluster of a consolidation, as all-MiniLM-L6-v2 gives it; under
+    another model it keeps its place between that model's baseline and 1 (:mod:`audrey_core.rules.calibration`)."""
     min_episodes: int = 3
     """The fewest episodes a cluster needs to become a principle (raised for a loose cluster: confidence_target)."""
     confidence_target: float = 2.0
@@ -239,7 +240,7 @@ class ConsolidationConfig:
     ask_similarity: float = 0.25
     """With an LLM: two episodes from this cosine join when it says they report the same lesson, instead of at
     ``cluster_similarity`` (reports of one lesson in other words rarely reach 0.80 under a small model: median 0.44 in
-    ``benchmarks.lessons``; and two failures of one tool can pass it)."""
+    ``benchmarks.lessons``; and two failures of one tool can pass it). Calibrated like ``cluster_similarity``."""
     ask_neighbors: int = 12
     """With an LLM: of each episode's nearest episodes (of its scope, not yet consolidated), how many it is asked
     about; each pair is asked once, 16 pairs to a call."""

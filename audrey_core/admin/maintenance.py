@@ -9,7 +9,9 @@ from typing import IO, Any
 
 from ..errors import AudreyError, InvalidInputError
 from ..providers.embedding import chunk_spans, embed_texts
+from ..rules.calibration import baseline_for
 from ..storage import SNAPSHOT_VERSION, Maintenance, snapshot_header
+from ..timeutil import system_clock
 
 Progress = Callable[[int], None]
 
@@ -48,6 +50,7 @@ def reembed(storage: Maintenance, embedder: Any, batch_size: int = 256, progress
         if progress is not None:
             progress(len(rows))
     storage.finish_reembed()
+    baseline_for(storage, embedder, system_clock())  # the new model's, for consolidation (rules.calibration)
     return written
 
 

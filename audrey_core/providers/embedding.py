@@ -23,7 +23,8 @@ log = logging.getLogger(__name__)
 
 @runtime_checkable
 class Embedder(Protocol):
-    """What Audrey needs from an embedding model."""
+    """What Audrey needs from an embedding model. An embedder may also state ``similarity_baseline`` (a float), its
+    model's mean cosine between unrelated sentences, instead of having it measured (:mod:`..rules.calibration`)."""
 
     model_name: str
     dimensions: int

@@ -1,7 +1,8 @@
 """CONSOLIDATE: the sleep cycle that turns clusters of episodes into principles (seed 002 step 3, seed 000 §5).
 
 A run (1) plans: it takes the agent's unconsolidated episodes, clusters them with one KNN query per episode plus
-union-find at ``cluster_similarity`` (with an LLM: the pairs it says report one lesson, from a lower cosine), keeps the
+union-find at ``cluster_similarity`` (with an LLM: the pairs it says report one lesson, from a lower cosine; both
+cosines calibrated to the store's embedding model, :mod:`..rules.calibration`), keeps the
 clusters that qualify (adaptive minimum size, independent evidence from at least ``min_source_types`` source types,
 never only model-generated) and records that plan in the run;
 (2) promotes each planned cluster in one transaction: extract a principle (LLM, or the cluster's medoid), check it
@@ -27,6 +28,7 @@ from ..ids import deterministic_id, new_ulid
 from ..models import ConsolidationRun, Episodic, Memory, Procedural, Semantic
 from ..providers.embedding import embed_texts
 from ..providers.llm import ask, model_name_of
+from ..rules.calibration import baseline_for, calibrated
 from ..rules.causal import build_links
 from ..rules.confidence import memory_confidence
 from ..rules.expiry import expired
@@ -57,7 +59,8 @@ def cluster_ids(ctx: StageContext, episodes: Sequence[Episodic], vectors: dict[s
     members = set(ids)
     scope_of = {e.id: e.scope for e in episodes}
     sets = UnionFind(ids)
-    floor = cfg.cluster_similarity if ctx.llm is None else cfg.ask_similarity
+    baseline = baseline_for(ctx.storage, ctx.embedder, ctx.clock())
+    floor = calibrated(cfg.cluster_similarity if ctx.llm is None else cfg.ask_similarity, baseline)
     asked: dict[tuple[str, str], None] = {}  # pairs for the LLM, in the order met, each once
     where = VectorFilter(agent=ctx.agent, memory_types=("episodic",), states=EPISODE_STATES, consolidated=False)
     for episode_id in ids:

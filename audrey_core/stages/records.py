@@ -209,4 +209,5 @@ def count_store(
         agent=agent,
         vector_search_error=storage.vector_search_error(),
         indexes=storage.search_indexes(),
+        similarity_baseline=baseline.mean_cosine if (baseline := storage.similarity_baseline()) else None,
     )

@@ -15,6 +15,7 @@ import numpy as np
 
 from ..index_settings import RECALL_SEARCH_THREADS, IndexConfig
 from ..models import CausalLink, ConsolidationRun, Contradiction, Episodic, Memory
+from ..rules.calibration import Baseline
 from ..rules.ownership import Tenant
 from ..rules.recall_options import VectorFilter as VectorFilter  # re-exported: the storage-facing filter
 
@@ -197,6 +198,14 @@ class Storage(ABC):
     @abstractmethod
     def get_vectors(self, ids: Sequence[str], owner: Tenant | None = None) -> dict[str, np.ndarray]:
         """The stored vector of each memory (its first chunk's vector); with an ``owner``, of its memories only."""
+
+    @abstractmethod
+    def similarity_baseline(self) -> Baseline | None:
+        """The baseline recorded for the store's embedding model (:mod:`..rules.calibration`), if any."""
+
+    @abstractmethod
+    def record_similarity_baseline(self, baseline: Baseline) -> None:
+        """Record ``baseline`` with the store (a re-embed's switch to another model removes it)."""
 
     @abstractmethod
     def span_memories(self, where: VectorFilter, limit: int) -> dict[str, str] | None:

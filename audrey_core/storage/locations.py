@@ -123,6 +123,9 @@ def copy_store(source: Maintenance, target: Maintenance, progress: Callable[[int
             yield table, row
 
     tally.records = target.import_records(records(), progress)
+    baseline = source.similarity_baseline()  # the same model's (the copy checks it): no need to measure it again
+    if baseline is not None:
+        target.record_similarity_baseline(baseline)
     return tally
 
 

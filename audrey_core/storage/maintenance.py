@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 
 from ..models import Memory
+from ..rules.calibration import Baseline
 
 
 class Maintenance(ABC):
@@ -69,7 +70,15 @@ class Maintenance(ABC):
 
     @abstractmethod
     def finish_reembed(self) -> None:
-        """Switch to the new model's vectors once all are rewritten."""
+        """Switch to the new model's vectors once all are rewritten (the old model's similarity baseline goes)."""
+
+    @abstractmethod
+    def similarity_baseline(self) -> Baseline | None:
+        """The recorded baseline of the store's embedding model (as :meth:`.base.Storage.similarity_baseline`)."""
+
+    @abstractmethod
+    def record_similarity_baseline(self, baseline: Baseline) -> None:
+        """Record ``baseline`` with the store."""
 
     @abstractmethod
     def config(self) -> dict[str, str]:

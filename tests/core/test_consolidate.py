@@ -8,6 +8,7 @@ import sys
 import textwrap
 import time
 from concurrent.futures import ThreadPoolExecutor
+from datetime import datetime, timezone
 
 import numpy as np
 import pytest
@@ -22,12 +23,14 @@ from audrey_core import (
     Procedural,
     Semantic,
 )
+from audrey_core.admin.maintenance import reembed
 from audrey_core.config import ValidationConfig
+from audrey_core.rules.calibration import REFERENCE_BASELINE, Baseline, calibrated, measure
 from audrey_core.rules.prompts import PRINCIPLE_EXTRACTION
 from audrey_core.rules.union_find import UnionFind
 from audrey_core.stages import consolidate as consolidate_stage
 from audrey_core.stages.consolidate import cluster_variance, minimum_size
-from audrey_core.testing import ScriptedLLM, lesson_pairs
+from audrey_core.testing import DeterministicEmbedder, ScriptedLLM, lesson_pairs
 
 from .helpers import REPO, SOURCES3, add_derived, three_topics
 from .vectors import PlacedEmbedder
@@ -103,6 +106,69 @@ def test_cluster_similarity_boundary(db_path, placed, clock, similarity, joined)
         vectors = brain.vectors([a, b])
         groups = consolidate_stage.cluster_ids(brain._context, episodes, vectors)
     assert (groups == [[a, b]]) == joined
+
+
+# -- thresholds calibrated to the store's embedding model ----------------------------------------------------------
+
+
+def test_a_threshold_keeps_its_place_between_the_baseline_and_one():
+    at = datetime(2026, 1, 1, tzinfo=timezone.utc)
+    assert calibrated(0.80, None) == 0.80  # no baseline: the threshold as written
+    reference = Baseline("m", REFERENCE_BASELINE, at)
+    assert calibrated(0.80, reference) == pytest.approx(0.80) and calibrated(0.25, reference) == pytest.approx(0.25)
+    crowded = Baseline("m", 0.70, at)
+    assert calibrated(0.80, crowded) == pytest.approx(0.70 + 0.74 * 0.30 / 0.94)
+    assert calibrated(1.0, crowded) == pytest.approx(1.0)
+    vectors = np.random.default_rng(3).standard_normal((60, 16)) + 0.5
+    unit = vectors / np.linalg.norm(vectors, axis=1, keepdims=True)
+    pairs = [float(unit[a] @ unit[b]) for a in range(60) for b in range(a + 1, 60)]
+    assert measure("m", vectors, at).mean_cosine == round(float(np.mean(pairs)), 2)
+
+
+class CrowdedEmbedder:
+    """A model whose every pair of texts is close, as some models' are: a direction all texts share, plus the hash
+    embedder's vector of the words; texts with no word in common meet at a cosine near 0.85."""
+
+    def __init__(self) -> None:
+        self.model_name, self.dimensions = "crowded", 256
+        self.words = DeterministicEmbedder(256)
+
+    def embed(self, texts):
+        shared = np.full(256, 1 / 16, dtype=np.float32)  # a unit vector
+        vectors = 0.92 * shared + 0.39 * self.words.embed(texts)
+        return vectors / np.linalg.norm(vectors, axis=1, keepdims=True)
+
+
+def test_on_a_crowded_model_unrelated_episodes_stay_apart_and_restatements_join(db_path, clock):
+    embedder = CrowdedEmbedder()
+    unrelated = [f"w{i}alpha w{i}bravo w{i}charlie w{i}delta" for i in range(12)]
+    told = ["the staging deploy needs the vpn up first"] * 2 + ["the staging deploy needs the vpn up first!"]
+    vectors = embedder.embed(unrelated)
+    assert (vectors @ vectors.T).min() > 0.80  # cosine 0.80 would join them all into one "principle"
+    with Audrey(db_path, agent="tester", embedder=embedder, clock=clock, config=config()) as brain:
+        for i, text in enumerate(unrelated):
+            brain.encode(text, source=SOURCES3[i % 3])
+        restated = [brain.encode(text, source=s) for text, s in zip(told, SOURCES3)]
+        run = brain.consolidate()
+        baseline = brain._storage.similarity_baseline()
+        principles = [brain.get(i) for i in run.output_memory_ids]
+    assert baseline is not None and baseline.model == "crowded" and baseline.mean_cosine > 0.80
+    assert [sorted(p.evidence_episode_ids) for p in principles] == [sorted(restated)]
+
+
+def test_the_baseline_is_recorded_with_the_store_and_re_made_by_a_reembed(db_path, clock):
+    with Audrey(db_path, agent="tester", embedder=CrowdedEmbedder(), clock=clock, config=config()) as brain:
+        brain.encode("one episode")
+        assert brain._storage.similarity_baseline() is None  # measured when first needed
+        brain.consolidate()
+        crowded = brain._storage.similarity_baseline()
+        reembed(brain._storage, DeterministicEmbedder(128))
+        remade = brain._storage.similarity_baseline()
+    assert crowded is not None and crowded.model == "crowded" and crowded.mean_cosine > 0.80
+    assert remade is not None and remade.model == "deterministic-hash-128" and remade.mean_cosine < 0.2
+    with Audrey(db_path, agent="tester", embedder=DeterministicEmbedder(128), clock=clock, config=config()) as again:
+        assert again._storage.similarity_baseline() == remade  # kept with the store, not the process
+        assert again.introspect().similarity_baseline == remade.mean_cosine
 
 
 # -- an LLM groups reports of one lesson in other words ------------------------------------------------------------

@@ -6,6 +6,8 @@ import math
 
 import numpy as np
 
+from audrey_core.rules.calibration import REFERENCE_BASELINE
+
 
 class PlacedEmbedder:
     """Texts get vectors at a chosen cosine similarity to a shared anchor direction.
@@ -16,6 +18,7 @@ class PlacedEmbedder:
     """
 
     model_name = "placed"
+    similarity_baseline = REFERENCE_BASELINE  # the cosines a test places are the thresholds' own (no calibration)
 
     def __init__(self, dimensions: int = 64) -> None:
         self.dimensions = dimensions
@@ -83,6 +86,8 @@ class RandomVectorEmbedder:
 
 class TableEmbedder:
     """Maps known texts to fixed vectors, so a test (or a test's subprocess) sets similarities exactly."""
+
+    similarity_baseline = REFERENCE_BASELINE  # the cosines a test sets are the thresholds' own (no calibration)
 
     def __init__(self, table: dict[str, list[float]], model_name: str = "table") -> None:
         self.table = table

@@ -16,6 +16,7 @@ import numpy as np
 
 from ...errors import InvalidInputError, StorageError
 from ...models import Memory
+from ...rules.calibration import Baseline
 from ...rules.inputs import check_json_value
 from ..sqlite.connection import placeholders
 from .reads import SQLReads
@@ -284,9 +285,18 @@ class SQLMaintenance(SQLReads, SQLWrites):
                 [("embedding_model", model), ("embedding_dimensions", str(dimensions)), ("vector_table", table)],
             )
             db.execute(
-                "DELETE FROM audrey_config WHERE key IN ('reembed_model', 'reembed_dimensions', 'reembed_table')"
+                "DELETE FROM audrey_config WHERE key IN "
+                "('reembed_model', 'reembed_dimensions', 'reembed_table', 'similarity_baseline')"
             )
         self.vector_table, self.model_name, self.dimensions = table, model, dimensions
+
+    def similarity_baseline(self) -> Baseline | None:
+        recorded = self.config().get("similarity_baseline")
+        return Baseline.from_json(recorded) if recorded else None
+
+    def record_similarity_baseline(self, baseline: Baseline) -> None:
+        with self._write() as db:
+            db.execute(SET_CONFIG, ("similarity_baseline", baseline.to_json()))
 
 
 def next_vector_table(existing: Sequence[str]) -> str:
