@@ -383,7 +383,8 @@ class Counterclaim:
 class RecallResult:
     """One recalled memory: ``score = relevance x confidence`` (with ``RecallConfig.confidence_influence`` below 1,
     ``relevance x (1 - w + w x confidence)``). ``relevance`` is the fused keyword + vector relevance in hybrid
-    recall and the cosine ``similarity`` in vector recall; the confidence's parts are in ``breakdown``."""
+    recall and the cosine ``similarity`` in vector recall; the confidence's parts are in ``breakdown``. A principle
+    scores at least what the best of its episodes recalled with it scores, and comes before it."""
 
     id: str
     content: str

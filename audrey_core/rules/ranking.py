@@ -5,7 +5,7 @@ self-citation guard on reinforcement."""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from ..config import RecallConfig
 from ..models import Memory
@@ -28,11 +28,14 @@ class Ranked:
     type_weight: float = 1.0  # RecallConfig.type_weights[memory type]
     vector_row: int | None = None  # the memory's nearest vector (chunk), when the vector search found it
     chunk: str | None = None  # that chunk's text, when the memory is long enough to have several
+    rests_on: tuple[str, ...] = ()  # a principle's: the episodes among the candidates read that it rests on
+    carried: float = 0.0  # a principle's: the score of the best of them (lessons_first)
 
     @property
     def score(self) -> float:
-        """relevance x (1 - influence + influence x confidence) x type weight."""
-        return self.relevance * (1.0 - self.influence + self.influence * self.breakdown.value) * self.type_weight
+        """relevance x (1 - influence + influence x confidence) x type weight; a principle's at least ``carried``."""
+        own = self.relevance * (1.0 - self.influence + self.influence * self.breakdown.value) * self.type_weight
+        return max(own, self.carried)
 
 
 def ranked_item(
@@ -54,9 +57,23 @@ def ranked_item(
     )
 
 
-def ranking_key(item: Ranked) -> tuple[float, float, str]:
-    """Best first: higher score, then higher similarity, then id (so ties order the same everywhere)."""
-    return (-item.score, -item.similarity, item.memory.id)
+def ranking_key(item: Ranked) -> tuple[float, float, float, str]:
+    """Best first: higher score, then a principle before the episode whose score it carries, then higher similarity,
+    then id (so ties order the same everywhere)."""
+    return (-item.score, -item.carried, -item.similarity, item.memory.id)
+
+
+def lessons_first(ranked: Sequence[Ranked]) -> list[Ranked]:
+    """``ranked`` with each principle scoring at least what the best of its episodes in ``ranked`` scores, and standing
+    before it: it carries their evidence (seed 002), so the lesson comes before the reports it was learned from."""
+    if not any(item.rests_on for item in ranked):
+        return list(ranked)
+    scores = {item.memory.id: item.score for item in ranked}
+    lifted = []
+    for item in ranked:
+        best = max((scores[e] for e in item.rests_on if e in scores), default=0.0)
+        lifted.append(replace(item, carried=best) if best >= item.score and best > 0.0 else item)
+    return sorted(lifted, key=ranking_key)
 
 
 def pool_size(options: RecallOptions, cfg: RecallConfig) -> int:

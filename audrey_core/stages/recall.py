@@ -205,6 +205,7 @@ def rank(
             terms,
             timing.most(recall_cfg),
             fused,
+            options.where,
         )
         ranked = shaped(ranked, timing, many, options.limit, recall_cfg)
         exhausted = (len(found.vector) < k and len(found.keyword) < k) or k >= recall_cfg.max_candidates

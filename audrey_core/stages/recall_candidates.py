@@ -4,7 +4,8 @@ question asks (its time, a spread over sessions), attach the best chunk of long 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import math
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from datetime import datetime
 
@@ -15,9 +16,9 @@ from ..rules.confidence import memory_confidence
 from ..rules.expiry import expired
 from ..rules.fusion import convex_fusion, reciprocal_rank_fusion
 from ..rules.lists import spread
-from ..rules.ranking import Ranked, each_statement_once, ranked_item, ranking_key
+from ..rules.ranking import Ranked, each_statement_once, lessons_first, ranked_item, ranking_key
 from ..rules.turns import turn_scores
-from ..storage import Candidates, Storage
+from ..storage import Candidates, Storage, VectorFilter
 from .recall_time import TimePlan, reorder
 
 
@@ -30,9 +31,10 @@ def with_chunks(storage: Storage, ranked: list[Ranked]) -> list[Ranked]:
 
 
 def shaped(ranked: list[Ranked], timing: TimePlan, many: bool, limit: int, cfg: RecallConfig) -> list[Ranked]:
-    """Scored candidates with what the question asks applied: its time's favours, and a spread over sessions when
-    it asks for ``many`` things; a statement repeated word for word once."""
-    ranked = each_statement_once(reorder(ranked, timing, cfg))
+    """Scored candidates with what the question asks applied: its time's favours, each principle before the episodes
+    it rests on (:func:`~audrey_core.rules.ranking.lessons_first`), and a spread over sessions when it asks for
+    ``many`` things; a statement repeated word for word once."""
+    ranked = each_statement_once(lessons_first(reorder(ranked, timing, cfg)))
     return spread(ranked, limit, cfg.session_spread) if many and cfg.session_spread < 1.0 else ranked
 
 
@@ -48,6 +50,7 @@ def score(
     terms: Sequence[str] = (),
     lift: float = 1.0,
     fused: bool = True,
+    where: VectorFilter | None = None,
 ) -> list[Ranked]:
     """Recall's one scorer: each candidate's relevance, weighed by its confidence, best first. Relevance is the
     cosine to the query (a conversation turn's in its context, :mod:`audrey_core.rules.turns`) or, when ``fused``,
@@ -56,7 +59,11 @@ def score(
     floor (unless their words matched) are left out. With ``limit``, candidates are read in order of relevance only
     until no later one can reach the ``limit`` best (confidence never lifts a score above relevance x the largest
     type weight, and what follows, the question's time, by more than ``lift``): the same first ``limit``, without
-    reading and scoring every candidate."""
+    reading and scoring every candidate.
+
+    With ``where``, the principles matching it that rest on consolidated episodes read are candidates too
+    (:meth:`~audrey_core.storage.Storage.principles_resting_on`), each read no later than the best of those episodes
+    and knowing them (``Ranked.rests_on``, for :func:`~audrey_core.rules.ranking.lessons_first`)."""
     vector_hits, keyword_hits = found.vector, found.keyword
     types = {h.memory_id: h.memory_type for h in (*vector_hits, *keyword_hits)}
     similarity = {h.memory_id: h.similarity for h in vector_hits}
@@ -88,6 +95,7 @@ def score(
     matched_words = {h.memory_id for h in keyword_hits}
     rows = {h.memory_id: h.vector_row for h in vector_hits}
     order = sorted(relevance.items(), key=lambda item: (-item[1], item[0]))
+    resting: dict[str, list[str]] = {}  # principle -> the consolidated episodes read that it rests on
     ceiling = max(recall_cfg.type_weights.values()) * turns.ceiling * lift
     cut = limit if limit is not None and limit > 0 and all(value >= 0 for _, value in order) else None
     ranked: list[Ranked] = []
@@ -97,12 +105,18 @@ def score(
             break  # no candidate left can reach the first `limit`
         batch = order[start : start + step]
         memories = storage.get_memories([memory_id for memory_id, _ in batch], types)
-        for memory_id, value in batch:
-            memory = memories.get(memory_id)
+        lessons = [m.id for m in memories.values() if getattr(m, "consolidated", False)]
+        if where is not None and lessons:
+            order = _with_principles(storage, lessons, where, order, start + len(batch), relevance, resting, types)
+            if vector is not None:
+                _add_cosines(storage, vector, [i for i in resting if i not in similarity], similarity)
+        for memory_id, _ in batch:
+            memory, value = memories.get(memory_id), relevance.get(memory_id, 0.0)
             if memory is None or expired(memory.expires_at, now):  # removed since, or expired (a scan has no filter)
                 continue
             cosine = similarity.get(memory_id, 0.0)
-            if memory_id not in matched_words and cosine < recall_cfg.similarity_floors[memory.memory_type]:
+            reached = memory_id in matched_words or memory_id in resting  # not by its cosine alone
+            if not reached and cosine < recall_cfg.similarity_floors[memory.memory_type]:
                 continue
             breakdown = memory_confidence(memory, now, cfg)
             if breakdown.value >= min_confidence:
@@ -110,4 +124,38 @@ def score(
         ranked.sort(key=ranking_key)
         start += step
         step = step if cut is None else cut
-    return ranked
+    return [replace(r, rests_on=tuple(resting[r.memory.id])) if r.memory.id in resting else r for r in ranked]
+
+
+def _with_principles(
+    storage: Storage,
+    episodes: Sequence[str],
+    where: VectorFilter,
+    order: list[tuple[str, float]],
+    read: int,
+    relevance: Mapping[str, float],
+    resting: dict[str, list[str]],
+    types: dict[str, str],
+) -> list[tuple[str, float]]:
+    """``order`` (candidates by reading value; the first ``read`` read) with the principles resting on ``episodes``
+    read no later than the best of them; ``resting`` and ``types`` learn them."""
+    done = {memory_id for memory_id, _ in order[:read]}
+    lifted: dict[str, float] = {}
+    for memory_id, (kind, cited) in storage.principles_resting_on(episodes, where).items():
+        resting.setdefault(memory_id, []).extend(cited)
+        types.setdefault(memory_id, kind)
+        if memory_id not in done:
+            lifted[memory_id] = max(relevance.get(memory_id, -math.inf), *(relevance[e] for e in cited))
+    if not lifted:
+        return order
+    rest = [item for item in order[read:] if item[0] not in lifted] + list(lifted.items())
+    return order[:read] + sorted(rest, key=lambda item: (-item[1], item[0]))
+
+
+def _add_cosines(storage: Storage, vector: np.ndarray, ids: Sequence[str], similarity: dict[str, float]) -> None:
+    """The cosine to ``vector`` of each of ``ids`` (memories found by neither search), into ``similarity``."""
+    vectors = storage.get_vectors(ids) if ids else {}
+    if vectors:
+        stored = np.stack(list(vectors.values()))
+        cosines = stored @ (vector / np.linalg.norm(vector)) / np.linalg.norm(stored, axis=1)
+        similarity.update(zip(vectors, cosines.tolist()))

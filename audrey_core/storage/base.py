@@ -238,8 +238,17 @@ class Storage(ABC):
         """The (start, end) spans of ``memory_id``'s text that were embedded apart, in order ([] for one vector)."""
 
     @abstractmethod
+    def principles_resting_on(
+        self, episode_ids: Sequence[str], where: VectorFilter
+    ) -> dict[str, tuple[str, tuple[str, ...]]]:
+        """The semantic and procedural memories matching ``where`` whose evidence holds any of ``episode_ids``: id ->
+        (memory type, those of ``episode_ids`` it rests on)."""
+
     def principles_citing(self, episode_id: str) -> list[Memory]:
         """The semantic and procedural memories that count ``episode_id`` among their evidence episodes."""
+        resting = self.principles_resting_on([episode_id], VectorFilter())
+        found = self.get_memories(list(resting), {memory_id: kind for memory_id, (kind, _) in resting.items()})
+        return [found[memory_id] for memory_id in sorted(found)]
 
     @abstractmethod
     def evidence_origins(self, memory_ids: Sequence[str]) -> dict[str, list[tuple[str, str]]]:

@@ -63,8 +63,23 @@ def downgrade(path: Path, statements: list[str]) -> None:
     db.close()
 
 
+# Undo migration 12 (principles by the episodes they rest on): its triggers and table.
+BEFORE_EVIDENCE = [
+    *(
+        f"DROP TRIGGER {table}_evidence_{change}"
+        for table in ("semantics", "procedures")
+        for change in ("added", "changed", "removed")
+    ),
+    "DROP TABLE principle_evidence",
+    "DELETE FROM schema_migrations WHERE version >= 12",
+]
+
 # Undo migration 11 (contradictions by their newer side): its index.
-BEFORE_DISPUTE_SIDES = ["DROP INDEX contradictions_by_newer", "DELETE FROM schema_migrations WHERE version >= 11"]
+BEFORE_DISPUTE_SIDES = [
+    *BEFORE_EVIDENCE,
+    "DROP INDEX contradictions_by_newer",
+    "DELETE FROM schema_migrations WHERE version >= 11",
+]
 
 # Undo migration 10 (typed claims): its column.
 BEFORE_CLAIMS = [

@@ -30,7 +30,7 @@ from audrey_core.rules.prompts import PRINCIPLE_EXTRACTION
 from audrey_core.rules.union_find import UnionFind
 from audrey_core.stages import consolidate as consolidate_stage
 from audrey_core.stages.consolidate import cluster_variance, minimum_size
-from audrey_core.testing import DeterministicEmbedder, ScriptedLLM, lesson_pairs
+from audrey_core.testing import DeterministicEmbedder, ScriptedLLM, lesson_pairs, set_states
 
 from .helpers import REPO, SOURCES3, add_derived, three_topics
 from .vectors import PlacedEmbedder
@@ -420,6 +420,56 @@ def test_a_principle_that_contradicts_known_knowledge_is_recorded_as_a_contradic
         new = [c for c in brain.contradictions() if c.consolidation_run_id == run.id]
     assert before == 3 and len(new) == 1
     assert (new[0].claim_a_id, new[0].claim_b_id) == (known, run.output_memory_ids[0])
+
+
+# -- recall: the lesson before the reports it was learned from ----------------------------------------------------
+
+
+def test_a_principle_comes_before_the_episodes_it_rests_on(db_path, placed, clock):
+    with open_brain(db_path, placed, clock) as brain:
+        groups = three_topics(brain, placed)
+        run = brain.consolidate()
+        clock.advance(days=60)  # its episodes fade faster than a principle: still, it stands with them, not above all
+        (principle,) = [
+            p for p in (brain.get(i) for i in run.output_memory_ids) if groups[1][0] in p.evidence_episode_ids
+        ]
+        near = brain.vectors([groups[1][2]])[groups[1][2]]  # the query is one report, not the principle's text
+        results = brain.recall_by_vector(near, limit=5, mode="vector")
+        episodes_only = brain.recall_by_vector(near, limit=5, mode="vector", types=["episodic"])
+    assert [r.id for r in results[:2]] == [principle.id, groups[1][2]]
+    assert results[0].score >= results[1].score and results[0].similarity < results[1].similarity
+    assert principle.id not in [r.id for r in episodes_only] and episodes_only[0].id == groups[1][2]
+
+
+def test_a_principle_outside_the_recall_filter_is_not_brought_in(db_path, placed, clock):
+    with open_brain(db_path, placed, clock) as brain:
+        groups = three_topics(brain, placed)
+        run = brain.consolidate()
+        near = brain.vectors([groups[0][2]])[groups[0][2]]
+        dormant = [i for i in run.output_memory_ids if groups[0][0] in brain.get(i).evidence_episode_ids]
+        set_states(brain, {dormant[0]: "dormant"})  # its episodes stay consolidated
+        default = [r.id for r in brain.recall_by_vector(near, limit=5, mode="vector")]
+        asked = [r.id for r in brain.recall_by_vector(near, limit=5, mode="vector", include_dormant=True)]
+    assert dormant[0] not in default and default[0] == groups[0][2]
+    assert asked[:2] == [dormant[0], groups[0][2]]
+
+
+@pytest.mark.sqlite_only
+def test_principles_made_before_the_evidence_table_are_found_after_the_migration(db_path, placed, clock):
+    from .index_helpers import BEFORE_EVIDENCE, downgrade
+
+    with open_brain(db_path, placed, clock) as brain:
+        groups = three_topics(brain, placed)
+        run = brain.consolidate()
+    downgrade(db_path, BEFORE_EVIDENCE)  # the store as schema 11 left it
+    with open_brain(db_path, placed, clock) as brain:
+        citing = {g[0]: [p.id for p in brain.principles_citing(g[0])] for g in groups}
+        near = brain.vectors([groups[2][1]])[groups[2][1]]
+        first = brain.recall_by_vector(near, limit=3, mode="vector")[0]
+        principle_of = {
+            g[0]: [i for i in run.output_memory_ids if g[0] in brain.get(i).evidence_episode_ids] for g in groups
+        }
+    assert citing == principle_of and first.id == principle_of[groups[2][0]][0]
 
 
 # -- interruption and resumption ----------------------------------------------------------------------------------

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import inspect
 import random
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -103,7 +104,14 @@ def brute_force(brain: Audrey, query: str, limit: int, where: VectorFilter, min_
     sims = {m.id: float(vectors[m.id] @ q / np.linalg.norm(vectors[m.id])) for m in candidates}
     pool = sorted(candidates, key=lambda m: -sims[m.id])[:k]
     now = brain.clock()
-    ranked = [Ranked(m, sims[m.id], memory_confidence(m, now, brain.config.confidence), sims[m.id]) for m in pool]
+    scored = {m.id: Ranked(m, sims[m.id], memory_confidence(m, now, brain.config.confidence), sims[m.id]) for m in pool}
+    for m in candidates:  # a principle scores at least what the best of its consolidated episodes found scores
+        evidence = getattr(m, "evidence_episode_ids", ())
+        cited = [scored[e].score for e in evidence if e in scored and getattr(scored[e].memory, "consolidated", False)]
+        if cited:
+            own = Ranked(m, sims[m.id], memory_confidence(m, now, brain.config.confidence), sims[m.id])
+            scored[m.id] = own if own.score > max(cited) else replace(own, carried=max(cited))
+    ranked = list(scored.values())
     ranked = [r for r in ranked if r.breakdown.value >= min_confidence]
     ranked.sort(key=ranking_key)
     return [r.memory.id for r in ranked[:limit]]

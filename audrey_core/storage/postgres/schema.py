@@ -15,10 +15,12 @@ from contextlib import contextmanager
 from typing import Any
 
 from ..sql.migrations import (
+    EVIDENCE_TABLE,
     FTS_TABLE,
     Migration,
     claim_statements,
     dispute_side_statements,
+    evidence_statements,
     expiry_statements,
     initial_statements,
     run_migrations,
@@ -87,6 +89,33 @@ def _dispute_sides(connection: Any, dimensions: int = 0) -> None:
         connection.execute(to_postgres(statement))
 
 
+def _evidence(connection: Any, dimensions: int = 0) -> None:
+    for statement in evidence_statements():
+        connection.execute(to_postgres(statement))
+    connection.execute(
+        f"""CREATE FUNCTION {EVIDENCE_TABLE}_kept() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN
+            IF TG_OP <> 'INSERT' THEN
+                DELETE FROM {EVIDENCE_TABLE} WHERE memory_id = OLD.id;
+            END IF;
+            IF TG_OP <> 'DELETE' THEN
+                INSERT INTO {EVIDENCE_TABLE} SELECT e, NEW.id
+                FROM jsonb_array_elements_text(NEW.evidence_episode_ids::jsonb) e ON CONFLICT DO NOTHING;
+            END IF;
+            RETURN NULL;
+        END $$"""
+    )
+    for table in ("semantics", "procedures"):
+        connection.execute(
+            f"CREATE TRIGGER {table}_evidence AFTER INSERT OR DELETE OR UPDATE OF evidence_episode_ids ON {table} "
+            f"FOR EACH ROW EXECUTE FUNCTION {EVIDENCE_TABLE}_kept()"
+        )
+        connection.execute(
+            f"INSERT INTO {EVIDENCE_TABLE} SELECT e, m.id FROM {table} m, "
+            "jsonb_array_elements_text(m.evidence_episode_ids::jsonb) e ON CONFLICT DO NOTHING"
+        )
+
+
 MIGRATIONS = (
     Migration(1, "memory tables, full text, sequences (SQLite schema 3 in PostgreSQL types)", _initial),
     Migration(2, "validity intervals and supersession for every memory type (SQLite schema 4)", _validity),
@@ -95,6 +124,7 @@ MIGRATIONS = (
     Migration(5, "expiry: a time to live the caller gives a memory (SQLite schema 9)", _expiry),
     Migration(6, "typed claims: what an episode states (SQLite schema 10)", _claims),
     Migration(7, "contradictions by their newer side (SQLite schema 11)", _dispute_sides),
+    Migration(8, "principles and procedures by the episodes they rest on (SQLite schema 12)", _evidence),
 )
 LATEST_VERSION = MIGRATIONS[-1].version
 

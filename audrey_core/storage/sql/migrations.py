@@ -179,6 +179,7 @@ def initial_statements() -> list[str]:
 
 
 FTS_TABLE = "memory_fts"
+EVIDENCE_TABLE = "principle_evidence"
 STORE_TABLES = (
     "episodes",
     "semantics",
@@ -189,6 +190,7 @@ STORE_TABLES = (
     "consolidation_runs",
     "audit_log",
     "memory_tags",
+    EVIDENCE_TABLE,
     "memory_vector_rows",
     "memory_text_rows",
     "validation_queue",
@@ -301,6 +303,17 @@ def dispute_side_statements() -> list[str]:
     """Migration 11's portable part (PostgreSQL 7): contradictions found by their newer side (validation looks up
     the disputes of each claim a new episode restates; the index on both sides cannot lead with the second)."""
     return ["CREATE INDEX contradictions_by_newer ON contradictions(claim_b_id)"]
+
+
+def evidence_statements() -> list[str]:
+    """Migration 12's portable part (PostgreSQL 8): each principle or procedure by the episodes it rests on, so
+    recall finds the principle of an episode it found (the truth stays the memory's ``evidence_episode_ids``; each
+    dialect keeps this table in step with it by triggers, in the writing transaction)."""
+    return [
+        f"CREATE TABLE {EVIDENCE_TABLE} (episode_id TEXT NOT NULL, memory_id TEXT NOT NULL, "
+        "PRIMARY KEY (episode_id, memory_id)) WITHOUT ROWID",
+        f"CREATE INDEX {EVIDENCE_TABLE}_by_memory ON {EVIDENCE_TABLE}(memory_id)",
+    ]
 
 
 class MigrationDialect(Protocol):

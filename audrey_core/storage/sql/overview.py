@@ -4,12 +4,10 @@ each day, by type and state, and which principles cite an episode as evidence.""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
-from ...models import Memory
 from .dialect import SQLDialect
 from .filters import scope_range
-from .rows import COLUMNS, TABLES, row_to_memory
+from .rows import TABLES
 
 
 class SQLOverview(SQLDialect):
@@ -50,17 +48,3 @@ class SQLOverview(SQLDialect):
                 [memory_id],
             ).fetchall()
         return [(int(start), int(end)) for start, end in rows]
-
-    def principles_citing(self, episode_id: str) -> list[Memory]:
-        """The semantic and procedural memories that count ``episode_id`` among their evidence episodes."""
-        found: list[Memory] = []
-        with self._read() as db:
-            for memory_type in ("semantic", "procedural"):
-                columns = ", ".join(f"m.{c}" for c in COLUMNS[memory_type])
-                rows: list[Any] = db.execute(
-                    f"SELECT {columns} FROM {TABLES[memory_type]} m WHERE EXISTS "
-                    f"(SELECT 1 FROM {self._json_elements('m.evidence_episode_ids')} WHERE j.value = ?) ORDER BY m.id",
-                    [episode_id],
-                ).fetchall()
-                found += [row_to_memory(memory_type, row) for row in rows]
-        return found

@@ -17,6 +17,7 @@ from ..base import StoreCounts, VectorFilter, VectorHit
 from ..sqlite.connection import placeholders
 from .dialect import SQLDialect
 from .filters import decode_scope, encode_scope, scope_range
+from .migrations import EVIDENCE_TABLE
 from .rows import COLUMNS, TABLES, row_to_memory
 
 MAX_IDS_PER_QUERY = 10_000  # PostgreSQL takes at most 65,535 parameters in a statement, SQLite 32,766 by default
@@ -319,6 +320,30 @@ class SQLReads(SQLDialect):
                     params,
                 )
         return {memory_id: np.array(self._to_array(blob), dtype=np.float32) for memory_id, blob in rows}
+
+    def principles_resting_on(
+        self, episode_ids: Sequence[str], where: VectorFilter
+    ) -> dict[str, tuple[str, tuple[str, ...]]]:
+        kinds = [t for t in ("semantic", "procedural") if where.memory_types is None or t in where.memory_types]
+        cited: dict[str, list[str]] = {}
+        with self._read() as db:
+            for batch in batches(list(dict.fromkeys(episode_ids))) if kinds else ():
+                among, params = self._one_of("episode_id", batch)
+                for memory_id, episode_id in db.execute(
+                    f"SELECT memory_id, episode_id FROM {EVIDENCE_TABLE} WHERE {among}", params
+                ):
+                    cited.setdefault(memory_id, []).append(episode_id)
+            kept: dict[str, str] = {}  # most episodes rest on nothing: this second read is rare
+            for batch in batches(list(cited)):
+                for kind in kinds:
+                    conditions, params = self._row_conditions(where, "m", memory_type=kind)
+                    among, ids = self._one_of("m.id", batch)
+                    rows = db.execute(
+                        f"SELECT m.id FROM {TABLES[kind]} m WHERE {among} AND {' AND '.join(conditions)}",
+                        [*ids, *params],
+                    )
+                    kept.update((row[0], kind) for row in rows)
+        return {memory_id: (kind, tuple(sorted(cited[memory_id]))) for memory_id, kind in kept.items()}
 
     def evidence_origins(self, memory_ids: Sequence[str]) -> dict[str, list[tuple[str, str]]]:
         origins: dict[str, list[tuple[str, str]]] = {memory_id: [] for memory_id in memory_ids}

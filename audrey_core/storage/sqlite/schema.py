@@ -9,11 +9,13 @@ from typing import Any
 
 from ...index_settings import KEYWORD_CONTEXT_WEIGHT
 from ..sql.migrations import (
+    EVIDENCE_TABLE,
     FTS_RANK,
     FTS_TABLE,
     Migration,
     claim_statements,
     dispute_side_statements,
+    evidence_statements,
     expiry_statements,
     initial_statements,
     run_migrations,
@@ -165,6 +167,28 @@ def _dispute_sides(connection: Any, dimensions: int) -> None:
         connection.execute(statement)
 
 
+def _evidence(connection: Any, dimensions: int) -> None:
+    for statement in evidence_statements():
+        connection.execute(statement)
+    for table in ("semantics", "procedures"):
+        rest_on = (
+            f"INSERT OR IGNORE INTO {EVIDENCE_TABLE} SELECT value, new.id FROM json_each(new.evidence_episode_ids)"
+        )
+        connection.execute(f"CREATE TRIGGER {table}_evidence_added AFTER INSERT ON {table} BEGIN {rest_on}; END")
+        connection.execute(
+            f"CREATE TRIGGER {table}_evidence_changed AFTER UPDATE OF evidence_episode_ids ON {table} BEGIN "
+            f"DELETE FROM {EVIDENCE_TABLE} WHERE memory_id = old.id; {rest_on}; END"
+        )
+        connection.execute(
+            f"CREATE TRIGGER {table}_evidence_removed AFTER DELETE ON {table} BEGIN "
+            f"DELETE FROM {EVIDENCE_TABLE} WHERE memory_id = old.id; END"
+        )
+        connection.execute(
+            f"INSERT OR IGNORE INTO {EVIDENCE_TABLE} SELECT j.value, m.id FROM {table} m, "
+            "json_each(m.evidence_episode_ids) j"
+        )
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "initial schema: seed 002 tables, vec0 vectors, tags", _initial_schema),
     Migration(2, "full-text index (FTS5) for hybrid recall; event times; chunk spans", _full_text),
@@ -177,6 +201,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(9, "expiry: a time to live the caller gives a memory", _expiry),
     Migration(10, "typed claims: what an episode states (subject, attribute, value)", _claims),
     Migration(11, "contradictions by their newer side", _dispute_sides),
+    Migration(12, "principles and procedures by the episodes they rest on", _evidence),
 )
 
 
