@@ -13,7 +13,8 @@ Reported:
   routine note (principles of routine notes alone are counted apart: the notes repeat, as every service's new alert);
 * lesson in the top 3 for the task: the share of tasks whose top 3 results hold the lesson's principle or one of its
   reports; principle first: of the lessons with a principle, the share whose principle comes before each of its
-  reports in the task's first 10 results;
+  reports in the task's first 10 results; others top 3: principles of other lessons (or routine notes) among the
+  first 3 results of all tasks, counted;
 * the cosine between two reports of one lesson under the model (median, lowest, highest): what clustering must
   reach;
 * separable: the share of lessons whose reports are joined (their two closest pairs) at a higher cosine than any
@@ -107,15 +108,20 @@ def run(lessons: tuple[Lesson, ...], embedder, misses: bool, judge: str = "none"
                     print(f"  mixed: {sorted(keys)}: {principle.content[:90]!r}")
             elif sum(owner.get(e) in keys for e in principle.evidence_episode_ids) >= 2:
                 formed |= keys
-        top = first = 0
+        top = first = intruders = 0
         for lesson in lessons:
 
             def of_lesson(memory_id: str, key: str = lesson.key) -> bool:
                 return owner.get(memory_id) == key or _rests_on(brain, memory_id, key, owner)
 
-            top += any(of_lesson(r.id) for r in brain.recall(lesson.task, limit=TOP))
+            best = brain.recall(lesson.task, limit=TOP)
+            top += any(of_lesson(r.id) for r in best)
+            intruders += sum(r.memory_type != "episodic" and not of_lesson(r.id) for r in best)
             mine = [r for r in brain.recall(lesson.task, limit=FIRST_AMONG) if of_lesson(r.id)]
             first += bool(mine) and mine[0].memory_type != "episodic"
+            if misses and lesson.key in formed and not (mine and mine[0].memory_type != "episodic"):
+                found = ", ".join(f"{r.memory_type} {r.score:.3f}" for r in mine) or f"none in the first {FIRST_AMONG}"
+                print(f"  principle not first: {lesson.key}: {found}")
             if misses and lesson.key not in formed:
                 print(f"  no principle: {lesson.key}")
     cosines = _report_cosines(lessons, embedder)
@@ -129,6 +135,7 @@ def run(lessons: tuple[Lesson, ...], embedder, misses: bool, judge: str = "none"
         "routine": routine,
         "top3": round(100 * top / len(lessons), 1),
         "principle_first": round(100 * first / len(formed), 1) if formed else None,
+        "other_principles_top3": intruders,
         "report_cosine_median": round(statistics.median(cosines), 3),
         "report_cosine_min": round(min(cosines), 3),
         "report_cosine_max": round(max(cosines), 3),
@@ -187,10 +194,21 @@ def main(argv: list[str] | None = None) -> dict:
     row = run(SETS[args.set], embedders.named(args.embedder), args.misses, args.judge)
     how = "offline" if args.judge == "none" else f"a {args.judge} LLM judge, {row['grouping_calls']} grouping calls"
     print(f"\nLessons met three times in other words ({args.set}; {how}; local model); shares in %")
-    header = ("lessons", "principles", "formed", "mixed", "routine", f"top {TOP}", "first", "cos median", "cos min")
-    cells = ("lessons", "principles", "formed", "mixed", "routine", "top3", "principle_first", "report_cosine_median")
-    print("".join(f"{h:>12}" for h in (*header, "cos max", "separable")))
-    print("".join(f"{row[c]!s:>12}" for c in (*cells, "report_cosine_min", "report_cosine_max", "separable")))
+    header = (
+        "lessons",
+        "principles",
+        "formed",
+        "mixed",
+        "routine",
+        f"top {TOP}",
+        "first",
+        "others top 3",
+        "cos median",
+    )
+    cells = ("lessons", "principles", "formed", "mixed", "routine", "top3", "principle_first", "other_principles_top3")
+    cells += ("report_cosine_median",)
+    print("".join(f"{h:>14}" for h in (*header, "cos min", "cos max", "separable")))
+    print("".join(f"{row[c]!s:>14}" for c in (*cells, "report_cosine_min", "report_cosine_max", "separable")))
     result = {"benchmark": "lessons", "set": args.set, **row}
     print(json.dumps(result))
     return result
