@@ -4,7 +4,8 @@
 
 Episodes come in topics of ``cluster-size`` paraphrases (pairwise similarity about 0.9, sources rotating so every
 topic has independent evidence), embedded by a synthetic embedder so the figures measure Audrey, not a model. The
-LLM is ``ScriptedLLM``: every call is counted. Expect one call per qualifying cluster, never one per episode.
+LLM is ``ScriptedLLM``, grouping by topic as a person would (``same_lesson``, 16 pairs a call) and extracting one
+principle per qualifying cluster: every call is counted.
 Prints a table and a final JSON line.
 """
 
@@ -22,7 +23,7 @@ import numpy as np
 from audrey_core import Audrey, AudreyConfig
 from audrey_core.config import SOURCES, ValidationConfig
 from audrey_core.stages import consolidate as stage
-from audrey_core.testing import ScriptedLLM
+from audrey_core.testing import ScriptedLLM, lesson_pairs
 
 DIMENSIONS = 384
 NOISE = 0.017  # per-dimension noise around a topic: cosine between two paraphrases is about 0.9
@@ -54,8 +55,20 @@ def principle(messages):
     return {"principle": "principle of " + " ".join(first.split("] ", 1)[1].split()[:2]), "evidence_diverse": True}
 
 
+def same_topic(messages):
+    """Grouping as a person would: two reports are one lesson when they are of one topic."""
+    same = [(n, a.split()[:2] == b.split()[:2]) for n, a, b in lesson_pairs(messages)]
+    return {"judgements": [{"pair": n, "same": verdict} for n, verdict in same]}
+
+
 def measure(size: int, cluster_size: int, folder: Path) -> dict:
-    llm = ScriptedLLM({"principle_extraction": principle, "contradiction_check": {"relation": "unrelated"}})
+    llm = ScriptedLLM(
+        {
+            "same_lesson": same_topic,
+            "principle_extraction": principle,
+            "contradiction_check": {"relation": "unrelated"},
+        }
+    )
     config = AudreyConfig(validation=ValidationConfig(background=False))
     with Audrey(folder / f"consolidate-{size}.db", embedder=TopicEmbedder(), llm=llm, config=config) as brain:
         topics = size // cluster_size
@@ -88,6 +101,7 @@ def measure(size: int, cluster_size: int, folder: Path) -> dict:
             stage.cluster_ids = real_cluster
         calls = len(llm.calls)
         extraction_calls = len(llm.calls_for("principle_extraction"))
+        grouping_calls = len(llm.calls_for("same_lesson"))
     return {
         "episodes": len(items),
         "topics": topics,
@@ -95,6 +109,7 @@ def measure(size: int, cluster_size: int, folder: Path) -> dict:
         "principles": len(run.output_memory_ids),
         "llm_calls": calls,
         "extraction_calls": extraction_calls,
+        "grouping_calls": grouping_calls,
         "consolidate_s": total_s,
         "clustering_s": planning["s"],
         "promotion_s": total_s - planning["s"],
