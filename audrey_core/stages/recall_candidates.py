@@ -75,11 +75,7 @@ def score(
         vectors = storage.get_vectors(
             list(dict.fromkeys([*(i for i in types if i not in similarity), *around, *neighbours]))
         )
-        missing = [i for i in types if i not in similarity and i in vectors]
-        if missing:
-            stored = np.stack([vectors[i] for i in missing])
-            cosines = stored @ (vector / np.linalg.norm(vector)) / np.linalg.norm(stored, axis=1)
-            similarity.update(zip(missing, cosines.tolist()))
+        similarity.update(cosines({i: vectors[i] for i in types if i not in similarity and i in vectors}, vector))
     speakers = {i: w.speaker for i, w in windows.items()}
     turns = turn_scores(vector, speakers, around, vectors, terms, recall_cfg.turn_self_weight, recall_cfg.speaker_boost)
     in_context = {**similarity, **turns.similarity}
@@ -108,8 +104,8 @@ def score(
         lessons = [m.id for m in memories.values() if getattr(m, "consolidated", False)]
         if where is not None and lessons:
             order = _with_principles(storage, lessons, where, order, start + len(batch), relevance, resting, types)
-            if vector is not None:
-                _add_cosines(storage, vector, [i for i in resting if i not in similarity], similarity)
+            if vector is not None and (unknown := [i for i in resting if i not in similarity]):
+                similarity.update(cosines(storage.get_vectors(unknown), vector))
         for memory_id, _ in batch:
             memory, value = memories.get(memory_id), relevance.get(memory_id, 0.0)
             if memory is None or expired(memory.expires_at, now):  # removed since, or expired (a scan has no filter)
@@ -152,10 +148,9 @@ def _with_principles(
     return order[:read] + sorted(rest, key=lambda item: (-item[1], item[0]))
 
 
-def _add_cosines(storage: Storage, vector: np.ndarray, ids: Sequence[str], similarity: dict[str, float]) -> None:
-    """The cosine to ``vector`` of each of ``ids`` (memories found by neither search), into ``similarity``."""
-    vectors = storage.get_vectors(ids) if ids else {}
-    if vectors:
-        stored = np.stack(list(vectors.values()))
-        cosines = stored @ (vector / np.linalg.norm(vector)) / np.linalg.norm(stored, axis=1)
-        similarity.update(zip(vectors, cosines.tolist()))
+def cosines(vectors: Mapping[str, np.ndarray], query: np.ndarray) -> dict[str, float]:
+    """Each memory's cosine to ``query`` (for memories the vector search did not find)."""
+    if not vectors:
+        return {}
+    stored = np.stack(list(vectors.values()))
+    return dict(zip(vectors, (stored @ (query / np.linalg.norm(query)) / np.linalg.norm(stored, axis=1)).tolist()))
