@@ -123,14 +123,19 @@ def disputed(result: RecallResult) -> str:
     return "".join(parts)
 
 
+SHARED_SHOWN = 20  # of the words an extractive principle's episodes all hold, how many a model is shown
+
+
 def _backing(result: RecallResult) -> str:
-    """What backs a result, when more than itself: a principle is a lesson learned from its episodes; an episode has
-    the reports that restate it."""
+    """What backs a result, when more than itself: a principle is a lesson learned from its episodes (an extractive
+    one, with the words they all hold); an episode has the reports that restate it."""
     if result.evidence_count <= 1:
         return ""
     if result.memory_type == "episodic":
         return f", {result.evidence_count} reports"
-    return f", lesson learned from {result.evidence_count} episodes"
+    shared = str(result.metadata.get("shared_words") or "") if result.metadata.get("extractive") else ""
+    common = f"; all say: {' '.join(shared.split()[:SHARED_SHOWN])}" if shared else ""
+    return f", lesson learned from {result.evidence_count} episodes{common}"
 
 
 def render_memories(

@@ -90,6 +90,8 @@ def main(argv: list[str] | None = None) -> int:
             principle = brain.get(memory_id)
             how = "extracted by " + run.consolidation_model if llm else "extractive: the cluster's most central episode"
             print(f"   principle ({how}): {principle.content}")
+            if principle.metadata.get("shared_words"):
+                print(f"   what every report says: {principle.metadata['shared_words']}")
             for link in brain.causal_links(memory_id):
                 print(f"   causal link ({link.link_type}): {link.cause} -> {link.effect}")
         if not run.output_memory_ids:

@@ -26,6 +26,12 @@ def query_terms(text: str) -> list[str]:
     return list(dict.fromkeys(terms))[:MAX_TERMS]
 
 
+def words_all_hold(text: str, others: Sequence[str]) -> str:
+    """The words of ``text``, in order, that each of ``others`` holds too (any case): what they all say."""
+    held = [set(_WORD.findall(other.lower())) for other in others]
+    return " ".join(w for w in _WORD.findall(text) if all(w.lower() in words for words in held))
+
+
 def informative_terms(terms: Sequence[str], counts: dict[str, int], total: int) -> list[str]:
     """Terms found in at most half of ``total`` rows (the rarest one if none is; all of them in a small store). A
     term in most rows has a BM25 weight near zero yet forces the ranking of nearly every row."""

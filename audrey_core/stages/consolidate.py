@@ -33,6 +33,7 @@ from ..rules.causal import build_links
 from ..rules.confidence import memory_confidence
 from ..rules.expiry import expired
 from ..rules.judgement import Decision, decide
+from ..rules.keywords import words_all_hold
 from ..rules.lineage import independent
 from ..rules.prompts import PRINCIPLE_EXTRACTION, SAME_LESSON
 from ..rules.union_find import UnionFind
@@ -170,17 +171,22 @@ class Extraction:
     model: str
     prompt_hash: str | None
     medoid_id: str | None = None
+    shared_words: str = ""  # offline: the medoid's words every member holds (what the cluster shares)
 
 
 def extract(
     ctx: StageContext, members: Sequence[Episodic], matrix: np.ndarray, backing: Sequence[Episodic]
 ) -> Extraction:
-    """Ask the LLM for the principle; without one, take the medoid episode's text (marked extractive)."""
+    """Ask the LLM for the principle; without one, take the medoid episode's text (marked extractive) and the words
+    every member holds."""
     if ctx.llm is None:
         unit = matrix / np.linalg.norm(matrix, axis=1, keepdims=True)
         medoid = members[int(np.argmax((unit @ unit.T).sum(axis=1)))]
         diverse = len({e.source for e in backing}) >= ctx.config.consolidation.min_source_types
-        return Extraction(medoid.content, "semantic", None, None, None, None, diverse, "extractive", None, medoid.id)
+        shared = words_all_hold(medoid.content, [e.content for e in members])
+        return Extraction(
+            medoid.content, "semantic", None, None, None, None, diverse, "extractive", None, medoid.id, shared
+        )
     now = ctx.clock()
     observations = "\n".join(
         f"- [{e.source}, {memory_confidence(e, now, ctx.config.confidence).value:.2f}] {e.content}" for e in members
@@ -401,6 +407,7 @@ def _principle(
             "extractive": extraction.model == "extractive",
             "evidence_diverse": extraction.evidence_diverse,
             "medoid_id": extraction.medoid_id,
+            **({"shared_words": extraction.shared_words} if extraction.medoid_id else {}),
             "source_types": sorted(sources),
         },
     }

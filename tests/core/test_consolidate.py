@@ -310,6 +310,7 @@ def test_offline_extraction_takes_the_medoid_and_says_so(db_path, placed, clock)
         principle = brain.get(run.output_memory_ids[0])
     assert isinstance(principle, Semantic) and principle.content == "stripe throttles 1"  # the most central member
     assert principle.metadata["extractive"] and principle.consolidation_model == "extractive"
+    assert principle.metadata["shared_words"] == "stripe throttles"  # what every member says ("1" is its own)
     assert principle.consolidation_prompt_hash is None and run.consolidation_model == "extractive"
     assert principle.evidence_episode_ids == tuple(ids) and principle.source_type_diversity == 3
     assert principle.consolidation_run_id == run.id and run.status == "completed"

@@ -82,6 +82,9 @@ def test_rendering_shows_confidence_source_type_and_disagreement(tmp_path):
     )
     assert f"episodic, {day}, 2 reports] the deploy" in render_memories([restated])
     assert f"semantic, {day}, lesson learned from 3 episodes] the deploy" in render_memories([principle])
+    extractive = replace(principle, metadata={"extractive": True, "shared_words": "the deploy freeze starts"})
+    shown = "lesson learned from 3 episodes; all say: the deploy freeze starts] the deploy"
+    assert shown in render_memories([extractive])
 
 
 def test_iter_memories_and_forget_all_reach_every_state_within_the_instance(tmp_path):
