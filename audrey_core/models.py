@@ -439,7 +439,7 @@ class Introspection:
     vector_search_error: str | None = None  # why vector search is unavailable, if it is
     superseded: int = 0  # memories an update or correction replaced (kept, out of recall by default)
     indexes: list[dict[str, Any]] = field(default_factory=list)  # derived search indexes (Storage.search_indexes)
-    similarity_baseline: float | None = None  # mean cosine of random pairs of the store's memories (rules.calibration)
+    similarity_baseline: float | None = None  # the model's mean cosine between unrelated sentences (rules.calibration)
 
     @property
     def open_contradictions(self) -> int:

@@ -190,11 +190,7 @@ def status(s: Settings) -> None:
         lines = [
             f"database {s.name} (agent {s.agent})",
             f"embedding model {stats.embedding_model} ({stats.embedding_dimensions} dimensions)"
-            + (
-                f", random pairs of memories at cosine {stats.similarity_baseline:.2f}"
-                if stats.similarity_baseline
-                else ""
-            ),
+            + (f", unrelated sentences at cosine {stats.similarity_baseline:.2f}" if stats.similarity_baseline else ""),
             table(["type", "total", "active", "disputed", "superseded", "dormant"], rows),
             f"vectors: {with_vectors} memories with, {without} without"
             + (" (run `audrey backfill`)" if without else ""),

@@ -41,6 +41,10 @@ def test_encode_recall_and_status(run):
     assert status["counts"]["episodic"] == 2 and status["vectors"] == {"with": 2, "without": 0}
     assert status["embedding_model"] == "deterministic-hash" and status["embedding_dimensions"] == 384
     assert "vectors: 2 memories with, 0 without" in run("status").output
+    assert status["similarity_baseline"] is None and "unrelated sentences" not in run("status").output
+    run("consolidate")  # measures the model's baseline (rules.calibration) and records it with the store
+    baseline = j(run("--json", "status"))["similarity_baseline"]
+    assert 0.0 < baseline < 0.5 and f"unrelated sentences at cosine {baseline:.2f}" in run("status").output
 
 
 def test_a_dash_reads_standard_input_and_a_text_over_the_limit_is_refused_with_the_way_out(run):

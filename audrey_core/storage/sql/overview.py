@@ -1,5 +1,5 @@
 """Reads that give an overview rather than answer a query (what ``audrey ui`` shows): how many memories were stored
-each day, by type and state, and which principles cite an episode as evidence."""
+each day, by type and state (which principles cite an episode: ``Storage.principles_citing``)."""
 
 from __future__ import annotations
 
