@@ -8,7 +8,7 @@ embedding never stalls the server's other sessions. The store may be open in a P
 SQLite file or a PostgreSQL URL).
 """
 
-# No `from __future__ import annotations`: FastMCP reads the tool signatures at run time, scope_path included.
+# No `from __future__ import annotations`: the SDK reads the tool signatures at run time, scope_path included.
 
 import hmac
 from collections.abc import Awaitable, Callable
@@ -28,12 +28,24 @@ from ..rules.recall_options import RecallOrder
 from ..rules.serving import needs_token
 from ..states import ContradictionState
 
+# The SDK's high-level server: `MCPServer` in mcp 2.x, `FastMCP` in 1.x (2.x renamed it and moved the HTTP settings
+# from the constructor to the app). Both are supported: the [mcp] extra alone resolves to 2.x, while
+# langchain-mcp-adapters (the [mcp-langchain] extra) still caps mcp below 2.
 try:
-    from mcp.server.fastmcp import FastMCP
-    from mcp.server.fastmcp.exceptions import ToolError
+    from mcp.server.mcpserver import MCPServer as HighLevelServer
+    from mcp.server.mcpserver.exceptions import ToolError
     from mcp.types import ToolAnnotations
-except ImportError:  # the `mcp` extra is not installed
-    FastMCP = None  # type: ignore[assignment,misc]
+
+    SDK_MAJOR = 2
+except ImportError:
+    try:
+        from mcp.server.fastmcp import FastMCP as HighLevelServer  # type: ignore[no-redef]
+        from mcp.server.fastmcp.exceptions import ToolError  # type: ignore[no-redef]
+        from mcp.types import ToolAnnotations
+
+        SDK_MAJOR = 1
+    except ImportError:  # the `mcp` extra is not installed
+        HighLevelServer = None  # type: ignore[assignment,misc]
 
 T = TypeVar("T")
 INSTRUCTIONS = (
@@ -50,12 +62,12 @@ SOURCE_HELP = (
 
 
 def require_mcp() -> None:
-    if FastMCP is None:
+    if HighLevelServer is None:
         installed = _installed_mcp()
-        if installed is not None:  # present, but without the FastMCP server this one is built on (mcp 2.x)
+        if installed is not None:  # present, but with neither server this one is built on (a 3.x, or a broken one)
             raise ConfigurationError(
-                f"audrey mcp needs the MCP SDK 1.x (its FastMCP server); mcp {installed} is installed: "
-                f"pip install 'mcp>=1.20,<2'"
+                f"audrey mcp needs the MCP SDK 1.x or 2.x (its MCPServer or FastMCP server); mcp {installed} is "
+                f"installed: pip install 'mcp>=1.20,<3'"
             )
         raise ConfigurationError(f"audrey mcp needs the MCP SDK: {install_hint('mcp')}")
 
@@ -71,13 +83,16 @@ def _installed_mcp() -> str | None:
 
 
 def build_server(brain: Audrey, name: str = "audrey", host: str = "127.0.0.1", port: int = 8765) -> Any:
-    """A FastMCP server whose tools remember, recall, forget, supersede, consolidate, list contradictions and report
-    status through ``brain``. ``host`` and ``port`` matter for HTTP only (localhost turns on the SDK's DNS-rebinding
-    protection)."""
+    """The SDK's high-level server whose tools remember, recall, forget, supersede, consolidate, list
+    contradictions and report status through ``brain``. ``host`` and ``port`` matter for HTTP only (localhost turns
+    on the SDK's DNS-rebinding protection); on mcp 2.x they are given to :func:`http_app` instead."""
     require_mcp()
-    server = FastMCP(name, instructions=INSTRUCTIONS, host=host, port=port, log_level="WARNING")
-    # FastMCP 1.x takes no version: its server would report the SDK's as its own in `serverInfo`
-    server._mcp_server.version = __version__
+    if SDK_MAJOR >= 2:
+        server = HighLevelServer(name, instructions=INSTRUCTIONS, version=__version__, log_level="WARNING")
+    else:
+        server = HighLevelServer(name, instructions=INSTRUCTIONS, host=host, port=port, log_level="WARNING")
+        # FastMCP 1.x takes no version: its server would report the SDK's as its own in `serverInfo`
+        server._mcp_server.version = __version__
 
     async def run(work: Callable[[], T]) -> T:
         try:
@@ -278,6 +293,13 @@ def check_http(host: str, token: str | None) -> None:
         )
 
 
+def http_app(server: Any, host: str) -> Any:
+    """The server's streamable HTTP app (path ``/mcp``); 2.x takes the host here, 1.x took it at construction."""
+    if SDK_MAJOR >= 2:
+        return server.streamable_http_app(host=host)
+    return server.streamable_http_app()
+
+
 def serve(brain: Audrey, http: tuple[str, int] | None = None, token: str | None = None) -> None:
     """Serve ``brain`` over stdio (``http=None``) or streamable HTTP at ``http`` (path ``/mcp``) until stopped."""
     if http is None:
@@ -285,8 +307,7 @@ def serve(brain: Audrey, http: tuple[str, int] | None = None, token: str | None 
         return
     host, port = http
     check_http(host, token)
-    server = build_server(brain, host=host, port=port)
-    app = server.streamable_http_app()
+    app = http_app(build_server(brain, host=host, port=port), host)
     if token:
         app = BearerToken(app, token)
     import uvicorn

@@ -299,15 +299,15 @@ async def test_a_postgresql_store_shared_by_the_server_and_a_python_agent():
 
 
 def test_a_missing_or_incompatible_sdk_is_named(monkeypatch):
-    """Without the SDK the error gives the extra to install; with an SDK that lacks FastMCP (mcp 2.x removed it) it
-    names the version installed and the one needed, rather than the extra just installed."""
+    """Without the SDK the error gives the extra to install; with an SDK that has neither server this one is built
+    on (a future 3.x) it names the version installed and the ones that work, rather than the extra just installed."""
     from importlib.metadata import version
 
     from audrey_core import ConfigurationError
     from audrey_core.admin import mcp_server
 
-    monkeypatch.setattr(mcp_server, "FastMCP", None)
-    with pytest.raises(ConfigurationError, match=rf"mcp {re.escape(version('mcp'))} is installed.*<2"):
+    monkeypatch.setattr(mcp_server, "HighLevelServer", None)
+    with pytest.raises(ConfigurationError, match=rf"mcp {re.escape(version('mcp'))} is installed.*<3"):
         mcp_server.require_mcp()
     monkeypatch.setattr(mcp_server, "_installed_mcp", lambda: None)
     with pytest.raises(ConfigurationError, match=r"pip install '.*\[mcp\]'"):
