@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
+from datetime import datetime
 from typing import Any
 
 from .config import SOURCES
@@ -182,9 +183,18 @@ def item_from_metadata(
     text: str, metadata: Mapping[str, Any] | None, memory_id: str | None = None, default_source: str | None = None
 ) -> dict[str, Any]:
     """An ``encode_batch`` item for a document. Metadata is kept whole; its ``source`` (when it names an Audrey
-    source), ``salience`` (a number in [0, 1]) and ``tags`` (a list of strings) also become Audrey's fields."""
+    source), ``salience`` (a number in [0, 1]), ``tags`` (a list of strings), ``speaker`` and ``session`` (non-empty
+    strings) and ``event_time`` (an aware datetime, or ISO 8601 text with its offset) also become Audrey's fields, so
+    a document or store item that says who said it, in which conversation and when is recalled as such."""
     meta = dict(metadata or {})
     item: dict[str, Any] = {"content": text, "metadata": meta}
+    for field in ("speaker", "session"):
+        value = meta.get(field)
+        if isinstance(value, str) and value.strip():
+            item[field] = value
+    moment = _aware_moment(meta.get("event_time"))
+    if moment is not None:
+        item["event_time"] = moment
     source = meta.get("source") if meta.get("source") in SOURCES else default_source
     if source is not None:
         item["source"] = source
@@ -197,6 +207,17 @@ def item_from_metadata(
     if memory_id is not None:
         item["id"] = memory_id
     return item
+
+
+def _aware_moment(value: Any) -> datetime | None:
+    """``value`` as a timezone-aware datetime, or None when it is not one (a naive time names no zone to read it
+    in: it stays metadata only)."""
+    if isinstance(value, str):
+        try:
+            value = datetime.fromisoformat(value)
+        except ValueError:
+            return None
+    return value if isinstance(value, datetime) and value.tzinfo is not None else None
 
 
 def message_id(kind: str, agent: str, *parts: str) -> str:

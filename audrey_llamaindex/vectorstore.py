@@ -17,7 +17,7 @@ from llama_index.core.vector_stores.utils import metadata_dict_to_node, node_to_
 from pydantic import PrivateAttr
 
 from audrey_core import SOURCES, Audrey, Memory, RecallResult
-from audrey_core.conversation import audrey_fields, placed_fields
+from audrey_core.conversation import audrey_fields, item_from_metadata, placed_fields
 
 OPERATORS = {
     FilterOperator.EQ: "$eq",
@@ -100,17 +100,12 @@ class AudreyVectorStore(BasePydanticVectorStore):
         ttl = add_kwargs.get("ttl", self.ttl)
         items = []
         for node in nodes:
-            metadata = node_to_metadata_dict(node, remove_text=True, flat_metadata=self.flat_metadata)
-            source = node.metadata.get("source") if node.metadata.get("source") in SOURCES else self.default_source
-            items.append(
-                {
-                    "id": node.node_id,
-                    "content": node.get_content(metadata_mode=MetadataMode.NONE) or " ",
-                    "metadata": metadata,
-                    "source": source,
-                    "ttl": ttl,
-                }
-            )
+            # Audrey's fields from the node's own metadata (source, salience, tags, speaker, session, event_time);
+            # stored is LlamaIndex's whole node record, so the node comes back as it was added
+            text = node.get_content(metadata_mode=MetadataMode.NONE) or " "
+            item = item_from_metadata(text, node.metadata, node.node_id, self.default_source)
+            item["metadata"] = node_to_metadata_dict(node, remove_text=True, flat_metadata=self.flat_metadata)
+            items.append({**item, "ttl": ttl})
         embeddings = [node.embedding for node in nodes]
         vectors = embeddings if all(e is not None for e in embeddings) else None
         return self._audrey.encode_batch(items, replace=True, vectors=vectors)

@@ -1,6 +1,7 @@
 """The conversation helpers both adapters share, and the whole-store calls that replaced "list a million"."""
 
 from dataclasses import replace
+from datetime import datetime, timezone
 
 import pytest
 
@@ -64,6 +65,17 @@ def test_metadata_becomes_audrey_fields_only_when_valid():
     assert item == {"content": "t", "metadata": {"source": "tool-result", "salience": 2, "tags": ["a", ""]},
                     "source": "tool-result", "id": "id1"}  # fmt: skip
     assert item_from_metadata("t", {"source": "crm"}, default_source="inference")["source"] == "inference"
+
+
+def test_metadata_names_who_said_it_in_which_conversation_and_when():
+    said = {"speaker": "Alice", "session": "s-7", "event_time": "2024-05-01T09:30:00+02:00"}
+    item = item_from_metadata("t", said)
+    assert (item["speaker"], item["session"]) == ("Alice", "s-7")
+    assert item["event_time"] == datetime(2024, 5, 1, 7, 30, tzinfo=timezone.utc)
+    assert item["metadata"] == said  # kept whole as well
+    # a blank name, a time with no zone to read it in, or text that is not a time stay metadata only
+    for unread in ({"speaker": " ", "session": 3}, {"event_time": "2024-05-01T09:30:00"}, {"event_time": "May"}):
+        assert set(item_from_metadata("t", unread)) == {"content", "metadata"}
 
 
 def test_rendering_shows_confidence_source_type_and_disagreement(tmp_path):

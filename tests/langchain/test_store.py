@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import datetime, timezone
 from typing import TypedDict
 
 import pytest
@@ -31,6 +32,17 @@ def test_put_get_replace_delete(store):
     assert len(store.search(("user", "alice"))) == 1
     store.delete(("user", "alice"), "diet")
     assert store.get(("user", "alice"), "diet") is None and store.search(("user",)) == []
+
+
+def test_an_item_that_says_who_said_it_when_and_where_is_stored_as_such(store, lc_brain):
+    """A value naming its speaker, conversation and time carries them into the memory (recall reads a turn with
+    its speaker and date); the value comes back exactly as it was put."""
+    said = {"text": "I moved to Lisbon", "speaker": "Alice", "session": "chat-3", "event_time": "2024-05-01T09:30:00Z"}
+    store.put(("user", "alice"), "move", said)
+    (memory,) = lc_brain.list_memories(scope_prefix=("user", "alice"))
+    assert (memory.speaker, memory.session) == ("Alice", "chat-3")
+    assert memory.event_time == datetime(2024, 5, 1, 9, 30, tzinfo=timezone.utc)
+    assert store.get(("user", "alice"), "move").value == said
 
 
 @pytest.mark.parametrize("other", [("user", "john-doe"), ("user", "john%"), ("user", "john_doe2"), ("user", "john")])

@@ -60,6 +60,18 @@ def test_index_round_trip_returns_the_stored_metadata_exactly_by_default(index):
     assert [n.metadata for n in store.get_nodes(node_ids=[node.node_id])] == [DOCS[0].metadata]
 
 
+def test_a_node_that_says_who_said_it_when_and_where_is_stored_as_such(index):
+    """A node's metadata naming its speaker, conversation and time carries them into the memory; the node still
+    comes back exactly as it was added."""
+    idx, store, brain = index
+    said = {"speaker": "Alice", "session": "chat-3", "event_time": "2024-05-01T09:30:00+00:00", "source": "inference"}
+    idx.insert(Document(text="I moved to Lisbon", metadata=said, doc_id="d-move"))
+    (memory,) = [m for m in brain.list_memories() if m.content == "I moved to Lisbon"]
+    assert (memory.speaker, memory.session, memory.source) == ("Alice", "chat-3", "inference")
+    assert memory.event_time is not None and memory.event_time.isoformat() == said["event_time"]
+    assert [n.metadata for n in store.get_nodes(node_ids=[memory.id])] == [said]
+
+
 def test_audrey_metadata_adds_audreys_fields_for_the_llm_not_the_embedding(index):
     idx, store, brain = index
     store.audrey_metadata = True
