@@ -40,7 +40,11 @@ def test_stripe_demo_offline():
     out = run_example("stripe_demo.py")
     assert "principle (extractive" in out
     assert "recalled principle" in out and "evidence [direct-observation]" in out and "evidence [tool-result]" in out
-    assert "update noticed" in out and "the principle is now superseded" in out
+    assert "~ update of the principle" in out and "the principle is now superseded" in out
+    # the test-mode detail meets both reports and their principle: three disputes, each naming its other side
+    detail = out.split("5. Days later")[1].split("the principle is context_dependent")[0]
+    met = [line.split(":")[0] for line in detail.splitlines() if "! contradiction" in line]
+    assert len(met) == len(set(met)) == 3, detail
     assert "the principle is context_dependent: both claims hold" in out
     shown = out.split("what a model is shown:")[1].split("6. Weeks later")[0]
     assert "— in another context" in shown and "In test mode the Stripe API rate limit is 25" in shown

@@ -28,8 +28,18 @@ from pathlib import Path
 from ..audrey import Audrey
 from ..config import AudreyConfig, ConsolidationConfig
 from ..conversation import render_memories
+from ..models import Memory
 from ..providers.openai_compatible import OpenAICompatibleLLM
 from ..testing import ManualClock
+
+
+def _which(memory: Memory | None) -> str:
+    """How the demo names the memory a new claim met: the principle, or a report by its source."""
+    if memory is None:
+        return "a memory since forgotten"
+    if memory.memory_type == "episodic":
+        return f"the {memory.source} report"
+    return "the principle" if memory.memory_type == "semantic" else "the procedure"
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
@@ -58,7 +68,11 @@ def main(argv: list[str] | None = None) -> int:
     # command then show its dates as they were, none in the future).
     clock = ManualClock(datetime.now(timezone.utc) - timedelta(days=STORY_DAYS))
     with Audrey(path, llm=llm, config=config, clock=clock) as brain:  # the default agent, as the command's
-        brain.on("contradiction", lambda e: print(f"   ! contradiction: {e['resolution'].reason}"))
+        # Each event names the memory the new claim met: one claim may dispute both reports and their principle.
+        brain.on(
+            "contradiction",
+            lambda e: print(f"   ! contradiction with {_which(e['existing'])}: {e['resolution'].reason}"),
+        )
 
         print("\n1-2. Two code paths hit Stripe's rate limit:")
         for text, source, job in [
@@ -121,7 +135,7 @@ def main(argv: list[str] | None = None) -> int:
         print("   what a model is shown:\n" + "\n".join(f"   {line}" for line in render_memories(shown).splitlines()))
 
         print("\n6. Weeks later, Stripe support says the live limit changed")
-        brain.on("update", lambda e: print(f"   ~ update noticed: {e['reason']}"))
+        brain.on("update", lambda e: print(f"   ~ update of {_which(brain.get(e['old']))}: {e['reason']}"))
         clock.advance(days=30)
         newer = "Stripe lowered the live API rate limit from 100 to 80 requests per second for this account"
         brain.encode(newer, source="told-by-user", tags=["stripe"])
