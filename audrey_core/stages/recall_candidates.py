@@ -118,7 +118,7 @@ def score(
             if breakdown.value >= min_confidence:
                 ranked.append(ranked_item(memory, cosine, breakdown, value, recall_cfg, rows.get(memory_id)))
         ranked.sort(key=ranking_key)
-        start += step
+        start += len(batch)  # not `step`: a batch may end the order, and principles its episodes brought follow it
         step = step if cut is None else cut
     return [replace(r, rests_on=tuple(resting[r.memory.id])) if r.memory.id in resting else r for r in ranked]
 

@@ -660,3 +660,25 @@ def test_runs_contradictions_and_links_are_found_by_their_ids(brain, clock):
     assert brain.contradictions(memory_id=principle) == []
     with pytest.raises(InvalidInputError):
         brain.contradiction(42)
+
+
+def test_a_principle_is_brought_in_through_its_episodes_for_its_own_tenant_only(db_path, placed, clock):
+    """A principle that shares no word with the query comes in through the consolidated episodes a keyword recall
+    reads (the first read takes every candidate: it came after them), but only where the recall's own filter
+    reaches: another scope's principle citing those very episodes (which consolidation never writes, but a store may
+    hold) never does."""
+    mine = Audrey(db_path, agent="tester", scope=("team", "a"), embedder=placed, clock=clock, config=config())
+    theirs = Audrey(db_path, agent="tester", scope=("team", "b"), embedder=placed, clock=clock, config=config())
+    with mine, theirs:
+        groups = three_topics(mine, placed)
+        mine.consolidate()
+        cited = {"evidence_episode_ids": list(groups[1]), "evidence_count": 3}
+        own = add_derived(mine, placed.place("our lesson from those reports, in other words", 0.95), **cited)
+        foreign = add_derived(theirs, placed.place("another scope's lesson from the same reports", 0.95), **cited)
+        results = [r.id for r in mine.recall("topic 1 claim", limit=10, mode="keyword")]
+        everywhere = Audrey(db_path, agent="tester", embedder=placed, clock=clock, config=config())
+        with everywhere:  # an instance over both scopes reaches both through the same episodes
+            both = [r.id for r in everywhere.recall("topic 1 claim", limit=10, mode="keyword")]
+    assert own in results and foreign not in results
+    assert results.index(own) < min(results.index(e) for e in groups[1])  # the lesson before its reports
+    assert {own, foreign} <= set(both)
