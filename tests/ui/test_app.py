@@ -47,6 +47,15 @@ def test_listing_pages_through_a_large_store(brain):
     assert ids[9] in third and ids[0] in third and 'rel="next"' not in third and 'rel="prev"' in third
 
 
+def test_the_status_page_shows_the_models_similarity_baseline_once_measured(brain):
+    web = client(brain)
+    assert "similarity baseline" not in web.get("/status").text  # measured at the first consolidation
+    brain.consolidate()
+    measured = brain.introspect().similarity_baseline
+    assert measured is not None
+    assert f"<th>similarity baseline</th><td>{measured:.2f} (" in web.get("/status").text
+
+
 def test_off_localhost_the_token_is_required_then_kept_in_a_cookie(brain):
     with pytest.raises(InvalidInputError, match="needs a token"):
         build_app(brain, host="0.0.0.0")
