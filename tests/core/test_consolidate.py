@@ -601,6 +601,30 @@ def test_rollback_of_a_run_that_wrote_principles(db_path, placed, clock):
         assert [r.status for r in brain.consolidation_history()] == ["rolled_back"]
 
 
+@pytest.mark.sqlite_only
+def test_a_run_logged_before_the_undo_rows_still_rolls_back_after_the_migration(db_path, placed, clock):
+    """Schema 13 appends a run's undo entries as rows; a log written before sits in the run's column and is read
+    first, so a run consolidated by an older Audrey rolls back exactly after the upgrade."""
+    from .index_helpers import BEFORE_UNDO_ROWS, downgrade
+
+    with open_brain(db_path, placed, clock) as brain:
+        ids = [brain.encode(placed.place(f"fresh claim {i}", 0.95), source=s) for i, s in enumerate(SOURCES3)]
+        run = brain.consolidate()
+        logged = brain._storage.run_undo_log(run.id)
+    assert logged and all(isinstance(entry, dict) for entry in logged)
+    as_a_column = (
+        "UPDATE consolidation_runs SET undo_log = (SELECT json_group_array(json(entry)) FROM "
+        "(SELECT entry FROM consolidation_undo u WHERE u.run_id = consolidation_runs.id ORDER BY seq))"
+    )
+    downgrade(db_path, [as_a_column, *BEFORE_UNDO_ROWS])  # the store as schema 12 left it
+    with open_brain(db_path, placed, clock) as brain:
+        assert brain._storage.run_undo_log(run.id) == logged
+        brain.rollback(run.id)
+        (principle,) = run.output_memory_ids
+        assert brain.get(principle).state == "rolled_back"
+        assert not any(brain.get(i).consolidated for i in ids)
+
+
 def test_two_instances_consolidating_at_once_give_one_runs_principles(db_path, placed, clock, monkeypatch):
     """The storage's consolidation lock (in-process for SQLite, an advisory lock on PostgreSQL) serialises runs
     of one agent across Audrey instances: the second finds the work done."""

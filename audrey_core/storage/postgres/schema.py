@@ -26,6 +26,7 @@ from ..sql.migrations import (
     run_migrations,
     text_and_time_statements,
     turn_statements,
+    undo_statements,
     validation_queue_statements,
     validity_statements,
 )
@@ -116,6 +117,11 @@ def _evidence(connection: Any, dimensions: int = 0) -> None:
         )
 
 
+def _undo(connection: Any, dimensions: int = 0) -> None:
+    for statement in undo_statements():
+        connection.execute(to_postgres(statement))
+
+
 MIGRATIONS = (
     Migration(1, "memory tables, full text, sequences (SQLite schema 3 in PostgreSQL types)", _initial),
     Migration(2, "validity intervals and supersession for every memory type (SQLite schema 4)", _validity),
@@ -125,6 +131,7 @@ MIGRATIONS = (
     Migration(6, "typed claims: what an episode states (SQLite schema 10)", _claims),
     Migration(7, "contradictions by their newer side (SQLite schema 11)", _dispute_sides),
     Migration(8, "principles and procedures by the episodes they rest on (SQLite schema 12)", _evidence),
+    Migration(9, "a consolidation run's undo log, one row per entry (SQLite schema 13)", _undo),
 )
 LATEST_VERSION = MIGRATIONS[-1].version
 

@@ -19,6 +19,7 @@ from ...models import Memory
 from ...rules.calibration import Baseline
 from ...rules.inputs import check_json_value
 from ..sqlite.connection import placeholders
+from .migrations import UNDO_TABLE
 from .reads import SQLReads
 from .rows import COLUMNS, TABLES, row_to_memory
 from .writes import SQLWrites
@@ -32,6 +33,7 @@ EXPORTED_TABLES = (
     "causal_links",
     "contradictions",
     "consolidation_runs",
+    UNDO_TABLE,
     "claim_support",
     "audit_log",
 )

@@ -180,6 +180,7 @@ def initial_statements() -> list[str]:
 
 FTS_TABLE = "memory_fts"
 EVIDENCE_TABLE = "principle_evidence"
+UNDO_TABLE = "consolidation_undo"
 STORE_TABLES = (
     "episodes",
     "semantics",
@@ -191,6 +192,7 @@ STORE_TABLES = (
     "audit_log",
     "memory_tags",
     EVIDENCE_TABLE,
+    UNDO_TABLE,
     "memory_vector_rows",
     "memory_text_rows",
     "validation_queue",
@@ -313,6 +315,16 @@ def evidence_statements() -> list[str]:
         f"CREATE TABLE {EVIDENCE_TABLE} (episode_id TEXT NOT NULL, memory_id TEXT NOT NULL, "
         "PRIMARY KEY (episode_id, memory_id)) WITHOUT ROWID",
         f"CREATE INDEX {EVIDENCE_TABLE}_by_memory ON {EVIDENCE_TABLE}(memory_id)",
+    ]
+
+
+def undo_statements() -> list[str]:
+    """Migration 13's portable part (PostgreSQL 9): a consolidation run's undo log, one row per entry, appended as
+    the run goes (the run's ``undo_log`` column was read and rewritten whole for every cluster: at 100k episodes the
+    run spent its time re-encoding a log of megabytes). A log written before stays in that column, read first."""
+    return [
+        f"CREATE TABLE {UNDO_TABLE} (run_id TEXT NOT NULL, seq INTEGER NOT NULL, entry TEXT NOT NULL, "
+        "PRIMARY KEY (run_id, seq)) WITHOUT ROWID"
     ]
 
 

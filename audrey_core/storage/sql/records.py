@@ -12,6 +12,7 @@ from ...ids import new_ulid
 from ...timeutil import from_iso, to_iso
 from ..sqlite.connection import placeholders
 from .dialect import SQLDialect
+from .migrations import UNDO_TABLE
 from .rows import RECORDS, TABLES, encode_value, from_row, to_row
 
 
@@ -75,21 +76,29 @@ class SQLRecords(SQLDialect):
         return [from_row(kind, columns, row) for row in rows]
 
     def run_undo_log(self, run_id: str) -> list[dict[str, Any]]:
-        """The prior values a consolidation run overwrote, for rollback."""
+        """The prior values a consolidation run overwrote, for rollback, in the order they were recorded: what the
+        run's ``undo_log`` column holds (logs written before schema 13), then its rows."""
         with self._read() as db:
             row = db.execute("SELECT undo_log FROM consolidation_runs WHERE id = ?", (run_id,)).fetchone()
-        return json.loads(row[0]) if row else []
+            if row is None:
+                return []
+            appended = db.execute(f"SELECT entry FROM {UNDO_TABLE} WHERE run_id = ? ORDER BY seq", (run_id,))
+            return [*json.loads(row[0]), *(json.loads(entry) for (entry,) in appended.fetchall())]
 
     def append_undo(self, run_id: str, entries: Sequence[Mapping[str, Any]]) -> None:
-        """Add what a run is about to overwrite to its undo log (joins the caller's transaction)."""
+        """Add what a run is about to overwrite to its undo log (joins the caller's transaction): new rows, whatever
+        the log's length."""
         if not entries:
             return
         with self._write() as db:
-            row = db.execute("SELECT undo_log FROM consolidation_runs WHERE id = ?", (run_id,)).fetchone()
-            if row is None:
+            if db.execute("SELECT 1 FROM consolidation_runs WHERE id = ?", (run_id,)).fetchone() is None:
                 raise StorageError(f"no consolidation run with id {run_id}")
-            log = json.loads(row[0]) + [dict(e) for e in entries]
-            db.execute("UPDATE consolidation_runs SET undo_log = ? WHERE id = ?", (json.dumps(log), run_id))
+            last = db.execute(f"SELECT MAX(seq) FROM {UNDO_TABLE} WHERE run_id = ?", (run_id,)).fetchone()[0]
+            first = 0 if last is None else int(last) + 1
+            db.executemany(
+                f"INSERT INTO {UNDO_TABLE} (run_id, seq, entry) VALUES (?, ?, ?)",
+                [(run_id, first + i, json.dumps(dict(entry))) for i, entry in enumerate(entries)],
+            )
 
     def add_claim_support(self, memory_id: str, episode_id: str, at: datetime) -> None:
         with self._write() as db:

@@ -22,6 +22,7 @@ from ..sql.migrations import (
     search_log_statements,
     text_and_time_statements,
     turn_statements,
+    undo_statements,
     validation_queue_statements,
     validity_statements,
     vector_log_statements,
@@ -189,6 +190,11 @@ def _evidence(connection: Any, dimensions: int) -> None:
         )
 
 
+def _undo(connection: Any, dimensions: int) -> None:
+    for statement in undo_statements():
+        connection.execute(statement)
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "initial schema: seed 002 tables, vec0 vectors, tags", _initial_schema),
     Migration(2, "full-text index (FTS5) for hybrid recall; event times; chunk spans", _full_text),
@@ -202,6 +208,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(10, "typed claims: what an episode states (subject, attribute, value)", _claims),
     Migration(11, "contradictions by their newer side", _dispute_sides),
     Migration(12, "principles and procedures by the episodes they rest on", _evidence),
+    Migration(13, "a consolidation run's undo log, one row per entry", _undo),
 )
 
 
