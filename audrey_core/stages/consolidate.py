@@ -217,7 +217,7 @@ def consolidate(ctx: StageContext, progress: Callable[[int, int], None] | None =
     run = _resume_or_plan(ctx)
     try:
         for done, cluster in enumerate(run.plan, start=1):
-            _promote_cluster(ctx, run.id, list(cluster))
+            _promote_cluster(ctx, run, list(cluster))
             if progress is not None:
                 progress(done, len(run.plan))
     except BaseException as exc:
@@ -271,9 +271,10 @@ def _resume_or_plan(ctx: StageContext) -> ConsolidationRun:
     return run
 
 
-def _promote_cluster(ctx: StageContext, run_id: str, ids: list[str]) -> None:
+def _promote_cluster(ctx: StageContext, run: ConsolidationRun, ids: list[str]) -> None:
     # The run's id is part of the principle's: a resumed run finds what it made, and a run after a rollback makes new
     # principles instead of finding the rolled-back ones.
+    run_id = run.id
     output_id = deterministic_id("M", ctx.agent, run_id, *ids)
     if ctx.storage.get_memory(output_id) is not None:
         return  # promoted before the run was interrupted
@@ -313,8 +314,7 @@ def _promote_cluster(ctx: StageContext, run_id: str, ids: list[str]) -> None:
             existing = neighbour[0]
             ctx.storage.append_undo(run_id, [snapshot(existing)])
             record_contradiction(ctx, existing, memory, decision.verdict, run_id=run_id)
-        run = _run(ctx, run_id)
-        ctx.storage.update_record(ConsolidationRun, run_id, {"output_memory_ids": (*run.output_memory_ids, output_id)})
+        ctx.storage.record_run_result(run_id, output_id)  # a row: the run's own record is not rewritten per cluster
     ctx.emit(
         "consolidation",
         {
@@ -366,9 +366,7 @@ def _fold_into(
         ctx.storage.append_undo(run_id, [snapshot(existing)])
         _mark_consolidated(ctx, run_id, members)
         after = memory_confidence(ctx.storage.get_memory(existing.id), now, ctx.config.confidence).value
-        run = _run(ctx, run_id)
-        deltas = {**run.confidence_deltas, existing.id: run.confidence_deltas.get(existing.id, 0.0) + after - before}
-        ctx.storage.update_record(ConsolidationRun, run_id, {"confidence_deltas": deltas})
+        ctx.storage.record_run_result(run_id, existing.id, after - before)
     ctx.emit(
         "reinforcement",
         {"kind": "consolidation", "memory_id": existing.id, "run_id": run_id, "episode_ids": new_evidence},

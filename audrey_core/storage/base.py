@@ -309,6 +309,12 @@ class Storage(ABC):
         """Add entries to a run's undo log (joins the caller's transaction)."""
 
     @abstractmethod
+    def record_run_result(self, run_id: str, memory_id: str, confidence_delta: float | None = None) -> None:
+        """Record a principle a consolidation run made (no delta), or a change it made to an existing one's
+        confidence (the delta, summed per memory in the run's ``confidence_deltas``); joins the caller's
+        transaction. The run's ``output_memory_ids`` lists the principles in the order recorded."""
+
+    @abstractmethod
     def add_claim_support(self, memory_id: str, episode_id: str, at: datetime) -> None:
         """Record that ``episode_id`` supported the (disputed or superseded) claim ``memory_id``."""
 

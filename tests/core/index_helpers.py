@@ -63,12 +63,16 @@ def downgrade(path: Path, statements: list[str]) -> None:
     db.close()
 
 
-# Undo migration 13 (a run's undo log as rows): its table (entries written since are lost with it).
-BEFORE_UNDO_ROWS = ["DROP TABLE consolidation_undo", "DELETE FROM schema_migrations WHERE version >= 13"]
+# Undo migration 13 (a run's undo log and results as rows): its tables (rows written since are lost with them).
+BEFORE_RUN_LOG = [
+    "DROP TABLE consolidation_undo",
+    "DROP TABLE consolidation_results",
+    "DELETE FROM schema_migrations WHERE version >= 13",
+]
 
 # Undo migration 12 (principles by the episodes they rest on): its triggers and table.
 BEFORE_EVIDENCE = [
-    *BEFORE_UNDO_ROWS,
+    *BEFORE_RUN_LOG,
     *(
         f"DROP TRIGGER {table}_evidence_{change}"
         for table in ("semantics", "procedures")

@@ -602,27 +602,48 @@ def test_rollback_of_a_run_that_wrote_principles(db_path, placed, clock):
 
 
 @pytest.mark.sqlite_only
-def test_a_run_logged_before_the_undo_rows_still_rolls_back_after_the_migration(db_path, placed, clock):
-    """Schema 13 appends a run's undo entries as rows; a log written before sits in the run's column and is read
-    first, so a run consolidated by an older Audrey rolls back exactly after the upgrade."""
-    from .index_helpers import BEFORE_UNDO_ROWS, downgrade
+def test_a_run_recorded_in_its_row_before_schema_13_reads_and_rolls_back_the_same(db_path, placed, clock):
+    """Schema 13 records a run's undo entries, new principles and confidence changes as rows; what an older Audrey
+    wrote sits in the run's own columns and is read first, so its run reads and rolls back exactly after the
+    upgrade."""
+    from .index_helpers import BEFORE_RUN_LOG, downgrade
 
     with open_brain(db_path, placed, clock) as brain:
         ids = [brain.encode(placed.place(f"fresh claim {i}", 0.95), source=s) for i, s in enumerate(SOURCES3)]
         run = brain.consolidate()
         logged = brain._storage.run_undo_log(run.id)
-    assert logged and all(isinstance(entry, dict) for entry in logged)
-    as_a_column = (
+    assert logged and len(run.output_memory_ids) == 1
+    in_columns = [  # the run as schema 12 kept it: everything in its row
         "UPDATE consolidation_runs SET undo_log = (SELECT json_group_array(json(entry)) FROM "
-        "(SELECT entry FROM consolidation_undo u WHERE u.run_id = consolidation_runs.id ORDER BY seq))"
-    )
-    downgrade(db_path, [as_a_column, *BEFORE_UNDO_ROWS])  # the store as schema 12 left it
+        "(SELECT entry FROM consolidation_undo u WHERE u.run_id = consolidation_runs.id ORDER BY seq))",
+        "UPDATE consolidation_runs SET output_memory_ids = (SELECT json_group_array(memory_id) FROM "
+        "(SELECT memory_id FROM consolidation_results r WHERE r.run_id = consolidation_runs.id "
+        "AND r.confidence_delta IS NULL ORDER BY seq))",
+    ]
+    downgrade(db_path, [*in_columns, *BEFORE_RUN_LOG])
     with open_brain(db_path, placed, clock) as brain:
-        assert brain._storage.run_undo_log(run.id) == logged
+        assert brain.consolidation_history() == [run] and brain._storage.run_undo_log(run.id) == logged
         brain.rollback(run.id)
         (principle,) = run.output_memory_ids
         assert brain.get(principle).state == "rolled_back"
         assert not any(brain.get(i).consolidated for i in ids)
+
+
+def test_a_runs_results_are_rows_its_record_reads_in_order(db_path, placed, clock):
+    """The principles a run makes and the confidence changes it makes to existing ones are recorded one row each
+    (its record is not rewritten per cluster) and read back as the run's outputs, in order, and summed deltas."""
+    with open_brain(db_path, placed, clock) as brain:
+        groups = three_topics(brain, placed)
+        run = brain.consolidate()
+        rests_on = {i: brain.get(i).evidence_episode_ids for i in run.output_memory_ids}
+        first = run.output_memory_ids[0]
+        brain._storage.record_run_result(run.id, first, 0.25)
+        brain._storage.record_run_result(run.id, first, -0.05)
+        (again,) = [r for r in brain.consolidation_history() if r.id == run.id]
+    assert len(run.output_memory_ids) == 3 and run.confidence_deltas == {}
+    assert sorted(sorted(e) for e in rests_on.values()) == sorted(sorted(g) for g in groups)
+    assert again.output_memory_ids == run.output_memory_ids
+    assert again.confidence_deltas == pytest.approx({first: 0.20})
 
 
 def test_two_instances_consolidating_at_once_give_one_runs_principles(db_path, placed, clock, monkeypatch):

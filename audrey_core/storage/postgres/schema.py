@@ -23,10 +23,10 @@ from ..sql.migrations import (
     evidence_statements,
     expiry_statements,
     initial_statements,
+    run_log_statements,
     run_migrations,
     text_and_time_statements,
     turn_statements,
-    undo_statements,
     validation_queue_statements,
     validity_statements,
 )
@@ -117,8 +117,8 @@ def _evidence(connection: Any, dimensions: int = 0) -> None:
         )
 
 
-def _undo(connection: Any, dimensions: int = 0) -> None:
-    for statement in undo_statements():
+def _run_log(connection: Any, dimensions: int = 0) -> None:
+    for statement in run_log_statements():
         connection.execute(to_postgres(statement))
 
 
@@ -131,7 +131,7 @@ MIGRATIONS = (
     Migration(6, "typed claims: what an episode states (SQLite schema 10)", _claims),
     Migration(7, "contradictions by their newer side (SQLite schema 11)", _dispute_sides),
     Migration(8, "principles and procedures by the episodes they rest on (SQLite schema 12)", _evidence),
-    Migration(9, "a consolidation run's undo log, one row per entry (SQLite schema 13)", _undo),
+    Migration(9, "a consolidation run's undo log and results, one row per entry (SQLite schema 13)", _run_log),
 )
 LATEST_VERSION = MIGRATIONS[-1].version
 

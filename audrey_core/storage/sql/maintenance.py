@@ -19,7 +19,7 @@ from ...models import Memory
 from ...rules.calibration import Baseline
 from ...rules.inputs import check_json_value
 from ..sqlite.connection import placeholders
-from .migrations import UNDO_TABLE
+from .migrations import RESULTS_TABLE, UNDO_TABLE
 from .reads import SQLReads
 from .rows import COLUMNS, TABLES, row_to_memory
 from .writes import SQLWrites
@@ -34,6 +34,7 @@ EXPORTED_TABLES = (
     "contradictions",
     "consolidation_runs",
     UNDO_TABLE,
+    RESULTS_TABLE,
     "claim_support",
     "audit_log",
 )

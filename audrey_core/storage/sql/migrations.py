@@ -181,6 +181,7 @@ def initial_statements() -> list[str]:
 FTS_TABLE = "memory_fts"
 EVIDENCE_TABLE = "principle_evidence"
 UNDO_TABLE = "consolidation_undo"
+RESULTS_TABLE = "consolidation_results"
 STORE_TABLES = (
     "episodes",
     "semantics",
@@ -193,6 +194,7 @@ STORE_TABLES = (
     "memory_tags",
     EVIDENCE_TABLE,
     UNDO_TABLE,
+    RESULTS_TABLE,
     "memory_vector_rows",
     "memory_text_rows",
     "validation_queue",
@@ -318,13 +320,20 @@ def evidence_statements() -> list[str]:
     ]
 
 
-def undo_statements() -> list[str]:
-    """Migration 13's portable part (PostgreSQL 9): a consolidation run's undo log, one row per entry, appended as
-    the run goes (the run's ``undo_log`` column was read and rewritten whole for every cluster: at 100k episodes the
-    run spent its time re-encoding a log of megabytes). A log written before stays in that column, read first."""
+def run_log_statements() -> list[str]:
+    """Migration 13's portable part (PostgreSQL 9): what a consolidation run records as it goes, one row per entry,
+    appended. The run's row held it as JSON (its undo log, its new principles, its confidence changes) and was read
+    and rewritten whole for every cluster, with the run's plan and inputs (megabytes at 100k episodes): the run spent
+    its time re-encoding itself. What was written before stays in the run's columns, read first.
+
+    ``consolidation_undo``: the prior values the run overwrote, for rollback. ``consolidation_results``: each
+    principle the run made (``confidence_delta`` NULL) and each change it made to an existing principle's confidence
+    (the delta)."""
     return [
         f"CREATE TABLE {UNDO_TABLE} (run_id TEXT NOT NULL, seq INTEGER NOT NULL, entry TEXT NOT NULL, "
-        "PRIMARY KEY (run_id, seq)) WITHOUT ROWID"
+        "PRIMARY KEY (run_id, seq)) WITHOUT ROWID",
+        f"CREATE TABLE {RESULTS_TABLE} (run_id TEXT NOT NULL, seq INTEGER NOT NULL, memory_id TEXT NOT NULL, "
+        "confidence_delta REAL, PRIMARY KEY (run_id, seq)) WITHOUT ROWID",
     ]
 
 

@@ -4,15 +4,17 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from datetime import datetime
 from typing import Any
 
 from ...errors import StorageError
 from ...ids import new_ulid
+from ...models import ConsolidationRun
 from ...timeutil import from_iso, to_iso
 from ..sqlite.connection import placeholders
 from .dialect import SQLDialect
-from .migrations import UNDO_TABLE
+from .migrations import RESULTS_TABLE, UNDO_TABLE
 from .rows import RECORDS, TABLES, encode_value, from_row, to_row
 
 
@@ -73,7 +75,48 @@ class SQLRecords(SQLDialect):
             rows = db.execute(
                 f"SELECT {', '.join(columns)} FROM {table} {where} ORDER BY {order}, id", params
             ).fetchall()
-        return [from_row(kind, columns, row) for row in rows]
+        found = [from_row(kind, columns, row) for row in rows]
+        return self._with_results(found) if kind is ConsolidationRun else found
+
+    def _with_results(self, runs: list[ConsolidationRun]) -> list[ConsolidationRun]:
+        """Each run with the principles it made and the confidence changes it made, as recorded in its row (runs of
+        schema 12) and then in its result rows."""
+        if not runs:
+            return runs
+        among, params = self._one_of("run_id", [run.id for run in runs])
+        made: dict[str, list[str]] = {}
+        changed: dict[str, dict[str, float]] = {}
+        with self._read() as db:
+            rows = db.execute(
+                f"SELECT run_id, memory_id, confidence_delta FROM {RESULTS_TABLE} WHERE {among} ORDER BY run_id, seq",
+                params,
+            ).fetchall()
+        for run_id, memory_id, delta in rows:
+            if delta is None:
+                made.setdefault(run_id, []).append(memory_id)
+            else:
+                deltas = changed.setdefault(run_id, {})
+                deltas[memory_id] = deltas.get(memory_id, 0.0) + float(delta)
+        return [
+            replace(
+                run,
+                output_memory_ids=(*run.output_memory_ids, *made.get(run.id, ())),
+                confidence_deltas=_summed(run.confidence_deltas, changed.get(run.id, {})),
+            )
+            if run.id in made or run.id in changed
+            else run
+            for run in runs
+        ]
+
+    def record_run_result(self, run_id: str, memory_id: str, confidence_delta: float | None = None) -> None:
+        """Record a principle a run made (no delta) or a change it made to one's confidence (joins the caller's
+        transaction): one row, whatever the run's size."""
+        with self._write() as db:
+            last = db.execute(f"SELECT MAX(seq) FROM {RESULTS_TABLE} WHERE run_id = ?", (run_id,)).fetchone()[0]
+            db.execute(
+                f"INSERT INTO {RESULTS_TABLE} (run_id, seq, memory_id, confidence_delta) VALUES (?, ?, ?, ?)",
+                (run_id, 0 if last is None else int(last) + 1, memory_id, confidence_delta),
+            )
 
     def run_undo_log(self, run_id: str) -> list[dict[str, Any]]:
         """The prior values a consolidation run overwrote, for rollback, in the order they were recorded: what the
@@ -163,3 +206,8 @@ class SQLRecords(SQLDialect):
             }
             for r in rows
         ]
+
+
+def _summed(recorded: dict[str, float], added: dict[str, float]) -> dict[str, float]:
+    """A run's confidence changes: those its row recorded plus those of its result rows, memory by memory."""
+    return {key: recorded.get(key, 0.0) + added.get(key, 0.0) for key in {**recorded, **added}}

@@ -18,11 +18,11 @@ from ..sql.migrations import (
     evidence_statements,
     expiry_statements,
     initial_statements,
+    run_log_statements,
     run_migrations,
     search_log_statements,
     text_and_time_statements,
     turn_statements,
-    undo_statements,
     validation_queue_statements,
     validity_statements,
     vector_log_statements,
@@ -190,8 +190,8 @@ def _evidence(connection: Any, dimensions: int) -> None:
         )
 
 
-def _undo(connection: Any, dimensions: int) -> None:
-    for statement in undo_statements():
+def _run_log(connection: Any, dimensions: int) -> None:
+    for statement in run_log_statements():
         connection.execute(statement)
 
 
@@ -208,7 +208,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(10, "typed claims: what an episode states (subject, attribute, value)", _claims),
     Migration(11, "contradictions by their newer side", _dispute_sides),
     Migration(12, "principles and procedures by the episodes they rest on", _evidence),
-    Migration(13, "a consolidation run's undo log, one row per entry", _undo),
+    Migration(13, "a consolidation run's undo log and results, one row per entry", _run_log),
 )
 
 
