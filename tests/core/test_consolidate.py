@@ -22,6 +22,7 @@ from audrey_core import (
     NotFoundError,
     Procedural,
     Semantic,
+    StorageError,
 )
 from audrey_core.admin.maintenance import reembed
 from audrey_core.config import ValidationConfig
@@ -640,6 +641,8 @@ def test_a_runs_results_are_rows_its_record_reads_in_order(db_path, placed, cloc
         brain._storage.record_run_result(run.id, first, 0.25)
         brain._storage.record_run_result(run.id, first, -0.05)
         (again,) = [r for r in brain.consolidation_history() if r.id == run.id]
+        with pytest.raises(StorageError, match="no consolidation run"):
+            brain._storage.record_run_result("no-such-run", first)
     assert len(run.output_memory_ids) == 3 and run.confidence_deltas == {}
     assert sorted(sorted(e) for e in rests_on.values()) == sorted(sorted(g) for g in groups)
     assert again.output_memory_ids == run.output_memory_ids

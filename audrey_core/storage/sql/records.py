@@ -112,6 +112,8 @@ class SQLRecords(SQLDialect):
         """Record a principle a run made (no delta) or a change it made to one's confidence (joins the caller's
         transaction): one row, whatever the run's size."""
         with self._write() as db:
+            if db.execute("SELECT 1 FROM consolidation_runs WHERE id = ?", (run_id,)).fetchone() is None:
+                raise StorageError(f"no consolidation run with id {run_id}")
             last = db.execute(f"SELECT MAX(seq) FROM {RESULTS_TABLE} WHERE run_id = ?", (run_id,)).fetchone()[0]
             db.execute(
                 f"INSERT INTO {RESULTS_TABLE} (run_id, seq, memory_id, confidence_delta) VALUES (?, ?, ?, ?)",
