@@ -112,12 +112,9 @@ class SQLRecords(SQLDialect):
         """Record a principle a run made (no delta) or a change it made to one's confidence (joins the caller's
         transaction): one row, whatever the run's size."""
         with self._write() as db:
-            if db.execute("SELECT 1 FROM consolidation_runs WHERE id = ?", (run_id,)).fetchone() is None:
-                raise StorageError(f"no consolidation run with id {run_id}")
-            last = db.execute(f"SELECT MAX(seq) FROM {RESULTS_TABLE} WHERE run_id = ?", (run_id,)).fetchone()[0]
             db.execute(
                 f"INSERT INTO {RESULTS_TABLE} (run_id, seq, memory_id, confidence_delta) VALUES (?, ?, ?, ?)",
-                (run_id, 0 if last is None else int(last) + 1, memory_id, confidence_delta),
+                (run_id, _next_seq(db, RESULTS_TABLE, run_id), memory_id, confidence_delta),
             )
 
     def run_undo_log(self, run_id: str) -> list[dict[str, Any]]:
@@ -136,10 +133,7 @@ class SQLRecords(SQLDialect):
         if not entries:
             return
         with self._write() as db:
-            if db.execute("SELECT 1 FROM consolidation_runs WHERE id = ?", (run_id,)).fetchone() is None:
-                raise StorageError(f"no consolidation run with id {run_id}")
-            last = db.execute(f"SELECT MAX(seq) FROM {UNDO_TABLE} WHERE run_id = ?", (run_id,)).fetchone()[0]
-            first = 0 if last is None else int(last) + 1
+            first = _next_seq(db, UNDO_TABLE, run_id)
             db.executemany(
                 f"INSERT INTO {UNDO_TABLE} (run_id, seq, entry) VALUES (?, ?, ?)",
                 [(run_id, first + i, json.dumps(dict(entry))) for i, entry in enumerate(entries)],
@@ -208,6 +202,14 @@ class SQLRecords(SQLDialect):
             }
             for r in rows
         ]
+
+
+def _next_seq(db: Any, table: str, run_id: str) -> int:
+    """The place of the next row of the run ``run_id`` in ``table`` (one of its logs); the run must exist."""
+    if db.execute("SELECT 1 FROM consolidation_runs WHERE id = ?", (run_id,)).fetchone() is None:
+        raise StorageError(f"no consolidation run with id {run_id}")
+    last = db.execute(f"SELECT MAX(seq) FROM {table} WHERE run_id = ?", (run_id,)).fetchone()[0]
+    return 0 if last is None else int(last) + 1
 
 
 def _summed(recorded: dict[str, float], added: dict[str, float]) -> dict[str, float]:
