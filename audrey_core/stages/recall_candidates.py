@@ -92,6 +92,7 @@ def score(
     rows = {h.memory_id: h.vector_row for h in vector_hits}
     order = sorted(relevance.items(), key=lambda item: (-item[1], item[0]))
     resting: dict[str, list[str]] = {}  # principle -> the consolidated episodes read that it rests on
+    floored: set[str] = set()  # read and left under their floor: a principle among them may be reached later
     ceiling = max(recall_cfg.type_weights.values()) * turns.ceiling * lift
     cut = limit if limit is not None and limit > 0 and all(value >= 0 for _, value in order) else None
     ranked: list[Ranked] = []
@@ -103,7 +104,9 @@ def score(
         memories = storage.get_memories([memory_id for memory_id, _ in batch], types)
         lessons = [m.id for m in memories.values() if getattr(m, "consolidated", False)]
         if where is not None and lessons:
-            order = _with_principles(storage, lessons, where, order, start + len(batch), relevance, resting, types)
+            order = _with_principles(
+                storage, lessons, where, order, start + len(batch), relevance, resting, types, floored
+            )
             if vector is not None and (unknown := [i for i in resting if i not in similarity]):
                 similarity.update(cosines(storage.get_vectors(unknown), vector))
         for memory_id, _ in batch:
@@ -113,6 +116,7 @@ def score(
             cosine = similarity.get(memory_id, 0.0)
             reached = memory_id in matched_words or memory_id in resting  # not by its cosine alone
             if not reached and cosine < recall_cfg.similarity_floors[memory.memory_type]:
+                floored.add(memory_id)
                 continue
             breakdown = memory_confidence(memory, now, cfg)
             if breakdown.value >= min_confidence:
@@ -132,16 +136,19 @@ def _with_principles(
     relevance: Mapping[str, float],
     resting: dict[str, list[str]],
     types: dict[str, str],
+    floored: set[str],
 ) -> list[tuple[str, float]]:
     """``order`` (candidates by reading value; the first ``read`` read) with the principles resting on ``episodes``
-    read no later than the best of them; ``resting`` and ``types`` learn them."""
-    done = {memory_id for memory_id, _ in order[:read]}
+    read no later than the best of them; ``resting`` and ``types`` learn them. A principle read already but left
+    under its similarity floor (``floored``) is read again: resting on episodes read, it is a candidate now."""
+    done = {memory_id for memory_id, _ in order[:read]} - floored
     lifted: dict[str, float] = {}
     for memory_id, (kind, cited) in storage.principles_resting_on(episodes, where).items():
         resting.setdefault(memory_id, []).extend(cited)
         types.setdefault(memory_id, kind)
         if memory_id not in done:
             lifted[memory_id] = max(relevance.get(memory_id, -math.inf), *(relevance[e] for e in cited))
+            floored.discard(memory_id)  # read once more, now reached
     if not lifted:
         return order
     rest = [item for item in order[read:] if item[0] not in lifted] + list(lifted.items())

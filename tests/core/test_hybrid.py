@@ -195,6 +195,29 @@ def test_type_weights_and_similarity_floors(db_path, clock):
         RecallConfig(type_weights=MappingProxyType({"episodic": 1.0}))
 
 
+def test_a_floored_principle_read_before_its_episodes_comes_back_through_them(db_path, clock):
+    """A principle under its type's similarity floor is a candidate all the same once the recall reads the episodes it
+    rests on; read in an earlier batch than they are (its cosine is higher), it is read again when they bring it."""
+    from types import MappingProxyType
+
+    from .helpers import add_derived
+
+    embedder = PlacedEmbedder(dimensions=64)
+    floors = MappingProxyType({"episodic": -1.0, "semantic": 0.9, "procedural": -1.0})
+    config = AudreyConfig(validation=ValidationConfig(background=False), recall=RecallConfig(similarity_floors=floors))
+    with Audrey(db_path, embedder=embedder, clock=clock, config=config) as brain:
+        others = [brain.encode(embedder.place(f"routine note {i}", 0.595 - i / 1000)) for i in range(5)]
+        reports = [brain.encode(embedder.place(f"report {i} of the lesson", 0.58 - i / 100)) for i in range(3)]
+        brain._storage.update_memories({r: {"consolidated": True} for r in reports})
+        principle = add_derived(brain, embedder.place("the lesson", 0.6), evidence_episode_ids=reports)
+        query = embedder.anchor("what did we learn?")
+        ranked = [r.id for r in brain.recall(query, mode="vector", limit=2)]  # read 6, then 2 at a time
+        assert principle in ranked and not set(ranked) & set(reports)  # it stands for its reports
+        alone = [r.id for r in brain.recall(query, mode="vector", limit=2, types=["semantic"])]
+        assert alone == []  # with none of its episodes read, the floor holds
+        assert others  # (the routine notes the first read takes)
+
+
 def test_common_terms_are_left_out_of_ranking_in_a_large_store_only():
     counts = {"the": 900, "kiln": 12, "glaze": 40}
     assert informative_terms(["the", "kiln", "glaze"], counts, 999) == ["the", "kiln", "glaze"]  # small store
