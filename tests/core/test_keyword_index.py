@@ -72,6 +72,52 @@ def test_the_index_agrees_with_the_exact_reference_under_every_filter(tmp_path, 
             assert len(index.hits) == index.total  # the index alone: every matching row of every agent
 
 
+def test_the_index_filters_by_agent_type_and_scope_itself_unless_every_row_passes(tmp_path):
+    """The database confirms every filter, so these are about the index's own answer: a search asked for one agent
+    (type, scope) returns that agent's rows only once another agent's rows are in it (beside a forgotten row of its
+    own); while every row passes a filter, the answer is the same with it or without it."""
+    from audrey_core.rules.keywords import query_terms
+    from audrey_core.storage.sql.filters import encode_scope, scope_match
+
+    def index_rows(brain: Audrey, **filters) -> set[int]:
+        hits = brain._storage.keyword_index.search(query_terms("kiln glaze"), 10_000, **filters).hits
+        return {rowid for rowid, _ in hits}
+
+    def rows_of(brain: Audrey, agent: str, scope: tuple[str, ...] | None = None) -> set[int]:
+        """The text rows of ``agent``'s episodes (in ``scope``) that hold either word, from the database."""
+        with brain._storage._read() as db:
+            found = db.execute(
+                "SELECT t.rowid, e.content, e.scope FROM memory_text_rows t JOIN episodes e ON e.id = t.memory_id "
+                "WHERE e.agent = ?",
+                [agent],
+            ).fetchall()
+        wanted = None if scope is None else encode_scope(scope)
+        return {
+            rowid
+            for rowid, content, where in found
+            if ("kiln" in content or "glaze" in content) and wanted in (None, where)
+        }
+
+    with open_brain(tmp_path / "a.db") as brain, open_brain(tmp_path / "a.db", agent="other") as other:
+        fill(brain)
+        mine = rows_of(brain, "a")
+        assert index_rows(brain, agent="a") == index_rows(brain) >= mine  # one agent: the same answer
+        brain.forget([brain.encode("kiln glaze, soon forgotten")])
+        other.encode("kiln glaze from the other agent")
+        brain._storage.keyword_index.ensure_fresh()
+        assert index_rows(brain, agent="a", memory_types=("episodic",)) == mine
+        assert index_rows(brain, agent="other") == rows_of(brain, "other") != set()
+        fill(other)
+        brain._storage.keyword_index.ensure_fresh()
+        assert index_rows(brain, agent="a") & rows_of(brain, "a") == mine
+        assert not index_rows(brain, agent="a") & rows_of(brain, "other")
+        assert index_rows(brain, agent="other", memory_types=("episodic",)) == rows_of(brain, "other")
+        bob = index_rows(brain, agent="a", scope_words=tuple(scope_match(("user", "bob"), None)))
+        assert bob == rows_of(brain, "a", ("user", "bob"))
+        principles = index_rows(brain, agent="a", memory_types=("semantic",))
+        assert principles and not principles & mine  # the episodes' rows left out
+
+
 def test_a_deleted_index_folder_is_rebuilt_from_the_database(tmp_path):
     with open_brain(tmp_path / "a.db") as brain:
         fill(brain)
