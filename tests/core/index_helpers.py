@@ -55,8 +55,16 @@ def killed_writer(path: Path) -> None:
     subprocess.run([sys.executable, "-c", script], check=True, cwd=ROOT, timeout=120)
 
 
-def downgrade(path: Path, statements: list[str]) -> None:
-    """Run ``statements`` on the closed store at ``path`` (dropping what a newer schema added)."""
+def downgrade(path: Path | str, statements: list[str]) -> None:
+    """Run ``statements`` on the closed store at ``path``, an SQLite file or a PostgreSQL URL (dropping what a newer
+    schema added)."""
+    if str(path).startswith(("postgresql://", "postgres://")):
+        import psycopg
+
+        with psycopg.connect(str(path), autocommit=True) as connection:
+            for statement in statements:
+                connection.execute(statement)
+        return
     db = connect(str(path), vectors=False)
     for statement in statements:
         db.execute(statement)
@@ -68,6 +76,13 @@ BEFORE_RUN_LOG = [
     "DROP TABLE consolidation_undo",
     "DROP TABLE consolidation_results",
     "DELETE FROM schema_migrations WHERE version >= 13",
+]
+
+# The same on PostgreSQL, where it is migration 9.
+BEFORE_RUN_LOG_POSTGRES = [
+    "DROP TABLE consolidation_undo",
+    "DROP TABLE consolidation_results",
+    "DELETE FROM schema_migrations WHERE version >= 9",
 ]
 
 # Undo migration 12 (principles by the episodes they rest on): its triggers and table.

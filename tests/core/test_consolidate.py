@@ -602,26 +602,35 @@ def test_rollback_of_a_run_that_wrote_principles(db_path, placed, clock):
         assert [r.status for r in brain.consolidation_history()] == ["rolled_back"]
 
 
-@pytest.mark.sqlite_only
-def test_a_run_recorded_in_its_row_before_schema_13_reads_and_rolls_back_the_same(db_path, placed, clock):
-    """Schema 13 records a run's undo entries, new principles and confidence changes as rows; what an older Audrey
-    wrote sits in the run's own columns and is read first, so its run reads and rolls back exactly after the
-    upgrade."""
-    from .index_helpers import BEFORE_RUN_LOG, downgrade
+def test_a_run_recorded_in_its_row_before_schema_13_reads_and_rolls_back_the_same(db_path, backend, placed, clock):
+    """Schema 13 (PostgreSQL 9) records a run's undo entries, new principles and confidence changes as rows; what an
+    older Audrey wrote sits in the run's own columns and is read first, so its run reads and rolls back exactly after
+    the upgrade."""
+    from .index_helpers import BEFORE_RUN_LOG, BEFORE_RUN_LOG_POSTGRES, downgrade
 
     with open_brain(db_path, placed, clock) as brain:
         ids = [brain.encode(placed.place(f"fresh claim {i}", 0.95), source=s) for i, s in enumerate(SOURCES3)]
         run = brain.consolidate()
         logged = brain._storage.run_undo_log(run.id)
     assert logged and len(run.output_memory_ids) == 1
-    in_columns = [  # the run as schema 12 kept it: everything in its row
-        "UPDATE consolidation_runs SET undo_log = (SELECT json_group_array(json(entry)) FROM "
-        "(SELECT entry FROM consolidation_undo u WHERE u.run_id = consolidation_runs.id ORDER BY seq))",
-        "UPDATE consolidation_runs SET output_memory_ids = (SELECT json_group_array(memory_id) FROM "
-        "(SELECT memory_id FROM consolidation_results r WHERE r.run_id = consolidation_runs.id "
-        "AND r.confidence_delta IS NULL ORDER BY seq))",
-    ]
-    downgrade(db_path, [*in_columns, *BEFORE_RUN_LOG])
+    in_columns = {  # the run as schema 12 (PostgreSQL 8) kept it: everything in its row
+        "sqlite": [
+            "UPDATE consolidation_runs SET undo_log = (SELECT json_group_array(json(entry)) FROM "
+            "(SELECT entry FROM consolidation_undo u WHERE u.run_id = consolidation_runs.id ORDER BY seq))",
+            "UPDATE consolidation_runs SET output_memory_ids = (SELECT json_group_array(memory_id) FROM "
+            "(SELECT memory_id FROM consolidation_results r WHERE r.run_id = consolidation_runs.id "
+            "AND r.confidence_delta IS NULL ORDER BY seq))",
+            *BEFORE_RUN_LOG,
+        ],
+        "postgres": [
+            "UPDATE consolidation_runs SET undo_log = (SELECT json_agg(entry::json ORDER BY seq)::text "
+            "FROM consolidation_undo u WHERE u.run_id = consolidation_runs.id)",
+            "UPDATE consolidation_runs SET output_memory_ids = (SELECT json_agg(memory_id ORDER BY seq)::text "
+            "FROM consolidation_results r WHERE r.run_id = consolidation_runs.id AND r.confidence_delta IS NULL)",
+            *BEFORE_RUN_LOG_POSTGRES,
+        ],
+    }
+    downgrade(db_path, in_columns[backend])
     with open_brain(db_path, placed, clock) as brain:
         assert brain.consolidation_history() == [run] and brain._storage.run_undo_log(run.id) == logged
         brain.rollback(run.id)
