@@ -15,14 +15,28 @@ QUERY_STOPWORDS = frozenset(
     "yes just also very much many more most".split()
 )
 _WORD = re.compile(r"\w+", re.UNICODE)
+_SPOKEN_WORD = re.compile(r"\w+(?:['’]\w+)*", re.UNICODE)  # "mateo's", "don't", "o'brien": one word each
+_APOSTROPHE = re.compile(r"['’]")
+# What follows an apostrophe in English contractions and possessives ("Mateo's", "we'll", "I'd"): the indexes split
+# it off as a word of its own, in nearly every sentence ("that's", "it's"), so a question's "Mateo's" matched every
+# short turn holding "that's" through its "s".
+CLITICS = frozenset("s t d m ll re ve".split())
 MAX_TERMS = 32
 COMMON_TERM_SHARE = 0.5  # a query term in more rows than this share is left out of keyword ranking
 COMMON_TERM_MIN_ROWS = 1000  # below this many rows ranking everything is cheap anyway
 
 
 def query_terms(text: str) -> list[str]:
-    """Distinct lowercase words of ``text`` worth searching for, in order (at most 32)."""
-    terms = [w for w in _WORD.findall(text.lower()) if w not in QUERY_STOPWORDS]
+    """Distinct lowercase words of ``text`` worth searching for, in order (at most 32). A word with an apostrophe
+    gives its parts without the clitics of contractions and possessives ("Mateo's" -> "mateo"); a negated auxiliary
+    ("doesn't") gives none."""
+    parts = []
+    for word in _SPOKEN_WORD.findall(text.lower()):
+        if _APOSTROPHE.search(word) is None:
+            parts.append(word)
+        elif not _APOSTROPHE.sub("'", word).endswith("n't"):
+            parts += [part for part in _APOSTROPHE.split(word) if part not in CLITICS]
+    terms = [w for w in parts if w not in QUERY_STOPWORDS]
     return list(dict.fromkeys(terms))[:MAX_TERMS]
 
 

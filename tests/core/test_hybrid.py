@@ -9,7 +9,7 @@ from audrey_core.config import AudreyConfig, ValidationConfig
 from audrey_core.errors import ConfigurationError, InvalidInputError
 from audrey_core.rules.fusion import convex_fusion, reciprocal_rank_fusion
 from audrey_core.rules.keywords import TermCounts, informative_terms, query_terms
-from audrey_core.storage import SQLiteStorage
+from audrey_core.storage import SQLiteStorage, VectorFilter
 from audrey_core.storage.sqlite.connection import connect
 from audrey_core.storage.sqlite.schema import LATEST_VERSION, MIGRATIONS, migrate
 
@@ -25,6 +25,25 @@ def test_query_terms_drop_question_words_and_repeat():
         "group",
     ]
     assert query_terms("what is it?") == []
+    assert query_terms("What is Mateo's job? Doesn't O’Brien know? We'd say it's fine") == [
+        "mateo",
+        "job",
+        "o",
+        "brien",
+        "know",
+        "say",
+        "fine",
+    ]
+
+
+def test_a_possessive_in_a_question_does_not_match_every_contraction(brain):
+    """The indexes split "that's" into "that" and "s": a question's "Mateo's" must not rank every turn that holds a
+    contraction above the one about Mateo."""
+    for i in range(12):
+        brain.encode(["That's fair.", "It's late, let's go.", "Haha, that's so you."][i % 3] + f" ({i})")
+    about = brain.encode("Mateo started a new job at the bike repair shop")
+    hits = brain._storage.keyword_search(query_terms("What is Mateo's job?"), 5, VectorFilter(agent=brain.agent))
+    assert [h.memory_id for h in hits] == [about]
 
 
 def test_fusion_functions():
