@@ -140,12 +140,16 @@ def disputes_together(ranked: Sequence[Ranked], sides: Mapping[str, Sequence[str
 
 def newest_answers_first(ranked: Sequence[Ranked], groups: Sequence[Sequence[int]]) -> list[Ranked]:
     """``ranked`` with the members of each group (indexes into it: memories answering the question alike, from
-    :func:`audrey_core.rules.english.answers.answer_groups`) in the places the group held, the most recent first;
-    the other memories keep theirs."""
-    result = list(ranked)
-    for group in groups:
-        places = sorted(group)
-        members = sorted((ranked[i] for i in places), key=lambda item: item.memory.valid_from, reverse=True)
-        for place, item in zip(places, members):
-            result[place] = item
+    :func:`audrey_core.rules.english.answers.answer_groups`) together at the best place any of them held, the most
+    recent first; the others keep their order. Together, not in the places the group held: the best answer would
+    otherwise trade places with a newer one far down the list and leave the first results."""
+    first_of = {min(group): sorted(group) for group in groups}
+    grouped = {i for group in groups for i in group}
+    result: list[Ranked] = []
+    for place, item in enumerate(ranked):
+        if place in first_of:
+            members = [ranked[i] for i in first_of[place]]
+            result += sorted(members, key=lambda member: member.memory.valid_from, reverse=True)
+        elif place not in grouped:
+            result.append(item)
     return result

@@ -448,6 +448,20 @@ def test_a_fact_changed_inside_a_long_turn_comes_first_when_the_question_asks_ho
     assert then == [old, new]  # a question about another time: relevance decides
 
 
+def test_two_answers_to_one_question_come_together_where_the_better_stood(db_path, placed, clock):
+    """The newer of two answers far apart in the results comes first, and the older, which recall ranked first,
+    right after it: it does not trade places with the newer one and leave the first results."""
+    config = AudreyConfig(validation=ValidationConfig(background=False))
+    with Audrey(db_path, embedder=placed, config=config, clock=clock) as brain:
+        old = brain.encode(placed.place(LONG_OLD, 0.95), source="told-by-user", session="s1", speaker="user")
+        others = [brain.encode(placed.place(f"Unrelated note number {i}.", 0.8 - i / 100)) for i in range(12)]
+        clock.advance(days=40)
+        new = brain.encode(placed.place(LONG_NEW, 0.3), source="told-by-user", session="s2", speaker="user")
+        question = placed.place("Which database does the project use?", 1.0)
+        ranked = [r.id for r in brain.recall(question, limit=20, mode="vector")]  # relevance as placed
+    assert ranked[:3] == [new, old, others[0]] and len(ranked) == 14
+
+
 @pytest.mark.parametrize(
     ("texts", "question", "groups"),
     [
