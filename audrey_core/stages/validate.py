@@ -135,9 +135,9 @@ def read_claims(ctx: StageContext, episodes: Sequence[Episodic]) -> dict[str, Ep
     """With an LLM, what each single statement among ``episodes`` states, typed, read ``CLAIMS_PER_CALL`` to a call
     and stored with it (an episode that has a claim keeps it). Returns the episodes that gained one. If a call fails,
     none of its statements does and an ``error`` event says so: their pairs are judged as before."""
-    unread = [e for e in episodes if e.claim is None and is_statement(e.content)]
     if ctx.llm is None:
         return {}
+    unread = [e for e in episodes if e.claim is None and is_statement(e.content)]
     read: dict[str, Episodic] = {}
     for first in range(0, len(unread), CLAIMS_PER_CALL):
         read.update(_read_claims_of(ctx, unread[first : first + CLAIMS_PER_CALL]))
