@@ -31,7 +31,7 @@ from ..errors import IndexNotReady
 from ..index_settings import KEYWORD_PRUNE_AFTER, KEYWORD_REBUILD_AFTER, WRITER_HEAP, IndexConfig
 from ..rules.keywords import informative_terms
 from .folder import IndexFolder
-from .keyword_query import analyzer, ranked_query, schema
+from .keyword_query import LENGTH_PAD, analyzer, length_padding, ranked_query, schema
 from .once import check_not_building
 from .threads import background, exiting
 
@@ -41,7 +41,7 @@ except ImportError:  # a platform without wheels: Audrey searches through SQLite
     tantivy = None  # type: ignore[assignment]
 
 log = logging.getLogger(__name__)
-FORMAT = 3  # bump when the schema or the analyzer changes: older index folders are rebuilt
+FORMAT = 4  # bump when the schema, the analyzer or what a document holds changes: older folders are rebuilt
 
 
 def keyword_index_available() -> bool:
@@ -345,6 +345,7 @@ class KeywordIndex:
         document.add_unsigned("row", rowid)
         document.add_text("content", content)
         document.add_text("context", context)
+        document.add_text("content", length_padding(context, scopes))  # the field's length as the row's
         document.add_text("agent", agent)
         document.add_text("type", memory_type)
         document.add_unsigned("kind", MEMORY_TYPES.index(memory_type))
@@ -382,7 +383,7 @@ class KeywordIndex:
         (changed since ``view``'s commit: the caller ranks them through the database). ``view``: the commit to
         search (by default the latest this process opened)."""
         searcher = (view or self.view()).searcher  # no lock: a search never waits on a catch-up
-        stems = list(dict.fromkeys(s for term in terms for s in self.analyzer.analyze(term)))
+        stems = list(dict.fromkeys(s for term in terms for s in self.analyzer.analyze(term) if s != LENGTH_PAD))
         if not stems:
             return KeywordMatches([], [], 0 if count else None)
         total = searcher.num_docs

@@ -5,6 +5,7 @@ FTS5 weighs the same rows, so either path ranks alike."""
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -26,6 +27,20 @@ def analyzer() -> Any:
         .filter(tantivy.Filter.stemmer("english"))
         .build()
     )
+
+
+# A word no query can hold (search() drops it from the terms), added to a row's text as many times as the row has
+# other words (its turn's neighbours', its scope words): tantivy normalises a field's BM25 by that field's length
+# alone, FTS5 by the whole row's. Without it a short turn ("That's fair.") outranked longer ones holding the same
+# terms more often: on LoCoMo's development conversations the index found the first evidence turn first in 309
+# questions against FTS5's 330 (760 asked); with it, 326.
+LENGTH_PAD = "zqlenpadqz"
+_ALPHANUMERIC_RUN = re.compile(r"[^\W_]+")  # the words tantivy's simple tokenizer makes
+
+
+def length_padding(context: str, scopes: str) -> str:
+    """The padding a row's text field gets: one :data:`LENGTH_PAD` for each word of its other fields."""
+    return " ".join([LENGTH_PAD] * (len(_ALPHANUMERIC_RUN.findall(context)) + len(scopes.split())))
 
 
 def schema() -> Any:

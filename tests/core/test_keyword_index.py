@@ -118,6 +118,35 @@ def test_the_index_filters_by_agent_type_and_scope_itself_unless_every_row_passe
         assert principles and not principles & mine  # the episodes' rows left out
 
 
+def test_the_index_weighs_a_turns_length_as_fts5_does_with_its_neighbours_words(tmp_path):
+    """FTS5 normalises BM25 by the whole row's length (a turn's own words and its neighbours'), tantivy by one field's:
+    the index pads the text field to the row's length, so a one-word turn does not outrank a longer one that says
+    the term twice just because its own text is short, and both paths rank alike."""
+    filler = [
+        "We should plan something for the long weekend soon.",
+        "The weather forecast says sunshine until Thursday at least.",
+        "My sister wants to come along if there is room for her.",
+    ]
+    told = "We rented two kayaks at the lake, and the kayaks were light enough for the kids to carry."
+    items = [
+        *({"content": text, "session": "a", "speaker": "ann"} for text in filler),
+        {"content": "Kayaks!", "session": "a", "speaker": "bob"},
+        *({"content": text, "session": "a", "speaker": "ann"} for text in filler),
+        *({"content": text, "session": "b", "speaker": "ann"} for text in filler),
+        {"content": told, "session": "b", "speaker": "bob"},
+        *({"content": text, "session": "b", "speaker": "ann"} for text in filler),
+    ]
+    with open_brain(tmp_path / "a.db") as brain:
+        ids = brain.encode_batch(items)
+        storage = brain._storage
+        storage.keyword_index.ensure_fresh()
+        where = VectorFilter(agent="a")
+        through_index = [h.memory_id for h in storage.keyword_search(["kayaks"], 3, where)]
+        through_fts5 = [h.memory_id for h in storage._fts_keyword_search(["kayaks"], 3, where)]
+    assert through_index[0] == through_fts5[0] == ids[len(filler) * 3 + 1]  # the turn that says it twice
+    assert set(through_index[:2]) == set(through_fts5[:2]) == {ids[len(filler)], ids[len(filler) * 3 + 1]}
+
+
 def test_a_deleted_index_folder_is_rebuilt_from_the_database(tmp_path):
     with open_brain(tmp_path / "a.db") as brain:
         fill(brain)
