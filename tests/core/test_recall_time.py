@@ -80,8 +80,9 @@ def test_order_time_returns_the_chosen_memories_oldest_first(brain, clock):
 
 def test_spread_covers_several_sessions(brain):
     crowd = brain.encode_batch([{"content": f"hobby talk pottery class {n}", "session": "s1"} for n in range(5)])
-    away = brain.encode("hobby talk pottery class 9", session="s2")  # as good a match, told later elsewhere
-    brain.wait_for_idle()  # the ties are the keyword index's (FTS5, which ranks the log's tail, weighs them apart)
+    # a match a little weaker than the crowd's (longer), told later in another session
+    away = brain.encode("hobby talk pottery class 9, said over a long and quiet dinner", session="s2")
+    brain.wait_for_idle()
     question = "What hobbies has Mel tried?"
     assert set(ids_of(brain.recall(question, limit=4, mode="keyword"))) <= set(crowd)
     spread = ids_of(brain.recall(question, limit=4, mode="keyword", spread=True))
