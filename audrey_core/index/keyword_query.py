@@ -102,7 +102,8 @@ def ranked_query(
         for s, n in around.items()
         if n  # none in a store without conversations: no clause
     ]
-    rows_held = sum(searcher.doc_freq("type", kind) for kind in MEMORY_TYPES)  # each row has one type
+    rows_of_type: dict[str, int] = {kind: searcher.doc_freq("type", kind) for kind in MEMORY_TYPES}
+    rows_held = sum(rows_of_type.values())  # each row has one type
     filters = [
         Q.term_query(schema, "scopes", word) for word in scope_words if searcher.doc_freq("scopes", word) < rows_held
     ]
@@ -110,7 +111,7 @@ def ranked_query(
         filters.append(Q.term_set_query(schema, "row", list(rows)))
     if agent is not None and searcher.doc_freq("agent", agent) < rows_held:
         filters.append(Q.term_query(schema, "agent", agent))
-    if memory_types is not None and sum(searcher.doc_freq("type", kind) for kind in set(memory_types)) < rows_held:
+    if memory_types is not None and sum(rows_of_type.get(kind, 0) for kind in set(memory_types)) < rows_held:
         filters.append(Q.term_set_query(schema, "type", list(memory_types)))
     must = [(Occur.Must, Q.boolean_query(should))]
     must += [(Occur.Must, Q.const_score_query(f, 0.0)) for f in filters]
