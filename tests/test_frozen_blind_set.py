@@ -25,3 +25,21 @@ def test_the_frozen_blind_set_has_what_the_issue_asks_for():
     assert K in KEPT_KINDS  # an earlier fact of a pair that holds together must never be hidden
     texts = [c.statements for c in FROZEN_BLIND_CASES]
     assert len(texts) == len(set(texts))
+
+
+SECOND = FROZEN.with_name("second_frozen_blind.py")
+SECOND_SHA256 = "99b6cfbee6ccfffadb41d4a0f1c769c0daea780e2502285f95cfe6653344fb7e"
+
+
+def test_the_second_frozen_blind_set_is_unchanged_and_has_what_the_issue_asks_for():
+    from benchmarks.update_cases import second_frozen_blind as second
+
+    assert hashlib.sha256(SECOND.read_bytes()).hexdigest() == SECOND_SHA256
+    assert len(second.COEXIST) >= 60 and all(c.kind == K for c in second.COEXIST)
+    assert len(second.UPDATES) >= 20 and all(c.kind == U for c in second.UPDATES)
+    assert len(second.FOREIGN) >= 10 and {c.language for c in second.FOREIGN} == {"es", "de", "fr"}
+    assert len(second.RESTATEMENTS) >= 10 and all(c.kind == R for c in second.RESTATEMENTS)
+    texts = [c.statements for c in second.SECOND_FROZEN_BLIND_CASES]
+    assert len(texts) == len(set(texts))
+    first = {s for c in FROZEN_BLIND_CASES for s in c.statements}
+    assert not first & {s for c in second.SECOND_FROZEN_BLIND_CASES for s in c.statements}
