@@ -1,5 +1,6 @@
-"""The frozen blind set of issue 43 stays as it was committed: a rule tuned after reading it would make its figures
-optimistic, so any edit to it fails here (write a new set instead, and say which one the figures come from)."""
+"""Issue 43's blind sets stay as they were committed: a set edited after a run cannot be compared with that run, and
+one tuned on is a development set (the first one is, now); write a new set instead, and say which one the figures
+come from."""
 
 from __future__ import annotations
 

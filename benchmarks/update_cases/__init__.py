@@ -13,14 +13,15 @@ judged that change once, and its misses were looked at for the next revision, so
 last revision. ``THIRD_BLIND_TRAP_CASES`` (30) was written before that last revision and never changed a rule: its
 figures are the honest ones for the trap rules.
 
-``COEXIST_DEV_CASES`` (24), facts that hold together in one frame, was written after the frozen blind set below and
-looked at while issue 43's rule was built: a development set. ``FROZEN_BLIND_CASES`` (116) was written for issue 43 before any of its rules changed: facts that hold together in
-the same frame, updates without cue words, Spanish / German / French pairs and restatements. It is frozen
-(``tests/test_frozen_blind_set.py`` checks its hash), is never looked at case by case, and runs only when asked for
-by name (``python -m benchmarks.updates --sets "frozen blind"``), once, at the end of that work.
-``SECOND_FROZEN_BLIND_CASES`` (118) was written after that set had been run before and after the work, and before
-the rules were revised for its misses: the same kinds, frozen the same way (a hash), run once at the end of that
-revision (``--sets "second frozen blind"``).
+``COEXIST_DEV_CASES`` (24), facts that hold together in one frame, was written after the first frozen blind set
+below and looked at while issue 43's rule was built: a development set.
+
+``FROZEN_BLIND_CASES`` (116) was written for issue 43 before any of its rules changed: facts that hold together in
+the same frame, updates without cue words, Spanish / German / French pairs and restatements. It judged that work once
+before and once after it; then, with a second blind set written, its misses were looked at for a revision of the
+rules: a development set now (its file still frozen by a hash, so its figures stay comparable).
+``SECOND_FROZEN_BLIND_CASES`` (118), the same kinds, was written before that revision and is never looked at case by
+case: frozen by a hash, run once at its end, only when named (``--sets "second frozen blind"``).
 
 Each case is a short history: statements told weeks apart, and a question whose answer is the newest statement.
 

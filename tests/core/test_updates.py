@@ -62,6 +62,29 @@ def test_each_class_of_pair_offline(older, newer, relation):
 
 
 @pytest.mark.parametrize(
+    ("older", "newer", "similarity", "relation"),
+    [
+        ("The parcel weighs 2 kg.", "The parcel weighs 2500 g.", 0.7, "updates"),  # a measured value after any verb
+        ("Die Kaution beträgt 1.500 Euro.", "Die Kaution beträgt 2.000 Euro.", 0.7, "updates"),  # money, dotted
+        ("Unsere Chefin ist Frau Berger.", "Unsere Chefin ist Frau Yilmaz.", 0.7, "updates"),  # a German verb
+        ("Marta vive en Granada.", "Marta vive en Murcia.", 0.7, "updates"),  # a Spanish one: no two subjects
+        ("La boulangerie ouvre à 7 heures.", "La boulangerie ouvre à 8 heures.", 0.7, "updates"),  # a French time
+        ("The app is built with Java 17.", "The app is built with Java 21.", 0.95, "updates"),  # after the verb
+        ("The office phone is 0161 496 0000.", "The office phone is 0161 496 0123.", 0.95, "updates"),  # grouped
+        ("Ticket 41 is closed.", "Ticket 42 is closed.", 0.7, "unrelated"),  # before it: still an identifier
+        ("Tom can't stand olives.", "Tom hates olives.", 0.9, "supports"),  # a negation word that negates nothing
+        ("Sara grew up in Galway.", "Sara was raised in Galway.", 0.9, "supports"),  # a cue to what was said
+        ("Der Bus fährt um 7 Uhr.", "Der Bus fährt um 07:00 Uhr.", 0.9, "supports"),  # one time of day
+        ("Her son is six years old.", "Her son is 6.", 0.9, "supports"),  # a number beside it with its unit
+        ("Kim lives in Berlin.", "Kim moved to Berlin last year.", 0.7, "updates"),  # more than what was said
+        ("Ana works at Acme.", "Ana left Acme.", 0.7, "updates"),  # a cue of leaving names what stopped holding
+    ],
+)  # fmt: skip
+def test_values_and_restatements_the_offline_rules_read(older, newer, similarity, relation):
+    assert judge_offline(older, newer, similarity, CFG, newer=True).relation == relation
+
+
+@pytest.mark.parametrize(
     ("older", "newer", "named"),
     [
         ("Kim lives in Lisbon.", "Kim moved from Lisbon to Berlin.", "from lisbon to"),

@@ -51,6 +51,8 @@ class Conflict:
     unit: str | None = None  # for a quantity: its normalised unit ("" for a bare number)
 
 
+# A negation word that negates nothing: "can't stand coriander" says the user hates it.
+_NEGATED_IDIOM = re.compile(r"\b(?:can't|cannot|can not|couldn't|could not) (?:stand|bear|wait|help)\b")
 _QUOTED = re.compile(r"[\"“][^\"”]*\s[^\"”]*[\"”]")  # two or more words in double quotes
 # Events whose times are different attributes: "opens at 8am" and "closes at 8pm" do not disagree.
 _EVENT_SIDES = (
@@ -76,8 +78,8 @@ def detect_conflict(existing: str, incoming: str, values_only: bool = False) -> 
             label = unit or "a bare number"
             return Conflict("quantity", f"{show(a[unit], unit)} vs {show(b[unit], unit)} ({label})", unit)
     words_a, words_b = _words(existing), _words(incoming)
-    neg_a = sum(w in NEGATIONS or w.endswith("n't") for w in words_a)
-    neg_b = sum(w in NEGATIONS or w.endswith("n't") for w in words_b)
+    neg_a = sum(w in NEGATIONS or w.endswith("n't") for w in words_a) - len(_NEGATED_IDIOM.findall(existing.lower()))
+    neg_b = sum(w in NEGATIONS or w.endswith("n't") for w in words_b) - len(_NEGATED_IDIOM.findall(incoming.lower()))
     if neg_a % 2 != neg_b % 2:
         content_a = {w for w in words_a if w not in STOPWORDS and w not in NEGATIONS}
         content_b = {w for w in words_b if w not in STOPWORDS and w not in NEGATIONS}
@@ -104,6 +106,10 @@ LINKING_VERBS = frozenset(
     "is are was were be has have had uses use used lives live works work runs run costs cost takes take starts start "
     "opens open closes close called named means equals prefers prefer likes like drives drive includes include "
     "contains contain holds hold allows allow needs need requires require lasts".split()
+) | frozenset(  # the same verbs in Spanish, German and French
+    "es son está están era tiene tienen vive viven trabaja trabajan usa usan cuesta cuestan empieza abre cierra "
+    "ist sind war hat haben wohnt wohnen arbeitet arbeiten nutzt nutzen kostet kosten beträgt beginnt öffnet schließt "
+    "est sont était habite habitent travaille travaillent utilise utilisent coûte coûtent commence ouvre ferme".split()
 )
 # Words after which a number is a value ("is 100 req/s", "to 25", "at 9am", "has 6 engineers", "takes 20 minutes").
 VALUE_LEADS = (
@@ -112,6 +118,7 @@ VALUE_LEADS = (
     | frozenset(
         "least most now just only roughly nearly approximately probably maybe likely perhaps possibly version".split()
     )
+    | frozenset("a à en las los le de um bei ab".split())  # "a las 10", "à 8 heures", "um 9 Uhr"
 )
 _SUBJECT_SKIP = STOPWORDS | frozenset("after before during since once".split())
 _FROM_TO = re.compile(r"\bfrom ([a-z0-9'.-]+)(?: [a-z0-9'.-]+)? to\b")
@@ -220,12 +227,24 @@ def update_cue(existing: str, incoming: str) -> str | None:
     ]
     for index, word in enumerate(words_b):
         near = word in UPDATE_CUES and any(abs(index - a) <= CUE_REACH for a in anchors)
-        if near and (word not in words_a or _object_replaced(_words(existing), words_b, word)):
+        changed = near and (word not in words_a or _object_replaced(_words(existing), words_b, word))
+        if changed and (word in LEAVING_CUES or not _arrived_at_what_was_said(words_a, words_b[index + 1 :])):
             return word
     for match in _FROM_TO.finditer(lower_b):
         if match.group(1) in words_a and match.group(1) not in STOPWORDS:
             return f"from {match.group(1)} to"
     return None
+
+
+# Cues whose object is what stopped holding ("left Acme"); after any other cue comes what holds since.
+LEAVING_CUES = frozenset("quit left sold stopped resigned retired divorced dropped".split())
+
+
+def _arrived_at_what_was_said(words_a: set[str], after_cue: list[str]) -> bool:
+    """Whether every content word after a cue of arrival is one the older text says: "was raised in Cork" beside
+    "grew up in Cork", "moved to Berlin" beside "lives in Berlin" say the same, not that it changed."""
+    content = {_fold(w) for w in after_cue if w not in STOPWORDS and w not in SLOT_NOISE}
+    return bool(content) and content <= {_fold(w) for w in words_a}
 
 
 def _object_replaced(words_a: list[str], words_b: list[str], cue: str) -> bool:
@@ -263,7 +282,7 @@ def single_slot_change(existing: str, incoming: str) -> str | None:
         linked = True
     if prefix < 2 or not named or not linked or not middle_a or not middle_b or _overlap(middle_a, middle_b):
         return None
-    if bool(quantities(" ".join(middle_a))) != bool(quantities(" ".join(middle_b))):
+    if bool(quantities(" ".join(middle_a), VALUE_LEADS)) != bool(quantities(" ".join(middle_b), VALUE_LEADS)):
         return None  # a measured value against words ("15 minutes" / "a short meeting"): not comparable here
     if all(w in STOPWORDS for w in middle_a) or all(w in STOPWORDS for w in middle_b):
         return None
@@ -317,18 +336,26 @@ def changed_value(existing: str, incoming: str) -> Conflict | None:
     if not (is_statement(existing) and is_statement(incoming)) or different_subjects(existing, incoming):
         return None
     a, b = _literal_values(existing), _literal_values(incoming)
-    if not a or not b or a & b or same_quantities(existing, incoming):
+    grouped = any(" " in v for v in a | b)  # a number in groups, which quantities would read as several numbers
+    if not a or not b or a & b or (not grouped and same_quantities(existing, incoming)):
         return None
     return Conflict("value", f"{' '.join(sorted(a))} -> {' '.join(sorted(b))}")
 
 
+_DIGIT_GROUPS = re.compile(r"(?<![\d.,])\d+(?: \d+)+(?![\d.,]\d)")  # "07700 900123", "06 12 34 56 78"
+
+
 def _literal_values(text: str) -> set[str]:
-    """Values written as literals; a bare integer right after a noun names something ("ticket 41") and is left out."""
-    words = _words(text)
-    return {
+    """Values written as literals. A bare integer right after a noun names something ("ticket 41") and is left out,
+    unless it stands after the statement's verb ("the build uses Node 18"); digits in groups ("07700 900123",
+    "06 12 34 56 78") are one value."""
+    found = set(_DIGIT_GROUPS.findall(text))
+    words = _words(_DIGIT_GROUPS.sub(" ", text))
+    verb = next((i for i, w in enumerate(words) if w in LINKING_VERBS), len(words))
+    return found | {
         w.strip("'")
         for i, w in enumerate(words)
-        if "@" in w or MARKED_VALUE.search(w) or (w.isdigit() and (i == 0 or words[i - 1] in VALUE_LEADS))
+        if "@" in w or MARKED_VALUE.search(w) or (w.isdigit() and (i == 0 or i > verb or words[i - 1] in VALUE_LEADS))
     }
 
 

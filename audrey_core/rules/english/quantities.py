@@ -42,6 +42,13 @@ _UNIT_SPELLINGS = (
     ("bytes", 1e6, "mb mib megabyte megabytes"),
     ("bytes", 1e9, "gb gib gigabyte gigabytes"),
     ("bytes", 1e12, "tb tib terabyte terabytes"),
+    ("g", 1e-3, "mg milligram milligrams"),
+    ("g", 1.0, "g gram grams"),
+    ("g", 1e3, "kg kilo kilos kilogram kilograms"),
+    ("g", 453.6, "lb lbs"),
+    ("m", 0.01, "cm centimetre centimetres centimeter centimeters"),
+    ("m", 1.0, "metre metres meter meters"),
+    ("m", 1e3, "km kilometre kilometres kilometer kilometers"),
 )
 _UNITS = {spelling: (dimension, factor) for dimension, factor, names in _UNIT_SPELLINGS for spelling in names.split()}
 _PHRASES = {  # several words for one unit, longest first
@@ -79,9 +86,12 @@ _AND_A_HALF = re.compile(
 )
 # money: "$2,000" and "2000 dollars", "900 €" and "900 euros"; "1.200 €" groups thousands with a dot
 _CURRENCIES = {"$": "dollars", "€": "euros", "£": "pounds"}
+# Units that say a number is a measured value wherever it stands ("weighs 82 kg", "beträgt 900 Euro"), unlike a
+# number after a noun it names ("worker 4"): the dimensions above and money (as :func:`_unit` singularises it).
+MEASURED = frozenset(d for d, _, _ in _UNIT_SPELLINGS) | frozenset("dollar euro pound".split())
 _SYMBOL_FIRST = re.compile(r"([$€£])\s?(\d[\d.,]*\d|\d)")
 _SYMBOL_AFTER = re.compile(r"(\d[\d.,]*\d|\d)\s?([€£$])")
-_DOT_THOUSANDS = re.compile(r"(?<![\d.,])(\d{1,3}(?:\.\d{3})+)(?= (?:dollars|euros|pounds)\b)")
+_DOT_THOUSANDS = re.compile(r"(?<![\d.,])(\d{1,3}(?:\.\d{3})+)(?= (?:dollars?|euros?|pounds?)\b)")
 _PERIODS = {"hourly": "every 1 hour", "daily": "every 1 day", "weekly": "every 1 week", "fortnightly": "every 2 weeks"}
 _RANGE = re.compile(r"(?<!from )(?<![\w.])(?:between )?(\d+(?:\.\d+)?)\s*(?:to|and)\s*(?=\d+(?:\.\d+)?\s*[a-z%])")
 _HYPHEN_RANGE = re.compile(r"(?<![\w.-])(\d+)\s*[-–]\s*(\d+)(?=\s*[a-z%])")
@@ -135,7 +145,7 @@ def quantities(text: str, value_leads: frozenset[str] | None = None) -> Mapping[
             after = after[2:]
         before = words(lowered[: match.start(1)])
         named = value_leads is not None and before and before[-1] not in value_leads
-        if named and not MARKED_VALUE.search(literal) and match.start(1) not in range_low:
+        if named and not MARKED_VALUE.search(literal) and match.start(1) not in range_low and not _measured(after):
             continue  # "ticket 41" names a ticket; "Kubernetes 1.28", "at 8:30" or "555-0142" are values
         clock = _clock(literal, after)
         if clock is not None:
@@ -155,6 +165,11 @@ def quantities(text: str, value_leads: frozenset[str] | None = None) -> Mapping[
     return MappingProxyType({dimension: frozenset(values) for dimension, values in found.items()})
 
 
+def _measured(after: str) -> bool:
+    """Whether the words after a number give it a unit of measure or money (see :data:`MEASURED`)."""
+    return _unit(after)[0] in MEASURED
+
+
 def _with_half(match: re.Match[str]) -> str:
     """ "an hour and a half" -> "1.5 hours"; "two and a half days" -> "2.5 days"."""
     count = match[1]
@@ -166,7 +181,8 @@ def _clock(literal: str, after: str) -> float | None:
     """Minutes after midnight for "9am", "9:30 pm", "10:30" or "02:00"; ``None`` for anything else."""
     suffix = re.match(r"\s*(am|pm|a\.m\.|p\.m\.)(?![a-z])", after)
     parts = re.fullmatch(r"(\d{1,2})(?::(\d{2}))?", literal)
-    if parts is None or (suffix is None and parts.group(2) is None):
+    hours = re.match(r"\s*(?:uhr|heures?|h)\b", after)  # "18 Uhr", "8 heures": a time of day on a 24-hour clock
+    if parts is None or (suffix is None and parts.group(2) is None and hours is None):
         return None
     hour, minute = int(parts.group(1)), int(parts.group(2) or 0)
     if hour > 24 or minute > 59:
@@ -212,7 +228,17 @@ def same_quantities(existing: str, incoming: str, value_leads: frozenset[str] | 
     same value written differently ("300 seconds" / "five minutes"), which is no change."""
     a, b = quantities(existing, value_leads), quantities(incoming, value_leads)
     shared = set(a) & set(b)
-    return bool(shared) and not any(disjoint(a[d], b[d], d) for d in shared)
+    if not shared:  # a bare number beside the same number with its unit ("is 7" / "is seven years old")
+        bare, measured = (a, b) if set(a) == {""} else (b, a) if set(b) == {""} else (None, None)
+        plain = [d for d in measured or () if d not in CONVERTED and d not in ("", "clock")]
+        return (
+            bare is not None
+            and measured is not None
+            and len(measured) == 1
+            and len(plain) == 1
+            and not disjoint(bare[""], measured[plain[0]])
+        )
+    return not any(disjoint(a[d], b[d], d) for d in shared)
 
 
 def show(values: frozenset[Value], dimension: str = "") -> str:
