@@ -496,6 +496,7 @@ def test_two_answers_to_one_question_come_together_where_the_better_stood(db_pat
         ((LONG_OLD, "The project has a new logo."), "Which database does the project use?", []),  # one word shared
         (("Our analytics run on Google Analytics.", "Analytics moved to Plausible."), "Which analytics tool?", []),
         (("Analytics run on Google Analytics.", "Analytics moved to Plausible."), "What about analytics?", [[0, 1]]),
+        (("Ana's shop is the corner bakery.", "Ana shops at the market."), "Which shop does Ana use?", [[0, 1]]),
     ],
 )  # fmt: skip
 def test_which_recalled_texts_answer_one_question(texts, question, groups):

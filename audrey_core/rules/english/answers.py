@@ -83,7 +83,10 @@ def same_question(
 
 
 def _stem(word: str) -> str:
-    return word.removesuffix("'s")[:PREFIX]
+    """The word's first letters, its possessive and plural set aside ("banks" ~ "bank", "user's" ~ "user")."""
+    word = word.removesuffix("'s")
+    plural = len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is"))
+    return (word[:-1] if plural else word)[:PREFIX]
 
 
 def answer_groups(texts: Sequence[str], question: str) -> list[list[int]]:
