@@ -39,6 +39,7 @@ def test_saved_rows_map_back_and_a_rewrite_stays_in_this_process(tmp_path):
     norms = rows.save(path, 30)  # rows above the last one held are not written
     mapped = RowVectors.mapped(path, norms, 6)
     assert mapped.length == 30 and np.array_equal(mapped.get(np.arange(30))[0], matrix[:30])
+    assert type(mapped.get(np.arange(3))[0]) is np.ndarray  # not a memmap: reading its rows one by one is slow
     mapped.put(np.array([2, 35]), matrix[[0, 1]])  # one below the mapped part, one above it
     assert np.array_equal(mapped.get(np.array([2, 35]))[0], matrix[[0, 1]]) and mapped.length == 36
     assert np.array_equal(np.load(path)[2], matrix[2])  # the snapshot on disk is unchanged
