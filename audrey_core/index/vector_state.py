@@ -56,6 +56,9 @@ class VectorState:
         self.rows = RowVectors(self.dimensions)  # the float32 vector of every row held (graph or waiting)
         self.waiting = WaitingRows(self.dimensions)  # caught up, not in the graph yet: inserted in the background
         self.landed: list[tuple[np.ndarray, np.ndarray]] = []  # (keys, serials) inserted, still listed as waiting
+        self.saved_waiting = 0  # rows the last snapshot held as waiting: a process that loads it inserts them again
+        self.changed_at = 0.0  # when a catch-up last applied a change (time.monotonic())
+        self.on_landed: Callable[[], None] = lambda: None  # called once inserted rows leave the waiting rows
         # A loaded snapshot is mapped from its file, read-only (opening takes milliseconds whatever the size, and the
         # processes on one store share its pages); rows removed meanwhile are left out of its answers (stale) until
         # the first insert copies it into memory (GraphInserts.writable, a copy begun in the background).
@@ -90,3 +93,4 @@ class VectorState:
         if self.landed:
             self.landed.clear()
             self.rows_landed.notify_all()
+            self.on_landed()

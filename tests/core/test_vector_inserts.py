@@ -7,10 +7,12 @@ import contextlib
 import json
 import threading
 import time
+from dataclasses import replace
 
 import numpy as np
 import pytest
 
+from audrey_core import threads
 from audrey_core.index.vector_graph import insert
 
 from .index_helpers import open_brain, use_index
@@ -102,6 +104,42 @@ def test_a_snapshot_saved_while_rows_wait_keeps_them_waiting(tmp_path, no_backgr
         assert sorted(index.waiting.keys.tolist()) == sorted(r[0] for r in rows)  # the 12, waiting again
         assert nearest_ids(brain, "oven glaze note 7") == before and before[0] == late[7]
         assert index.size() == 52
+
+
+@pytest.mark.parametrize("settled_by", ["wait_for_idle", "a quiet spell"])
+def test_a_snapshot_saved_with_a_backlog_is_saved_again_once_the_graph_holds_it(tmp_path, monkeypatch, settled_by):
+    """Without this, the snapshot a bulk load left while rows waited stayed the last one: every new process inserted
+    them again, and searched every row exactly meanwhile. ``wait_for_idle`` saves it before returning; a store that
+    is never waited for saves it once no change came for a while (searches or inserts notice)."""
+    import audrey_core.index.vector_snapshot as vector_snapshot
+
+    use_index(monkeypatch, pending_max=10**9, exact_below=0, save_after=10**6)
+    monkeypatch.setattr(vector_snapshot, "QUIET_S", 0.2)
+    with open_brain(tmp_path / "a.db") as brain:
+        brain.encode_batch(notes(40))
+        brain.rebuild_indexes()
+        brain.encode_batch(notes(30, "oven"))
+        index = brain._storage.vector_index
+        index.ensure_fresh()
+        with index.folder.writer_lock(), index.lock:
+            index.saves.save_now()  # as a save during a load does: 30 rows saved as waiting
+        assert len(index.waiting) == 30 and index.folder.read_state()["waiting"] == 30
+        index.config = replace(index.config, pending_max=8, insert_slice=4)
+        brain.encode_batch(notes(1, "kettle"))
+        if settled_by == "wait_for_idle":
+            assert brain.wait_for_idle(30)
+        else:
+            deadline = time.monotonic() + 20
+            while index.folder.read_state()["waiting"] >= 8 and time.monotonic() < deadline:
+                time.sleep(0.05)
+                index.ensure_fresh()  # as each search does: an insert begins, later a save
+            assert index.saves.thread is not None and threads.join(index.saves.thread, "saving", 20)
+        left = index.folder.read_state()["waiting"]  # saved once in the graph: fewer than pending_max still wait
+        assert left < 8
+    with open_brain(tmp_path / "a.db") as brain:
+        index = brain._storage.vector_index
+        index.ensure_fresh()
+        assert index.status()["mapped"] and len(index.waiting) == left and len(index.graph) == 71 - left
 
 
 @pytest.mark.parametrize("in_a_batch", [True, False])
