@@ -75,6 +75,7 @@ def test_each_class_of_pair_offline(older, newer, relation):
         ("Tom can't stand olives.", "Tom hates olives.", 0.9, "supports"),  # a negation word that negates nothing
         ("Sara grew up in Galway.", "Sara was raised in Galway.", 0.9, "supports"),  # a cue to what was said
         ("Der Bus fährt um 7 Uhr.", "Der Bus fährt um 07:00 Uhr.", 0.9, "supports"),  # one time of day
+        ("The backup takes 5 h.", "The backup takes 300 minutes.", 0.9, "supports"),  # "h" is hours, not a clock
         ("Her son is six years old.", "Her son is 6.", 0.9, "supports"),  # a number beside it with its unit
         ("Kim lives in Berlin.", "Kim moved to Berlin last year.", 0.7, "updates"),  # more than what was said
         ("Ana works at Acme.", "Ana left Acme.", 0.7, "updates"),  # a cue of leaving names what stopped holding

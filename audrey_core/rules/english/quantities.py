@@ -181,7 +181,7 @@ def _clock(literal: str, after: str) -> float | None:
     """Minutes after midnight for "9am", "9:30 pm", "10:30" or "02:00"; ``None`` for anything else."""
     suffix = re.match(r"\s*(am|pm|a\.m\.|p\.m\.)(?![a-z])", after)
     parts = re.fullmatch(r"(\d{1,2})(?::(\d{2}))?", literal)
-    hours = re.match(r"\s*(?:uhr|heures?|h)\b", after)  # "18 Uhr", "8 heures": a time of day on a 24-hour clock
+    hours = re.match(r"\s*(?:uhr|heures?)\b", after)  # "18 Uhr", "8 heures": a time of day ("5 h" is a duration)
     if parts is None or (suffix is None and parts.group(2) is None and hours is None):
         return None
     hour, minute = int(parts.group(1)), int(parts.group(2) or 0)
