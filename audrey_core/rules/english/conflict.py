@@ -77,16 +77,20 @@ def detect_conflict(existing: str, incoming: str, values_only: bool = False) -> 
         if disjoint(a[unit], b[unit], unit) and not (unit == "clock" and _opposite_events(existing, incoming)):
             label = unit or "a bare number"
             return Conflict("quantity", f"{show(a[unit], unit)} vs {show(b[unit], unit)} ({label})", unit)
-    words_a, words_b = _words(existing), _words(incoming)
-    neg_a = sum(w in NEGATIONS or w.endswith("n't") for w in words_a) - len(_NEGATED_IDIOM.findall(existing.lower()))
-    neg_b = sum(w in NEGATIONS or w.endswith("n't") for w in words_b) - len(_NEGATED_IDIOM.findall(incoming.lower()))
-    if neg_a % 2 != neg_b % 2:
-        content_a = {w for w in words_a if w not in STOPWORDS and w not in NEGATIONS}
-        content_b = {w for w in words_b if w not in STOPWORDS and w not in NEGATIONS}
+    if _negations(existing) % 2 != _negations(incoming) % 2:
+        content_a = {w for w in _words(existing) if w not in STOPWORDS and w not in NEGATIONS}
+        content_b = {w for w in _words(incoming) if w not in STOPWORDS and w not in NEGATIONS}
         union = content_a | content_b
         if union and len(content_a & content_b) / len(union) >= 0.5:
             return Conflict("negation", "one statement negates the other")
     return None
+
+
+@functools.lru_cache(maxsize=TEXT_CACHE)  # both texts of every pair judged
+def _negations(text: str) -> int:
+    """How many words of ``text`` negate something ("can't stand coriander" negates nothing)."""
+    said = sum(w in NEGATIONS or w.endswith("n't") for w in _words(text))
+    return said - len(_NEGATED_IDIOM.findall(text.lower()))
 
 
 # Verbs and words that announce a change. A cue counts only next to what changed (see update_cue): in conversation
