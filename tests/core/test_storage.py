@@ -224,3 +224,29 @@ def test_a_batch_of_neighbour_searches_answers_as_each_search_alone(both_brains)
         assert all(len(hits) == 5 for hits in together)
         scoped = storage.get_memories([h.memory_id for hits in together for h in hits])
         assert all(m.scope == () for m in scoped.values())  # the other scope's note is never a neighbour
+
+
+def test_a_read_by_ids_alone_finds_every_type_of_memory_together(both_brains):
+    """Reads by id without the types ask the episodes first and the other tables only for what is left: a principle
+    and a procedure among episodes are found all the same, and an unknown id stays missing."""
+    from audrey_core.models import Procedural, Semantic
+
+    for n, brain in enumerate(both_brains):
+        episodes = brain.encode_batch(["otter note", "heron note"])
+        now = brain.clock()
+        common = {"agent": brain.agent, "source": "inference", "source_reliability": 0.7, "created_at": now}
+        principle = Semantic(id=f"s-{n}", content="otters like rivers", **common)
+        procedure = Procedural(id=f"p-{n}", content="check the river first", **common)
+        vectors = np.asarray(brain.embedder.embed([principle.content, procedure.content]), dtype=np.float32)
+        brain._storage.insert_memories([principle, procedure], vectors)
+        wanted = [principle.id, episodes[0], "missing", procedure.id, episodes[1]]
+        found = brain._storage.get_memories(wanted)
+        assert {i: m.memory_type for i, m in found.items()} == {
+            principle.id: "semantic",
+            episodes[0]: "episodic",
+            procedure.id: "procedural",
+            episodes[1]: "episodic",
+        }
+        assert found[principle.id].content == "otters like rivers"
+        assert brain._storage.get_memory(procedure.id).content == "check the river first"
+        assert brain._storage.get_memory("missing") is None

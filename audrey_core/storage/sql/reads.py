@@ -284,7 +284,8 @@ class SQLReads(SQLDialect):
         if not wanted:
             return {}
         groups: dict[str, list[str]] = {}
-        if memory_types is not None and all(i in memory_types for i in wanted):
+        typed = memory_types is not None and all(i in memory_types for i in wanted)
+        if typed and memory_types is not None:
             for memory_id in wanted:
                 groups.setdefault(memory_types[memory_id], []).append(memory_id)
         else:
@@ -293,6 +294,8 @@ class SQLReads(SQLDialect):
         with self._read() as db:
             for memory_type, group in groups.items():
                 columns = COLUMNS[memory_type]
+                if not typed:  # each table is asked only for the ids not found yet: episodes first, most are
+                    group = [memory_id for memory_id in group if memory_id not in found]
                 for batch in batches(group):
                     among, params = self._one_of("id", batch)
                     rows = db.execute(
