@@ -284,8 +284,7 @@ class SQLReads(SQLDialect):
         if not wanted:
             return {}
         groups: dict[str, list[str]] = {}
-        typed = memory_types is not None and all(i in memory_types for i in wanted)
-        if typed and memory_types is not None:
+        if memory_types is not None and all(i in memory_types for i in wanted):
             for memory_id in wanted:
                 groups.setdefault(memory_types[memory_id], []).append(memory_id)
         else:
@@ -294,8 +293,9 @@ class SQLReads(SQLDialect):
         with self._read() as db:
             for memory_type, group in groups.items():
                 columns = COLUMNS[memory_type]
-                if not typed:  # each table is asked only for the ids not found yet: episodes first, most are
-                    group = [memory_id for memory_id in group if memory_id not in found]
+                # without the types every table is a group: each asks only for the ids not found yet (episodes,
+                # the most, first); typed groups share no id, so this drops none of theirs
+                group = [memory_id for memory_id in group if memory_id not in found]
                 for batch in batches(group):
                     among, params = self._one_of("id", batch)
                     rows = db.execute(
