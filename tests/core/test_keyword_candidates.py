@@ -97,3 +97,32 @@ def test_postgres_leads_with_pairs_when_even_the_rarest_term_is_over_the_budget(
     (best,) = ids(brain, ["alpha", "beta"], 1)
     assert brain.get(best).content == "alpha and beta together"
     assert ([], [("alpha", "beta")]) in searched and (["alpha"], []) not in searched[-2:]
+
+
+@pytest.mark.parametrize(
+    "rare",
+    [
+        pytest.param([], id="none-of-the-best-pass"),
+        pytest.param([0], id="one-of-the-best-passes"),
+        pytest.param(list(range(36, 40)), id="the-last-of-many-ties-pass"),
+        pytest.param(list(range(40)), id="every-tie-passes"),
+    ],
+)
+def test_a_filter_that_drops_most_of_the_best_matches_still_gets_the_filtered_full_ranking(brain, rare):
+    """PostgreSQL ranks its candidates before checking the filters, and only the best few (ties included) are
+    checked: whatever the filter leaves out of them, the answer is the filtered full ranking."""
+    best = [  # forty equal best matches (ties), the ones in `rare` tagged, stored in the reverse order of their ids
+        {"id": f"best-{i:02d}", "content": "kiln glaze kiln glaze firing", "tags": ["rare"] if i in rare else []}
+        for i in reversed(range(40))
+    ]
+    weaker = [{"content": f"the kiln log, entry {i}", "tags": ["rare"]} for i in range(5)]
+    brain.encode_batch([*best, *weaker])
+    want = expected_for(brain, ["kiln", "glaze", "firing"], {"tags": ("rare",)})
+    assert len(want) == 3
+    assert ids(brain, ["kiln", "glaze", "firing"], 3, tags=("rare",)) == want
+
+
+def expected_for(brain, terms, extra) -> list[str]:
+    full = ids(brain, terms, 1000)
+    allowed = {m.id for m in brain._storage.list_memories(VectorFilter(agent=brain.agent, **extra), 1000)}
+    return [i for i in full if i in allowed][:3]

@@ -15,7 +15,7 @@ import numpy as np
 from ...errors import AudreyError, IndexNotReady
 from ...index_settings import GRAPH_US_BASE, GRAPH_US_PER_CANDIDATE
 from ...rules.ownership import Tenant
-from ..base import KeywordHit, VectorFilter, VectorHit
+from ..base import KeywordHit, VectorFilter, VectorHit, with_margin
 from ..sql.filters import scope_match, scope_test
 from ..sql.rows import TABLES
 from .parts import SQLiteParts
@@ -29,13 +29,6 @@ INDEX_ERRORS = (OSError, ValueError, RuntimeError)
 # After a failure the index's searches go to the database this long before it is tried again: on a full disk every
 # try would start a rebuild that fails, inside a recall.
 T = TypeVar("T")
-
-
-def with_margin(k: int) -> int:
-    """Candidates asked of an index for ``k`` results: a few more, for the filters confirmed in the database (states,
-    tags, ...) to drop without a second round. Every candidate costs a row to confirm (4x k cost 0.9 ms of a 3.4 ms
-    hybrid recall at 10k); the graph's breadth (its expansion) does not depend on this count, only on its size."""
-    return k + max(8, k // 4)
 
 
 # The candidates lead every join (CROSS JOIN fixes SQLite's join order): otherwise the planner may walk a tenant's
