@@ -114,7 +114,8 @@ class PostgresKeywords(SQLReads):
         if span is not None:
             with self._side_read() as db:
                 rows = db.execute(
-                    f"SELECT x.memory_id, ts_rank('{RANK_WEIGHTS}', f.document, to_tsquery('{TEXT_SEARCH_CONFIG}', ?)) "
+                    f"SELECT x.memory_id, ts_rank('{RANK_WEIGHTS}', f.document, "
+                    f"(SELECT to_tsquery('{TEXT_SEARCH_CONFIG}', ?))) "  # a subquery: to_tsquery() once, not per row
                     f"FROM memory_text_rows x JOIN {FTS_TABLE} f ON f.rowid = x.rowid WHERE x.memory_id = ANY(?) "
                     f"AND f.document @@ to_tsquery('{TEXT_SEARCH_CONFIG}', ?) ORDER BY 2 DESC, 1 LIMIT ?",
                     [tsquery_any(terms), list(span), tsquery_any(terms), int(k)],
