@@ -29,8 +29,8 @@ def ids(brain, terms, k, **extra):
     return [h.memory_id for h in brain._storage.keyword_search(terms, k, VectorFilter(agent=brain.agent, **extra))]
 
 
-def expected(brain, extra) -> list[str]:
-    full = ids(brain, ["porcelain", "kiln", "clay"], 1000)
+def expected(brain, extra, terms=("porcelain", "kiln", "clay")) -> list[str]:
+    full = ids(brain, list(terms), 1000)
     allowed = {m.id for m in brain._storage.list_memories(VectorFilter(agent=brain.agent, **extra), 1000)}
     return [i for i in full if i in allowed][:3]
 
@@ -117,12 +117,6 @@ def test_a_filter_that_drops_most_of_the_best_matches_still_gets_the_filtered_fu
     ]
     weaker = [{"content": f"the kiln log, entry {i}", "tags": ["rare"]} for i in range(5)]
     brain.encode_batch([*best, *weaker])
-    want = expected_for(brain, ["kiln", "glaze", "firing"], {"tags": ("rare",)})
+    want = expected(brain, {"tags": ("rare",)}, ("kiln", "glaze", "firing"))
     assert len(want) == 3
     assert ids(brain, ["kiln", "glaze", "firing"], 3, tags=("rare",)) == want
-
-
-def expected_for(brain, terms, extra) -> list[str]:
-    full = ids(brain, terms, 1000)
-    allowed = {m.id for m in brain._storage.list_memories(VectorFilter(agent=brain.agent, **extra), 1000)}
-    return [i for i in full if i in allowed][:3]
