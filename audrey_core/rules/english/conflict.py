@@ -63,9 +63,14 @@ _EVENT_SIDES = (
 
 def _opposite_events(existing: str, incoming: str) -> bool:
     """Whether one text times the start of something and the other its end (by how the verbs begin)."""
-    sides = [{side for side, stems in enumerate(_EVENT_SIDES) for w in _words(t) if w.startswith(stems)} for t in
-             (existing, incoming)]  # fmt: skip
-    return len(sides[0]) == 1 and len(sides[1]) == 1 and sides[0] != sides[1]
+    a, b = _event_sides(existing), _event_sides(incoming)
+    return len(a) == 1 and len(b) == 1 and a != b
+
+
+@functools.lru_cache(maxsize=TEXT_CACHE)
+def _event_sides(text: str) -> frozenset[int]:
+    """Which of :data:`_EVENT_SIDES` the words of ``text`` time."""
+    return frozenset(side for side, stems in enumerate(_EVENT_SIDES) for w in _words(text) if w.startswith(stems))
 
 
 def detect_conflict(existing: str, incoming: str, values_only: bool = False) -> Conflict | None:
@@ -152,12 +157,6 @@ def _stem(word: str) -> str:
     return word
 
 
-def _subject(words: list[str]) -> str | None:
-    """The first content word; after an owner ("the kids' school", "Tom's daughter") the thing owned, which is what
-    the statement is about (the owner's other things are other subjects)."""
-    return _owned(words)[1]
-
-
 # Words that report someone else's claim: "Bob said (that) Alice's flight ..." is about Alice's flight.
 REPORTING = frozenset("said says told tells thinks think believes believe claims claimed mentioned heard".split())
 _NOT_OWNERS = frozenset("it's let's that's what's there's here's he's she's who's where's".split())
@@ -198,8 +197,7 @@ def different_subjects(existing: str, incoming: str) -> bool:
     """True when the two texts are about different things: different owners ("Alice's phone" / "Bob's phone", "the
     user's daughter" / "the user's daughter's friend"), different names in the subject ("Project Atlas" / "Project
     Borealis"), or different subjects neither of which the other text mentions."""
-    a, b = _words(existing), _words(incoming)
-    (owners_a, sa), (owners_b, sb) = _owned(a), _owned(b)
+    (owners_a, sa), (owners_b, sb) = _owned_by(existing), _owned_by(incoming)
     if owners_a and owners_b and owners_a != owners_b:
         return True
     names_a, names_b = _names(existing), _names(incoming)
@@ -207,8 +205,19 @@ def different_subjects(existing: str, incoming: str) -> bool:
         return True
     if sa is None or sb is None or sa == sb:
         return False
-    folded_a, folded_b = {_fold(w) for w in a}, {_fold(w) for w in b}
-    return sa not in folded_b and sb not in folded_a
+    return sa not in _folded(incoming) and sb not in _folded(existing)
+
+
+@functools.lru_cache(maxsize=TEXT_CACHE)
+def _owned_by(text: str) -> tuple[tuple[str, ...], str | None]:
+    """:func:`_owned` of the words of ``text``."""
+    return _owned(_words(text))
+
+
+@functools.lru_cache(maxsize=TEXT_CACHE)
+def _folded(text: str) -> frozenset[str]:
+    """The words of ``text``, possessive and plural endings set aside (:func:`_fold`)."""
+    return frozenset(_fold(w) for w in _words(text))
 
 
 def update_cue(existing: str, incoming: str) -> str | None:
@@ -219,25 +228,51 @@ def update_cue(existing: str, incoming: str) -> str | None:
     for phrase in UPDATE_PHRASES:
         if phrase in lower_b and phrase not in lower_a:
             return phrase
-    words_a, words_b = set(_words(existing)), _words(incoming)
-    names = {w.lower() for w in re.findall(r"\b[A-Z][\w']*", incoming[1:])}  # capitalised after the first letter
-    subject = _subject(words_b)
-    stems_a = {_stem(w) for w in words_a}
-    anchors = [
-        i
-        for i, w in enumerate(words_b)
-        if (_fold(w) == subject and i < 4)
-        or (_stem(w) in stems_a and w not in STOPWORDS and w not in names and w not in UPDATE_CUES)
-    ]
-    for index, word in enumerate(words_b):
-        near = word in UPDATE_CUES and any(abs(index - a) <= CUE_REACH for a in anchors)
-        changed = near and (word not in words_a or _object_replaced(_words(existing), words_b, word))
-        if changed and (word in LEAVING_CUES or not _arrived_at_what_was_said(words_a, words_b[index + 1 :])):
-            return word
+    words_a, words_b = _word_set(existing), _words(incoming)
+    cues = _cues_at(incoming)
+    if cues:  # most statements hold no cue word: then nothing nears one
+        names = _capitalised(incoming)
+        subject = _owned_by(incoming)[1]
+        stems_a = _stems(existing)
+        anchors = [
+            i
+            for i, w in enumerate(words_b)
+            if (_fold(w) == subject and i < 4)
+            or (_stem(w) in stems_a and w not in STOPWORDS and w not in names and w not in UPDATE_CUES)
+        ]
+        for index in cues:
+            word = words_b[index]
+            near = any(abs(index - a) <= CUE_REACH for a in anchors)
+            changed = near and (word not in words_a or _object_replaced(_words(existing), words_b, word))
+            if changed and (word in LEAVING_CUES or not _arrived_at_what_was_said(words_a, words_b[index + 1 :])):
+                return word
     for match in _FROM_TO.finditer(lower_b):
         if match.group(1) in words_a and match.group(1) not in STOPWORDS:
             return f"from {match.group(1)} to"
     return None
+
+
+@functools.lru_cache(maxsize=TEXT_CACHE)
+def _cues_at(text: str) -> tuple[int, ...]:
+    """Where the words of ``text`` are update cues, in order."""
+    return tuple(i for i, w in enumerate(_words(text)) if w in UPDATE_CUES)
+
+
+@functools.lru_cache(maxsize=TEXT_CACHE)
+def _word_set(text: str) -> frozenset[str]:
+    return frozenset(_words(text))
+
+
+@functools.lru_cache(maxsize=TEXT_CACHE)
+def _stems(text: str) -> frozenset[str]:
+    """The crude stems (:func:`_stem`) of the words of ``text``."""
+    return frozenset(_stem(w) for w in _words(text))
+
+
+@functools.lru_cache(maxsize=TEXT_CACHE)
+def _capitalised(text: str) -> frozenset[str]:
+    """The words of ``text`` written with a capital after its first letter (names), lower-cased."""
+    return frozenset(w.lower() for w in re.findall(r"\b[A-Z][\w']*", text[1:]))
 
 
 # Cues whose object is what stopped holding ("left Acme"); after any other cue comes what holds since.
@@ -323,7 +358,7 @@ MAX_STATEMENT_WORDS = 30
 MAX_SLOT_WORDS = 3  # the longest changed slot of a same-frame update ("Priya Shah" -> "Tom Becker")
 # A stop, then a new sentence; not the stop of a title or an abbreviation ("Dr. Okafor", "e.g. Redis").
 _ABBREVIATIONS = ("dr", "mr", "ms", "mrs", "st", "prof", "vs", "e.g", "i.e")
-_SENTENCE_BREAK = re.compile("".join(rf"(?<!\b{re.escape(a)})" for a in _ABBREVIATIONS) + r"[.!?;]\s+\S", re.I)
+_SENTENCE_BREAK = re.compile(r"[.!?;]" + "".join(rf"(?<!\b{re.escape(a)}.)" for a in _ABBREVIATIONS) + r"\s+\S", re.I)
 
 
 @functools.lru_cache(maxsize=TEXT_CACHE)  # asked of both texts by every rule a pair meets

@@ -60,24 +60,50 @@ _WORD = re.compile(r"[a-z0-9']+")
 def qualifiers(text: str, other: str) -> frozenset[str]:
     """The phrases of ``text`` that narrow where it holds, as lower-case text (``other``: the statement it is being
     compared with, which tells a fronted phrase from the shared subject, and a weekday or place that is a value)."""
-    lowered = text.lower()
-    own, weekdays = _phrases(text)
-    found = set(own) | (set() if _ANY_WEEKDAY.search(other.lower()) else set(weekdays))
-    # After the subject, a phrase holding a number holds the value compared ("... when the job sent more than 100
-    # requests"): no context. Before it, a number is the condition's threshold ("For orders above 50 euros, ...").
-    found = {f for f in found if not any(c.isdigit() for c in f)}
-    fronted = _fronted(lowered, other.lower())
+    lowered, other = text.lower(), other.lower()
+    own, weekdays = _valueless_phrases(text)
+    found = own if _has_weekday(other) else own | weekdays
+    fronted = _fronted(lowered, other)
     if fronted:  # one phrase for the opening, however many rules saw a part of it
-        found = {f for f in found if not (fronted.startswith(f) or f.startswith(fronted))} | {fronted}
-    return frozenset(f for f in found if not _restates(f, other.lower()))
+        found = frozenset(f for f in found if not (fronted.startswith(f) or f.startswith(fronted))) | {fronted}
+    return frozenset(f for f in found if not _restates(f, other))
+
+
+@functools.lru_cache(maxsize=TEXT_CACHE)
+def _valueless_phrases(text: str) -> tuple[frozenset[str], frozenset[str]]:
+    """:func:`_phrases` without those holding a number. After the subject, a phrase holding a number holds the value
+    compared ("... when the job sent more than 100 requests"): no context. Before it, a number is the condition's
+    threshold ("For orders above 50 euros, ...")."""
+    own, weekdays = _phrases(text)
+    return _valueless(own), _valueless(weekdays)
+
+
+def _valueless(phrases: frozenset[str]) -> frozenset[str]:
+    return frozenset(f for f in phrases if not any(c.isdigit() for c in f))
+
+
+@functools.lru_cache(maxsize=TEXT_CACHE)
+def _has_weekday(lowered: str) -> bool:
+    return _ANY_WEEKDAY.search(lowered) is not None
 
 
 def _restates(phrase: str, other: str) -> bool:
     """Whether the other statement already names the phrase's context ("for deployments" beside "we deploy"):
     every content word of the phrase begins like one of the other's (five letters)."""
-    content = [w for w in _WORD.findall(phrase) if w not in STOPWORDS and w not in _FRONT_LEADS]
-    stems = {w[:5] for w in _WORD.findall(other)}
-    return bool(content) and all(w[:5] in stems for w in content)
+    content = _phrase_content(phrase)
+    return bool(content) and content <= _word_starts(other)
+
+
+@functools.lru_cache(maxsize=TEXT_CACHE)
+def _phrase_content(phrase: str) -> frozenset[str]:
+    """The first five letters of each content word of a qualifier phrase."""
+    return frozenset(w[:5] for w in _WORD.findall(phrase) if w not in STOPWORDS and w not in _FRONT_LEADS)
+
+
+@functools.lru_cache(maxsize=TEXT_CACHE)
+def _word_starts(lowered: str) -> frozenset[str]:
+    """The first five letters of each word of a lower-cased statement."""
+    return frozenset(w[:5] for w in _WORD.findall(lowered))
 
 
 @functools.lru_cache(maxsize=TEXT_CACHE)
@@ -107,9 +133,16 @@ def _may_qualify(text: str) -> bool:
     return bool(own or weekdays) or (bool(opening) and opening[0] in _FRONT_LEADS)
 
 
-def _opening(lowered: str) -> list[str]:
+@functools.lru_cache(maxsize=TEXT_CACHE)
+def _opening(lowered: str) -> tuple[str, ...]:
     """The words :func:`_fronted` reads: up to the first comma when there is one near the start."""
-    return _WORD.findall(lowered.split(",")[0] if "," in lowered[:60] else lowered)
+    return tuple(_WORD.findall(lowered.split(",")[0] if "," in lowered[:60] else lowered))
+
+
+@functools.lru_cache(maxsize=TEXT_CACHE)
+def _content_words(lowered: str) -> frozenset[str]:
+    """The words of a lower-cased statement, possessives set aside, less the stop words."""
+    return frozenset(w.removesuffix("'s") for w in _WORD.findall(lowered)) - STOPWORDS
 
 
 def _fronted(lowered: str, other: str) -> str | None:
@@ -120,10 +153,10 @@ def _fronted(lowered: str, other: str) -> str | None:
         return None
     if "," in lowered[:60]:
         return " ".join(words).strip() or None
-    shared = {w.removesuffix("'s") for w in _WORD.findall(other)} - STOPWORDS
+    shared = _content_words(other)
     for index, word in enumerate(words[1:], 1):
         if word.removesuffix("'s") in shared:
-            phrase = words[:index]
+            phrase = list(words[:index])
             while phrase and phrase[-1] in STOPWORDS | {"my", "our", "your", "their"}:
                 phrase.pop()
             return " ".join(phrase) if len(phrase) > 1 else None
