@@ -29,7 +29,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Any
@@ -41,7 +41,7 @@ from ..errors import IndexNotReady
 from ..index_settings import RESCORE_EXTRA, VECTOR_REBUILD_AFTER, IndexConfig
 from .once import caught_up_by, check_not_building
 from .threads import background, exiting, prefetch
-from .vector_graph import BuiltGraph, build, expansion_for, graph_options
+from .vector_graph import BuiltGraph, build, expansion_for, graph_options, neighbour_expansion
 from .vector_inserts import GraphInserts
 from .vector_partitions import PartitionTable
 from .vector_snapshot import SnapshotSaves, read_snapshot
@@ -318,9 +318,13 @@ class VectorIndex(VectorState):
         partitions: the graph has no filter), nearest first."""
         return self.search_many(np.atleast_2d(np.asarray(vector, dtype=np.float32)), count, codes)[0]
 
-    def search_many(self, queries: np.ndarray, count: int, codes: np.ndarray) -> list[tuple[np.ndarray, np.ndarray]]:
+    def search_many(
+        self, queries: np.ndarray, count: int, codes: np.ndarray, few: bool = False
+    ) -> list[tuple[np.ndarray, np.ndarray]]:
         """:meth:`search` for several queries (a validation batch's episodes): one lock, and where the rows are
-        scanned exactly (a small index, or a bulk slice holding the graph) one matrix product for all of them."""
+        scanned exactly (a small index, or a bulk slice holding the graph) one matrix product for all of them.
+        ``few``: only each query's few nearest matter (validation's), walked less widely
+        (:func:`~.vector_graph.neighbour_expansion`)."""
         matrix = np.atleast_2d(np.asarray(queries, dtype=np.float32))
         count = int(count)
         if count <= 0:
@@ -328,7 +332,8 @@ class VectorIndex(VectorState):
         self.inserts.searching(len(matrix))  # a validation run may insert a backlog first, holding the graph only
         with self.lock:
             exact = self.rows.length <= self.config.exact_below or self.inserts.bulk_under_way
-            found = self._scan_held(matrix) if exact else self._walk(matrix, count)
+            breadth = neighbour_expansion if few else expansion_for
+            found = self._scan_held(matrix) if exact else self._walk(matrix, count, breadth)
             return [self._nearest_of(keys, distances, count, codes) for keys, distances in found]
 
     def _nearest_of(
@@ -343,7 +348,9 @@ class VectorIndex(VectorState):
         mine = self.table.in_codes(keys, codes)
         return keys[mine], distances[mine]
 
-    def _walk(self, queries: np.ndarray, count: int) -> list[tuple[np.ndarray, np.ndarray]]:
+    def _walk(
+        self, queries: np.ndarray, count: int, breadth: Callable[[int], int] = expansion_for
+    ) -> list[tuple[np.ndarray, np.ndarray]]:
         """The graph's ``count`` nearest of each query re-scored exactly, and the nearest of the rows waiting beside it
         (a bulk slice holding the graph: every row held, scanned). The graph is searched once for all the queries
         (usearch spreads a batch over the cores), the waiting rows scanned in one matrix product."""
@@ -352,7 +359,7 @@ class VectorIndex(VectorState):
         walked: list[np.ndarray] = [np.zeros(0, dtype=np.int64)] * len(queries)
         with self.graph_held():
             if len(self.graph):
-                self.graph.expansion_search = expansion_for(len(self.graph))
+                self.graph.expansion_search = breadth(len(self.graph))
                 asked = min(count + RESCORE_EXTRA, len(self.graph))
                 found = self.graph.search(queries, asked)
                 if found.keys.ndim == 1:  # one query: usearch answers with a single match list

@@ -172,7 +172,8 @@ class Storage(ABC):
 
     def knn_many(self, vectors: np.ndarray, k: int, where: VectorFilter) -> list[list[VectorHit]]:
         """:meth:`knn` for each row of ``vectors`` with one filter (a validation batch's episodes of one scope); a
-        store that can search them together overrides this."""
+        store that can search them together overrides this. Meant for each vector's few nearest: a store may walk
+        its graph less widely than for :meth:`knn` (validation's neighbours, ``k`` of 7 or less)."""
         return [self.knn(vector, k, where) for vector in vectors]
 
     @abstractmethod

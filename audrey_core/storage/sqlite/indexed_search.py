@@ -188,7 +188,7 @@ class SQLiteIndexedSearch(SQLiteParts):
         if not self._graph_pays(rows, size, count):
             return None
         index = self.vector_index
-        found = index.search_many(vectors, count, codes)
+        found = index.search_many(vectors, count, codes, few=True)  # a validation batch's few nearest
         union = np.unique(np.concatenate([keys for keys, _ in found])) if found else np.zeros(0, dtype=np.int64)
         confirmed = self._confirmed("memory_vector_rows", zip(union.tolist(), index.memory_types(union)), where)
         memory = {rowid: (memory_id, memory_type) for rowid, memory_id, memory_type in confirmed}
