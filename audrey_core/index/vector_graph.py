@@ -40,8 +40,9 @@ def expansion_for(rows: int) -> int:
 
 def neighbour_expansion(rows: int) -> int:
     """How widely a validation batch walks for each episode's few nearest claims (down to cosine 0.5): half of
-    :func:`expansion_for`, at least EXPANSION_MIN. On 100k one-statement texts (250 queries, the exact top 6), 64 finds
-    1,426 of the 1,438 neighbours of cosine >= 0.5 that 128 finds 1,428 of, in 0.5 instead of 0.7 ms a query."""
+    :func:`expansion_for`, at least EXPANSION_MIN. On 100k one-statement texts, of the 1,438 neighbours of cosine >=
+    0.5 among the exact top 6 of 250 queries, 64 finds 1,426 and 128 finds 1,428; the batch search takes 0.45 ms a
+    query instead of 0.67."""
     return max(EXPANSION_MIN, expansion_for(rows) // 2)
 
 
