@@ -61,25 +61,12 @@ def qualifiers(text: str, other: str) -> frozenset[str]:
     """The phrases of ``text`` that narrow where it holds, as lower-case text (``other``: the statement it is being
     compared with, which tells a fronted phrase from the shared subject, and a weekday or place that is a value)."""
     lowered, other = text.lower(), other.lower()
-    own, weekdays = _valueless_phrases(text)
+    own, weekdays = _phrases(text)
     found = own if _has_weekday(other) else own | weekdays
     fronted = _fronted(lowered, other)
     if fronted:  # one phrase for the opening, however many rules saw a part of it
         found = frozenset(f for f in found if not (fronted.startswith(f) or f.startswith(fronted))) | {fronted}
     return frozenset(f for f in found if not _restates(f, other))
-
-
-@functools.lru_cache(maxsize=TEXT_CACHE)
-def _valueless_phrases(text: str) -> tuple[frozenset[str], frozenset[str]]:
-    """:func:`_phrases` without those holding a number. After the subject, a phrase holding a number holds the value
-    compared ("... when the job sent more than 100 requests"): no context. Before it, a number is the condition's
-    threshold ("For orders above 50 euros, ...")."""
-    own, weekdays = _phrases(text)
-    return _valueless(own), _valueless(weekdays)
-
-
-def _valueless(phrases: frozenset[str]) -> frozenset[str]:
-    return frozenset(f for f in phrases if not any(c.isdigit() for c in f))
 
 
 @functools.lru_cache(maxsize=TEXT_CACHE)
@@ -108,7 +95,10 @@ def _word_starts(lowered: str) -> frozenset[str]:
 
 @functools.lru_cache(maxsize=TEXT_CACHE)
 def _phrases(text: str) -> tuple[frozenset[str], frozenset[str]]:
-    """The qualifier phrases of ``text`` that do not depend on the other statement, and its weekday phrases."""
+    """The qualifier phrases of ``text`` that do not depend on the other statement, and its weekday phrases; none
+    holding a number. After the subject, a phrase holding a number holds the value compared ("... when the job sent
+    more than 100 requests"): no context. Before it, a number is the condition's threshold ("For orders above 50
+    euros, ...")."""
     lowered = text.lower()
     found = {m.group(0).strip() for m in _CLAUSE.finditer(lowered)}
     found |= {m.group(0) for m in _CONTEXT.finditer(lowered)}
@@ -121,7 +111,9 @@ def _phrases(text: str) -> tuple[frozenset[str], frozenset[str]]:
     place = _PLACE.search(text)
     if place is not None:
         found.add(" ".join(place.group(0).lower().split()[-2:]))
-    return frozenset(found), frozenset(m.group(0) for m in _WEEKDAY.finditer(lowered))
+    weekdays = {m.group(0) for m in _WEEKDAY.finditer(lowered)}
+    own, dated = ({f for f in kind if not any(c.isdigit() for c in f)} for kind in (found, weekdays))
+    return frozenset(own), frozenset(dated)
 
 
 @functools.lru_cache(maxsize=TEXT_CACHE)
