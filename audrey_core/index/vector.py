@@ -349,11 +349,12 @@ class VectorIndex(VectorState):
         return keys[mine], distances[mine]
 
     def _walk(
-        self, queries: np.ndarray, count: int, breadth: Callable[[int], int] = expansion_for
+        self, queries: np.ndarray, count: int, breadth: Callable[[int], int]
     ) -> list[tuple[np.ndarray, np.ndarray]]:
-        """The graph's ``count`` nearest of each query re-scored exactly, and the nearest of the rows waiting beside it
-        (a bulk slice holding the graph: every row held, scanned). The graph is searched once for all the queries
-        (usearch spreads a batch over the cores), the waiting rows scanned in one matrix product."""
+        """The graph's ``count`` nearest of each query re-scored exactly, walking as widely as ``breadth`` says for
+        its size, and the nearest of the rows waiting beside it (a bulk slice holding the graph: every row held,
+        scanned). The graph is searched once for all the queries (usearch spreads a batch over the cores), the waiting
+        rows scanned in one matrix product."""
         if self.inserts.bulk_under_way:  # a bulk slice holds the graph: scan every row held rather than wait for it
             return self._scan_held(queries)
         walked: list[np.ndarray] = [np.zeros(0, dtype=np.int64)] * len(queries)
