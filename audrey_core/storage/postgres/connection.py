@@ -74,8 +74,32 @@ class Session:
         return cursor
 
 
+@lru_cache(maxsize=1)
+def _flat_list_dumper() -> type:
+    """psycopg's text dumper for lists, writing a flat list of ``str`` or of ``int`` (the ids and row ids a read
+    passes as one ``= ANY(?)`` array) in one join instead of element by element: 160 memory ids took 0.55 ms of
+    Python each time (a third of it per element quoting), 0.12 ms so. Other lists go through psycopg's own."""
+    from psycopg.types.array import ListDumper
+
+    class FlatListDumper(ListDumper):
+        def dump(self, obj: list[Any]) -> Any:
+            if obj and self.delimiter == b",":
+                kinds = set(map(type, obj))
+                if kinds == {str}:
+                    plain = "".join(obj)
+                    if "\\" in plain or '"' in plain:
+                        obj = [v.replace("\\", "\\\\").replace('"', '\\"') for v in obj]
+                    return ('{"' + '","'.join(obj) + '"}').encode()
+                if kinds == {int}:
+                    return ("{" + ",".join(map(str, obj)) + "}").encode()
+            return super().dump(obj)
+
+    return FlatListDumper
+
+
 def open_pool(url: str, *, max_size: int = 4) -> Any:
-    """A connection pool whose connections autocommit (transactions are explicit) and know pgvector's type."""
+    """A connection pool whose connections autocommit (transactions are explicit), know pgvector's type and write
+    flat lists of ids quickly (:func:`_flat_list_dumper`)."""
     require_psycopg()
     from pgvector.psycopg import register_vector
     from psycopg_pool import ConnectionPool
@@ -83,6 +107,7 @@ def open_pool(url: str, *, max_size: int = 4) -> Any:
     def configure(connection: Any) -> None:
         connection.autocommit = True
         register_vector(connection)  # the extension exists: the store's migration ran before the pool opened
+        connection.adapters.register_dumper(list, _flat_list_dumper())
         # Filtered HNSW scans keep walking the graph until enough rows pass the filter (pgvector >= 0.8).
         connection.execute("SET hnsw.iterative_scan = strict_order")
         connection.execute(f"SET hnsw.ef_search = {DEFAULT_EF_SEARCH}")
