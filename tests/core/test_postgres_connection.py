@@ -63,3 +63,23 @@ def test_the_pools_connections_send_lists_as_postgresql_reads_them():
                     assert ours == plain.execute("SELECT %s", [other]).fetchone()[0]
     finally:
         pool.close()
+
+
+def test_the_pools_connections_read_vectors_in_binary_as_float32_arrays():
+    import numpy as np
+
+    from audrey_core.storage.postgres.connection import open_pool
+
+    from ..postgres_server import fresh_database_url
+
+    pool = open_pool(fresh_database_url(), max_size=1)
+    sent = np.array([0.25, -1.5, 3.0e-8, 1234.5, 0.0], dtype=np.float32)
+    try:
+        with pool.connection() as connection:
+            got = connection.execute("SELECT %s::vector", [sent], binary=True).fetchone()[0]
+            assert isinstance(got, np.ndarray) and got.dtype == np.float32 and got.flags.writeable
+            assert np.array_equal(got, sent)
+            as_text = connection.execute("SELECT %s::vector", [sent]).fetchone()[0]  # pgvector's own, in text
+            assert np.array_equal(as_text.to_numpy(), sent)
+    finally:
+        pool.close()

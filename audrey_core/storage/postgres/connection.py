@@ -12,6 +12,8 @@ from collections.abc import Sequence
 from functools import lru_cache
 from typing import Any
 
+import numpy as np
+
 from ...errors import StorageError, install_hint
 from ...index_settings import DEFAULT_EF_SEARCH as DEFAULT_EF_SEARCH  # re-exported for the store
 
@@ -97,9 +99,27 @@ def _flat_list_dumper() -> type:
     return FlatListDumper
 
 
+@lru_cache(maxsize=1)
+def _vector_array_loader() -> type:
+    """A loader of pgvector's binary form (two 16-bit words, then big-endian float32s) straight into a float32 numpy
+    array: pgvector's own builds a ``Vector`` through a Python ``array`` first, 7 us a vector against 3.4 (a recall
+    on a store of turns reads ~160)."""
+    from psycopg.adapt import Loader
+    from psycopg.pq import Format
+
+    class VectorArrayLoader(Loader):
+        format = Format.BINARY
+
+        def load(self, data: Any) -> np.ndarray:
+            return np.frombuffer(data, dtype=">f4", offset=4).astype(np.float32)
+
+    return VectorArrayLoader
+
+
 def open_pool(url: str, *, max_size: int = 4) -> Any:
-    """A connection pool whose connections autocommit (transactions are explicit), know pgvector's type and write
-    flat lists of ids quickly (:func:`_flat_list_dumper`)."""
+    """A connection pool whose connections autocommit (transactions are explicit), know pgvector's type (read in
+    binary as numpy arrays: :func:`_vector_array_loader`) and write flat lists of ids quickly
+    (:func:`_flat_list_dumper`)."""
     require_psycopg()
     from pgvector.psycopg import register_vector
     from psycopg_pool import ConnectionPool
@@ -107,6 +127,7 @@ def open_pool(url: str, *, max_size: int = 4) -> Any:
     def configure(connection: Any) -> None:
         connection.autocommit = True
         register_vector(connection)  # the extension exists: the store's migration ran before the pool opened
+        connection.adapters.register_loader(connection.adapters.types["vector"].oid, _vector_array_loader())
         connection.adapters.register_dumper(list, _flat_list_dumper())
         # Filtered HNSW scans keep walking the graph until enough rows pass the filter (pgvector >= 0.8).
         connection.execute("SET hnsw.iterative_scan = strict_order")
