@@ -50,10 +50,10 @@ def disputes(storage: Storage, memories: Sequence[Memory], owner: Tenant) -> Dis
     if not ids:
         return Disputes({}, {})
     states = [*COUNTERCLAIM_STATES, "resolved"]
-    pairs = []
-    for mine, theirs in (("claim_a_id", "claim_b_id"), ("claim_b_id", "claim_a_id")):
-        for c in storage.find_records(Contradiction, **{mine: ids, "state": states}):
-            pairs.append((getattr(c, mine), getattr(c, theirs), c))
+    touching = storage.find_records_in_any(Contradiction, ("claim_a_id", "claim_b_id"), ids, state=states)
+    wanted = set(ids)
+    pairs = [(c.claim_a_id, c.claim_b_id, c) for c in touching if c.claim_a_id in wanted]
+    pairs += [(c.claim_b_id, c.claim_a_id, c) for c in touching if c.claim_b_id in wanted]
     others = storage.get_memories({other for _, other, _ in pairs}, owner=owner)
     found: dict[str, list[Counterclaim]] = {}
     sides: dict[str, list[str]] = {}

@@ -51,14 +51,12 @@ LINK_ROLES = ("memory_id", "cause_id", "effect_id")
 
 
 def _in_any(ctx: StageContext, kind: type, where: dict[str, Any], columns: Sequence[str], value: str) -> list[Any]:
-    """Records of ``kind`` matching ``where`` with ``value`` in any of ``columns`` (one indexed lookup a column),
-    oldest first, each once. A column ``where`` already fixes to another value matches nothing."""
-    found: dict[str, Any] = {}
-    for column in columns:
-        if where.get(column, value) == value:
-            for record in ctx.storage.find_records(kind, **{**where, column: value}):
-                found.setdefault(record.id, record)
-    return sorted(found.values(), key=lambda record: (record.created_at, record.id))
+    """Records of ``kind`` matching ``where`` with ``value`` in any of ``columns`` (one read, each column on its
+    index), oldest first, each once. A column ``where`` already fixes to another value matches nothing."""
+    if any(where.get(column) == value for column in columns):  # every record ``where`` matches holds it
+        return ctx.storage.find_records(kind, **where)
+    open_columns = [column for column in columns if column not in where]
+    return ctx.storage.find_records_in_any(kind, open_columns, [value], **where) if open_columns else []
 
 
 def consolidation_run(ctx: StageContext, run_id: str) -> ConsolidationRun | None:

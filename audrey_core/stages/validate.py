@@ -345,11 +345,9 @@ def reopen(ctx: StageContext, claim: Memory, trigger: Episodic, backing: Sequenc
     """Reactivate ``claim`` and mark the contradictions that had set it aside as reopened."""
     now = ctx.clock()
     states = list(contradiction_movable("reopen"))
-    contradictions = [
-        c
-        for side in ("claim_a_id", "claim_b_id")
-        for c in ctx.storage.find_records(Contradiction, **{side: claim.id, "state": states})
-    ]
+    contradictions = ctx.storage.find_records_in_any(
+        Contradiction, ("claim_a_id", "claim_b_id"), [claim.id], state=states
+    )
     with ctx.storage.transaction():
         add_evidence(ctx, claim.id, backing, activate=True)
         for c in contradictions:

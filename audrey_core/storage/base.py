@@ -310,6 +310,11 @@ class Storage(ABC):
         """Records of ``kind`` whose columns equal the given values (a list or tuple value means any of them)."""
 
     @abstractmethod
+    def find_records_in_any(self, kind: type, columns: Sequence[str], values: Iterable[Any], **equal: Any) -> list[Any]:
+        """:meth:`find_records` of those that hold one of ``values`` in any of ``columns`` (a contradiction's two
+        sides, say), in one read; each record once, in the same order."""
+
+    @abstractmethod
     def run_undo_log(self, run_id: str) -> list[dict[str, Any]]:
         """What a consolidation run overwrote, oldest first (JSON-serialisable entries)."""
 

@@ -250,3 +250,30 @@ def test_a_read_by_ids_alone_finds_every_type_of_memory_together(both_brains):
         assert found[principle.id].content == "otters like rivers"
         assert brain._storage.get_memory(procedure.id).content == "check the river first"
         assert brain._storage.get_memory("missing") is None
+
+
+def test_records_found_by_a_value_in_any_of_two_columns(both_brains):
+    """A contradiction is found by either side in one read, once even when both sides are asked for, oldest first,
+    under the other columns' conditions; an unknown column is refused and no value finds nothing."""
+    from datetime import timedelta
+
+    from audrey_core.models import Contradiction
+
+    for brain in both_brains:
+        now = brain.clock()
+        made = [
+            Contradiction(f"c-{i}", brain.agent, a, b, state, None, now + timedelta(seconds=i))
+            for i, (a, b, state) in enumerate(
+                [("x", "y", "open"), ("z", "x", "open"), ("y", "w", "resolved"), ("v", "x", "resolved")]
+            )
+        ]
+        brain._storage.insert_records(made)
+        find = brain._storage.find_records_in_any
+        sides = ("claim_a_id", "claim_b_id")
+        assert [c.id for c in find(Contradiction, sides, ["x"])] == ["c-0", "c-1", "c-3"]
+        assert [c.id for c in find(Contradiction, sides, ["x", "y"], state="open")] == ["c-0", "c-1"]
+        assert [c.id for c in find(Contradiction, sides, ["y"], state=["open", "resolved"])] == ["c-0", "c-2"]
+        assert [c.id for c in find(Contradiction, ("claim_b_id",), ["x"], claim_a_id="v")] == ["c-3"]
+        assert find(Contradiction, sides, []) == [] and find(Contradiction, sides, ["x"], state=[]) == []
+        with pytest.raises(StorageError, match="no column 'side'"):
+            find(Contradiction, ("side",), ["x"])

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
 from datetime import datetime
 from typing import Any
@@ -51,17 +51,29 @@ class SQLRecords(SQLDialect):
                 raise StorageError(f"no {kind.__name__} with id {record_id}")
 
     def find_records(self, kind: type, **equal: Any) -> list[Any]:
-        table, columns = self._table(kind)
+        return self.find_records_in_any(kind, (), (), **equal)
+
+    def find_records_in_any(self, kind: type, columns: Sequence[str], values: Iterable[Any], **equal: Any) -> list[Any]:
+        table, known = self._table(kind)
         clauses: list[str] = []
         params: list[Any] = []
+        values = list(values)
+        if columns:
+            if not values:
+                return []
+            sides = []
+            for name in columns:
+                among, encoded = self._one_of(self._known(kind, known, name), [encode_value(name, v) for v in values])
+                sides.append(among)
+                params.extend(encoded)
+            clauses.append(f"({' OR '.join(sides)})")
         for name, value in equal.items():
-            if name not in columns:
-                raise StorageError(f"{kind.__name__} has no column {name!r}")
+            self._known(kind, known, name)
             if isinstance(value, (list, tuple, set, frozenset)):
-                values = list(value)
-                if not values:
+                listed = list(value)
+                if not listed:
                     return []
-                among, encoded = self._one_of(name, [encode_value(name, v) for v in values])
+                among, encoded = self._one_of(name, [encode_value(name, v) for v in listed])
                 clauses.append(among)
                 params.extend(encoded)
             elif value is None:
@@ -72,11 +84,15 @@ class SQLRecords(SQLDialect):
         where = f"WHERE {' AND '.join(clauses)}" if clauses else ""
         order = "started_at" if table == "consolidation_runs" else "created_at"
         with self._read() as db:
-            rows = db.execute(
-                f"SELECT {', '.join(columns)} FROM {table} {where} ORDER BY {order}, id", params
-            ).fetchall()
-        found = [from_row(kind, columns, row) for row in rows]
+            rows = db.execute(f"SELECT {', '.join(known)} FROM {table} {where} ORDER BY {order}, id", params).fetchall()
+        found = [from_row(kind, known, row) for row in rows]
         return self._with_results(found) if kind is ConsolidationRun else found
+
+    @staticmethod
+    def _known(kind: type, columns: Sequence[str], name: str) -> str:
+        if name not in columns:
+            raise StorageError(f"{kind.__name__} has no column {name!r}")
+        return name
 
     def _with_results(self, runs: list[ConsolidationRun]) -> list[ConsolidationRun]:
         """Each run with the principles it made and the confidence changes it made, as recorded in its row (runs of
