@@ -43,9 +43,8 @@ def reembed(storage: Maintenance, embedder: Any, batch_size: int = 256, progress
         rows = storage.reembed_pending(batch_size)
         if not rows:
             break
-        spans = storage.chunk_spans([rowid for rowid, _ in rows])  # a chunk is re-embedded from its own text
-        texts = [memory.content[slice(*spans[rowid])] if rowid in spans else memory.content for rowid, memory in rows]
-        storage.write_reembedded(rows, embed_texts(embedder, texts))
+        vectors = embed_texts(embedder, [text for _, _, text in rows])
+        storage.write_reembedded([(rowid, memory) for rowid, memory, _ in rows], vectors)
         written += len(rows)
         if progress is not None:
             progress(len(rows))

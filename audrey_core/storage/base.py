@@ -202,7 +202,9 @@ class Storage(ABC):
 
     @abstractmethod
     def chunk_spans(self, vector_rows: Sequence[int]) -> dict[int, tuple[int, int]]:
-        """The (start, end) span of each vector row that covers part of its memory's text (whole-text rows omitted)."""
+        """The (start, end) span of each vector row that covers part of its memory's text (whole-text rows omitted).
+        A store not yet seen to hold any text in chunks answers without a read, asking again at most once a second
+        (another process's first chunked text can go unseen that long: its results show no chunk until then)."""
 
     @abstractmethod
     def get_vectors(self, ids: Sequence[str], owner: Tenant | None = None) -> dict[str, np.ndarray]:

@@ -57,8 +57,9 @@ class Maintenance(ABC):
         """Abandon a re-embed in progress."""
 
     @abstractmethod
-    def reembed_pending(self, limit: int) -> list[tuple[int, Memory]]:
-        """Vectors not yet rewritten: (vector row id, memory)."""
+    def reembed_pending(self, limit: int) -> list[tuple[int, Memory, str]]:
+        """Vectors not yet rewritten: (vector row id, memory, the text the vector embeds: a chunk's own, or the
+        memory's content)."""
 
     @abstractmethod
     def reembed_progress(self) -> tuple[int, int]:

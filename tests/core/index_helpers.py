@@ -71,8 +71,15 @@ def downgrade(path: Path | str, statements: list[str]) -> None:
     db.close()
 
 
+# Undo migration 14 (the chunked texts' vector rows indexed apart): its index.
+BEFORE_CHUNK_INDEX = [
+    "DROP INDEX memory_vector_rows_chunked",
+    "DELETE FROM schema_migrations WHERE version >= 14",
+]
+
 # Undo migration 13 (a run's undo log and results as rows): its tables (rows written since are lost with them).
 BEFORE_RUN_LOG = [
+    *BEFORE_CHUNK_INDEX,
     "DROP TABLE consolidation_undo",
     "DROP TABLE consolidation_results",
     "DELETE FROM schema_migrations WHERE version >= 13",
@@ -80,6 +87,8 @@ BEFORE_RUN_LOG = [
 
 # The same on PostgreSQL, where it is migration 9.
 BEFORE_RUN_LOG_POSTGRES = [
+    "DROP INDEX memory_vector_rows_chunked",
+    "DELETE FROM schema_migrations WHERE version >= 10",
     "DROP TABLE consolidation_undo",
     "DROP TABLE consolidation_results",
     "DELETE FROM schema_migrations WHERE version >= 9",

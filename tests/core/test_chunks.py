@@ -117,3 +117,28 @@ def test_the_local_model_chunks_by_its_own_tokenizer(tmp_path):
         brain.encode("The cafeteria serves soup on Fridays")
         hit = brain.recall("what is the password for the satellite dashboard?", limit=1, mode="vector")[0]
         assert hit.id == mid and "marmalade" in hit.chunk
+
+
+def test_a_store_without_chunks_reads_no_spans_and_sees_another_writers_first_chunk(store_location, monkeypatch):
+    """A store holding no text in chunks answers recall's chunk spans without a read; a chunked text it writes shows
+    its chunk at once, and one another process (here another instance) writes once it asks again (a second on)."""
+    import audrey_core.storage.sql.presence as presence
+
+    monkeypatch.setattr(presence, "RECHECK_S", 60.0)
+    embedder = DeterministicEmbedder(max_tokens=12)
+    with (
+        Audrey(store_location, embedder=embedder, config=SYNC) as reader,
+        Audrey(store_location, embedder=embedder) as writer,
+    ):
+        reader.encode("the vault is in the basement")
+        for brain in (reader, writer):  # each has asked now, and found none
+            assert brain.recall("vault basement", mode="vector")[0].chunk is None
+        reads: list[str] = []
+        real = reader._storage._read_value
+        monkeypatch.setattr(reader._storage, "_read_value", lambda sql: reads.append(sql) or real(sql))
+        writer.encode(LONG)
+        assert "orange falcon" in writer.recall("vault code orange falcon", mode="vector")[0].chunk
+        assert reader.recall("vault code orange falcon", mode="vector")[0].chunk is None and not reads
+        monkeypatch.setattr(presence, "RECHECK_S", 0.0)
+        assert "orange falcon" in reader.recall("vault code orange falcon", mode="vector")[0].chunk
+        assert any("chunk_start" in sql for sql in reads)

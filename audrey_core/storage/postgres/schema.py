@@ -18,6 +18,7 @@ from ..sql.migrations import (
     EVIDENCE_TABLE,
     FTS_TABLE,
     Migration,
+    chunk_index_statements,
     claim_statements,
     dispute_side_statements,
     evidence_statements,
@@ -122,6 +123,11 @@ def _run_log(connection: Any, dimensions: int = 0) -> None:
         connection.execute(to_postgres(statement))
 
 
+def _chunk_index(connection: Any, dimensions: int = 0) -> None:
+    for statement in chunk_index_statements():
+        connection.execute(to_postgres(statement))
+
+
 MIGRATIONS = (
     Migration(1, "memory tables, full text, sequences (SQLite schema 3 in PostgreSQL types)", _initial),
     Migration(2, "validity intervals and supersession for every memory type (SQLite schema 4)", _validity),
@@ -132,6 +138,7 @@ MIGRATIONS = (
     Migration(7, "contradictions by their newer side (SQLite schema 11)", _dispute_sides),
     Migration(8, "principles and procedures by the episodes they rest on (SQLite schema 12)", _evidence),
     Migration(9, "a consolidation run's undo log and results, one row per entry (SQLite schema 13)", _run_log),
+    Migration(10, "the vector rows of texts stored in chunks, indexed apart (SQLite schema 14)", _chunk_index),
 )
 LATEST_VERSION = MIGRATIONS[-1].version
 

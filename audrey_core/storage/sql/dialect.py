@@ -35,6 +35,11 @@ class SQLDialect(ABC):
     def _write(self) -> AbstractContextManager[Any]:
         """A write transaction (joining the thread's open one); committed on leaving, rolled back on an error."""
 
+    def _read_value(self, sql: str) -> Any:
+        """The one value a one-row, one-column read without parameters returns."""
+        with self._read() as db:
+            return db.execute(sql).fetchone()[0]
+
     # -- statements that differ -------------------------------------------------------------------------------
 
     def _one_of(self, column: str, values: Sequence[Any]) -> tuple[str, list[Any]]:

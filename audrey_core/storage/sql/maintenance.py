@@ -20,6 +20,7 @@ from ...rules.calibration import Baseline
 from ...rules.inputs import check_json_value
 from ..sqlite.connection import placeholders
 from .migrations import RESULTS_TABLE, UNDO_TABLE
+from .presence import presence
 from .reads import SQLReads
 from .rows import COLUMNS, TABLES, row_to_memory
 from .writes import SQLWrites
@@ -190,6 +191,8 @@ class SQLMaintenance(SQLReads, SQLWrites):
             raise StorageError(f"snapshot vectors have {sorted(dims)} dimensions; this store has {self.dimensions}")
         rowids = self._next_rowids(db, "memory_vector_rows", len(vectors))
         rows = [(rowid, memories[memory_id]) for rowid, (memory_id, *_) in zip(rowids, vectors)]
+        if any(vector[3] is not None for vector in vectors):
+            presence(self, "chunks").saw()
         db.executemany(
             "INSERT INTO memory_vector_rows (rowid, memory_id, memory_type, chunk_index, chunk_start, chunk_end) "
             "VALUES (?, ?, ?, ?, ?, ?)",
@@ -242,19 +245,23 @@ class SQLMaintenance(SQLReads, SQLWrites):
                 "DELETE FROM audrey_config WHERE key IN ('reembed_model', 'reembed_dimensions', 'reembed_table')"
             )
 
-    def reembed_pending(self, limit: int) -> list[tuple[int, Memory]]:
-        """Vector rows not yet rewritten into the new table: (rowid, memory)."""
+    def reembed_pending(self, limit: int) -> list[tuple[int, Memory, str]]:
+        """Vector rows not yet rewritten into the new table: (rowid, memory, the text its vector embeds)."""
         target = self.reembed_target()
         if target is None:
             raise StorageError("no re-embed in progress")
         with self._read() as db:
             rows = db.execute(
-                f"SELECT r.rowid, r.memory_id FROM memory_vector_rows r WHERE r.rowid NOT IN "
-                f"(SELECT rowid FROM {target[2]}) ORDER BY r.rowid LIMIT ?",
+                f"SELECT r.rowid, r.memory_id, r.chunk_start, r.chunk_end FROM memory_vector_rows r WHERE r.rowid "
+                f"NOT IN (SELECT rowid FROM {target[2]}) ORDER BY r.rowid LIMIT ?",
                 (limit,),
             ).fetchall()
         memories = self.get_memories([r[1] for r in rows])
-        return [(rowid, memories[memory_id]) for rowid, memory_id in rows if memory_id in memories]
+        return [
+            (rowid, memory, memory.content if start is None else memory.content[start:end])  # a chunk: its own text
+            for rowid, memory_id, start, end in rows
+            if (memory := memories.get(memory_id)) is not None
+        ]
 
     def reembed_progress(self) -> tuple[int, int]:
         """(vectors rewritten, vectors in all)."""

@@ -18,6 +18,7 @@ from ..sqlite.connection import placeholders
 from .dialect import SQLDialect
 from .filters import decode_scope, encode_scope, scope_range
 from .migrations import EVIDENCE_TABLE
+from .presence import presence
 from .rows import COLUMNS, TABLES, row_to_memory
 
 MAX_IDS_PER_QUERY = 10_000  # PostgreSQL takes at most 65,535 parameters in a statement, SQLite 32,766 by default
@@ -62,7 +63,7 @@ class SQLReads(SQLDialect):
         return [row_to_memory("episodic", row) for row in rows]  # type: ignore[misc]
 
     def chunk_spans(self, vector_rows: Sequence[int]) -> dict[int, tuple[int, int]]:
-        if not vector_rows:
+        if not vector_rows or not presence(self, "chunks").holds_any(self._read_value):
             return {}
         among, params = self._one_of("rowid", vector_rows)
         with self._read() as db:

@@ -4,8 +4,6 @@ neighbours for recall. A turn's session and neighbours never cross agents or sco
 
 from __future__ import annotations
 
-import math
-import time
 from abc import abstractmethod
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
@@ -17,9 +15,9 @@ from ..base import TurnWindow
 from ..sqlite.connection import placeholders
 from .dialect import SQLDialect
 from .filters import encode_scope
+from .presence import presence
 
 Place = tuple[str, str, str, int]  # (agent, encoded scope, session, turn)
-RECHECK_TURNS_S = 1.0
 
 
 def turn_place(memory: Memory) -> Place | None:
@@ -31,11 +29,6 @@ def turn_place(memory: Memory) -> Place | None:
 
 class SQLTurns(SQLDialect):
     """Mixed into the SQL writes; uses the caller's transaction (``db``) for every write."""
-
-    # Whether the store holds any turn or speaker: recall skips reading windows (0.1 ms) in a store that holds
-    # none, and asks again at most once a RECHECK_TURNS_S (another process may write the first one).
-    _turns_seen: bool = False
-    _turns_checked: float = -math.inf
 
     @abstractmethod
     def _index_context(self, db: Any, rows: Sequence[tuple[int, str, str]]) -> None:
@@ -57,7 +50,7 @@ class SQLTurns(SQLDialect):
         order; a turn replacing one of the same session (``kept``: the replaced ids' places) keeps its place."""
         last: dict[tuple[str, str, str], int] = {}
         if any(isinstance(m, Episodic) and (m.session or m.speaker) for m in memories):
-            self._turns_seen = True
+            presence(self, "turns").saw()
         for memory in memories:
             if not isinstance(memory, Episodic) or memory.session is None or memory.turn is not None:
                 continue
@@ -104,21 +97,10 @@ class SQLTurns(SQLDialect):
             db.executemany("UPDATE memory_text_rows SET context = ? WHERE rowid = ?", [(c, r) for r, _, c in changed])
             self._index_context(db, changed)
 
-    def _any_turns(self) -> bool:
-        now = time.monotonic()
-        if not self._turns_seen and now - self._turns_checked >= RECHECK_TURNS_S:
-            with self._read() as db:
-                found = db.execute(
-                    "SELECT EXISTS (SELECT 1 FROM episodes WHERE session IS NOT NULL) "
-                    "OR EXISTS (SELECT 1 FROM episodes WHERE speaker IS NOT NULL)"
-                ).fetchone()[0]
-            self._turns_seen, self._turns_checked = bool(found), now
-        return self._turns_seen
-
     def turn_windows(self, ids: Sequence[str], before: int, after: int) -> dict[str, TurnWindow]:
         """For each episode among ``ids`` that has a speaker or is a turn: its speaker and the ids of the turns up to
         ``before`` places before it and ``after`` after it in its session (same agent and scope), in session order."""
-        if not ids or not self._any_turns():
+        if not ids or not presence(self, "turns").holds_any(self._read_value):
             return {}
         found: dict[str, TurnWindow] = {}
         among, params = self._one_of("c.id", ids)

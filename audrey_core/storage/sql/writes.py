@@ -19,6 +19,7 @@ from ..base import MUTABLE_MEMORY_FIELDS
 from ..sqlite.connection import placeholders
 from .filters import decode_scope, encode_scope
 from .migrations import FTS_TABLE
+from .presence import presence
 from .rows import COLUMNS, TABLES, encode_value, memory_to_row
 from .turns import Place, SQLTurns, turn_place
 
@@ -139,6 +140,8 @@ class SQLWrites(SQLTurns):
                     (rowid, memory.id, memory.memory_type, index, None if whole else start, None if whole else end)
                 )
                 owned.append((rowid, memory))
+        if any(row[4] is not None for row in rows):
+            presence(self, "chunks").saw()
         db.executemany(
             "INSERT INTO memory_vector_rows (rowid, memory_id, memory_type, chunk_index, chunk_start, chunk_end) "
             "VALUES (?, ?, ?, ?, ?, ?)",

@@ -13,6 +13,7 @@ from ..sql.migrations import (
     FTS_RANK,
     FTS_TABLE,
     Migration,
+    chunk_index_statements,
     claim_statements,
     dispute_side_statements,
     evidence_statements,
@@ -195,6 +196,11 @@ def _run_log(connection: Any, dimensions: int) -> None:
         connection.execute(statement)
 
 
+def _chunk_index(connection: Any, dimensions: int) -> None:
+    for statement in chunk_index_statements():
+        connection.execute(statement)
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "initial schema: seed 002 tables, vec0 vectors, tags", _initial_schema),
     Migration(2, "full-text index (FTS5) for hybrid recall; event times; chunk spans", _full_text),
@@ -209,6 +215,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(11, "contradictions by their newer side", _dispute_sides),
     Migration(12, "principles and procedures by the episodes they rest on", _evidence),
     Migration(13, "a consolidation run's undo log and results, one row per entry", _run_log),
+    Migration(14, "the vector rows of texts stored in chunks, indexed apart", _chunk_index),
 )
 
 
