@@ -57,6 +57,10 @@ def test_the_pools_connections_send_lists_as_postgresql_reads_them():
             numbers = [3, -(2**40), 0, 2**62]
             assert connection.execute("SELECT %s::bigint[]", [numbers]).fetchone()[0] == numbers
             assert connection.execute("SELECT 7 = ANY(%s), 8 = ANY(%s)", [[1, 7], [1, 7]]).fetchone() == (True, False)
+            connection.execute("SET client_encoding TO 'LATIN1'")  # a server may speak another encoding
+            latin = [*texts[:-1], "café"]
+            assert connection.execute("SELECT %s::text[]", [latin]).fetchone()[0] == latin
+            connection.execute("SET client_encoding TO 'UTF8'")
             with psycopg.connect(url) as plain:  # psycopg's own dumpers
                 for other in ([None, "a"], [True, False], [[1, 2], [3, 4]], [1.5, 2.5], [], [1, None]):
                     ours = connection.execute("SELECT %s", [other]).fetchone()[0]

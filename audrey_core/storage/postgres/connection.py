@@ -87,11 +87,11 @@ def _flat_list_dumper() -> type:
         def dump(self, obj: list[Any]) -> Any:
             if obj and self.delimiter == b",":
                 kinds = set(map(type, obj))
-                if kinds == {str}:
+                if kinds == {str} and self.sub_dumper is not None:
                     plain = "".join(obj)
                     if "\\" in plain or '"' in plain:
                         obj = [v.replace("\\", "\\\\").replace('"', '\\"') for v in obj]
-                    return ('{"' + '","'.join(obj) + '"}').encode()
+                    return self.sub_dumper.dump('{"' + '","'.join(obj) + '"}')  # in the connection's encoding
                 if kinds == {int}:
                     return ("{" + ",".join(map(str, obj)) + "}").encode()
             return super().dump(obj)
