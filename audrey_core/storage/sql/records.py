@@ -55,6 +55,9 @@ class SQLRecords(SQLDialect):
 
     def find_records_in_any(self, kind: type, columns: Sequence[str], values: Iterable[Any], **equal: Any) -> list[Any]:
         table, known = self._table(kind)
+        unknown = [name for name in (*columns, *equal) if name not in known]
+        if unknown:
+            raise StorageError(f"{kind.__name__} has no column {unknown[0]!r}")
         clauses: list[str] = []
         params: list[Any] = []
         values = list(values)
@@ -63,12 +66,11 @@ class SQLRecords(SQLDialect):
                 return []
             sides = []
             for name in columns:
-                among, encoded = self._one_of(self._known(kind, known, name), [encode_value(name, v) for v in values])
+                among, encoded = self._one_of(name, [encode_value(name, v) for v in values])
                 sides.append(among)
                 params.extend(encoded)
             clauses.append(f"({' OR '.join(sides)})")
         for name, value in equal.items():
-            self._known(kind, known, name)
             if isinstance(value, (list, tuple, set, frozenset)):
                 listed = list(value)
                 if not listed:
@@ -87,12 +89,6 @@ class SQLRecords(SQLDialect):
             rows = db.execute(f"SELECT {', '.join(known)} FROM {table} {where} ORDER BY {order}, id", params).fetchall()
         found = [from_row(kind, known, row) for row in rows]
         return self._with_results(found) if kind is ConsolidationRun else found
-
-    @staticmethod
-    def _known(kind: type, columns: Sequence[str], name: str) -> str:
-        if name not in columns:
-            raise StorageError(f"{kind.__name__} has no column {name!r}")
-        return name
 
     def _with_results(self, runs: list[ConsolidationRun]) -> list[ConsolidationRun]:
         """Each run with the principles it made and the confidence changes it made, as recorded in its row (runs of
