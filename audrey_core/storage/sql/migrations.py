@@ -337,6 +337,12 @@ def run_log_statements() -> list[str]:
     ]
 
 
+def chunk_index_statements() -> list[str]:
+    """Migration 14's portable part (PostgreSQL 10): the vector rows of texts stored in chunks, indexed apart, so a
+    store can tell at once whether it holds any (recall then reads no chunk spans in a store that holds none)."""
+    return ["CREATE INDEX memory_vector_rows_chunked ON memory_vector_rows(rowid) WHERE chunk_start IS NOT NULL"]
+
+
 class MigrationDialect(Protocol):
     """What the one migration runner needs from a dialect."""
 
@@ -348,12 +354,6 @@ class MigrationDialect(Protocol):
 
     def applied_version(self, connection: Any) -> int:
         """The highest version recorded in ``schema_migrations`` (0 when there is none)."""
-
-
-def chunk_index_statements() -> list[str]:
-    """Migration 14's portable part (PostgreSQL 10): the vector rows of texts stored in chunks, indexed apart, so a
-    store can tell at once whether it holds any (recall then reads no chunk spans in a store that holds none)."""
-    return ["CREATE INDEX memory_vector_rows_chunked ON memory_vector_rows(rowid) WHERE chunk_start IS NOT NULL"]
 
 
 def run_migrations(
