@@ -54,8 +54,15 @@ def chat_turns(size: int) -> tuple[list[str], np.ndarray]:
     if not path.exists():
         path.parent.mkdir(parents=True, exist_ok=True)
         np.save(path, np.asarray(local_embedder().embed(texts), dtype=np.float32))
-    vectors, rng = np.load(path), np.random.default_rng(size)
-    out = np.repeat(vectors, -(-size // len(texts)), axis=0)[:size]
+    return repeated(texts, np.load(path), size)
+
+
+def repeated(texts: list[str], vectors: np.ndarray, size: int) -> tuple[list[str], np.ndarray]:
+    """``size`` rows of ``texts`` in order, then again from the first: row i is text ``i % len(texts)`` (with the
+    round's suffix after the first) and that text's vector, offset by :data:`COPY_OFFSET` in a random direction
+    after the first round, so no two rows share a vector."""
+    rng = np.random.default_rng(size)
+    out = np.tile(vectors, (-(-size // len(texts)), 1))[:size]
     noise = rng.standard_normal(out[len(texts) :].shape).astype(np.float32)
     out[len(texts) :] += COPY_OFFSET * noise / np.linalg.norm(noise, axis=1, keepdims=True)
     out /= np.linalg.norm(out, axis=1, keepdims=True)

@@ -262,3 +262,25 @@ def test_the_adapters_benchmark_tells_each_turn_through_every_arm_and_finds_it_a
     (conv,) = load(synthetic(tmp_path))
     for arm in adapters.ARMS:  # three turns, top 10: every question finds its turn when the arm stored it
         assert adapters.run_arm(arm, conv, tmp_path, DeterministicEmbedder()) == [True, True, True], arm
+
+
+def test_repeated_chat_turns_keep_each_text_with_its_own_vector():
+    """The chat benchmarks repeat a conversation's turns to size: each row must carry its own text's vector (the
+    copies offset from it), never another turn's, and no two rows may share a vector."""
+    import numpy as np
+
+    from benchmarks.bulk_load import repeated
+
+    rng = np.random.default_rng(0)
+    base = rng.standard_normal((7, 16)).astype(np.float32)
+    base /= np.linalg.norm(base, axis=1, keepdims=True)
+    texts = [f"turn {i}" for i in range(7)]
+    out_texts, out = repeated(texts, base, 30)
+    assert len(out_texts) == len(out) == 30
+    assert out_texts[:7] == texts and out_texts[7] == "turn 0 (#1)" and out_texts[29] == "turn 1 (#4)"
+    np.testing.assert_allclose(out[:7], base, atol=1e-6)
+    own = np.einsum("ij,ij->i", out, base[np.arange(30) % 7])
+    assert own.min() > 0.9  # each row's own turn, offset
+    nearest = (out @ base.T).argmax(axis=1)
+    assert (nearest == np.arange(30) % 7).all()
+    assert len(np.unique(out.round(5), axis=0)) == 30
