@@ -128,3 +128,26 @@ def test_status_shows_the_server_indexes_and_one_a_failed_build_left_invalid():
     assert shown.exit_code == 0, shown.output
     assert "vector index memory_vectors_hnsw (pgvector" in shown.output and "about 30 rows" in shown.output
     assert "NOT VALID: episodes_one_per_agent" in shown.output
+
+
+def test_hnsw_graphs_link_as_widely_as_sqlites_in_new_stores_and_migrated_ones():
+    from audrey_core.index_settings import HNSW_EF_CONSTRUCTION
+
+    def width(db) -> list[str] | None:
+        return db.execute("SELECT reloptions FROM pg_class WHERE oid = 'memory_vectors_hnsw'::regclass").fetchone()[0]
+
+    url = fresh_database_url()
+    with open_brain(url) as brain:
+        brain.encode("The deploy switches traffic blue-green.")
+        with brain._storage._read() as db:
+            assert width(db) == [f"ef_construction={HNSW_EF_CONSTRUCTION}"]
+            # as a store made before migration 11 has it: built with pgvector's defaults
+            db.execute("DROP INDEX memory_vectors_hnsw")
+            db.execute("CREATE INDEX memory_vectors_hnsw ON memory_vectors USING hnsw (embedding vector_cosine_ops)")
+            db.execute("DELETE FROM schema_migrations WHERE version = 11")
+            assert width(db) is None
+    with open_brain(url) as brain:
+        with brain._storage._read() as db:
+            assert width(db) == [f"ef_construction={HNSW_EF_CONSTRUCTION}"]
+        brain.encode("The deploy waits for the health check.")
+        assert len(brain.recall_by_vector(brain.embedder.embed(["deploy"])[0], limit=5)) == 2

@@ -14,6 +14,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
+from ...index_settings import HNSW_EF_CONSTRUCTION
 from ..sql.migrations import (
     EVIDENCE_TABLE,
     FTS_TABLE,
@@ -128,6 +129,17 @@ def _chunk_index(connection: Any, dimensions: int = 0) -> None:
         connection.execute(to_postgres(statement))
 
 
+def _graph_width(connection: Any, dimensions: int = 0) -> None:
+    # Vectors that join an existing graph from now on link as widely as a new store's; the links already made stay
+    # until `REINDEX INDEX CONCURRENTLY <table>_hnsw` builds the graph again (docs/postgres.md).
+    indexes = connection.execute(
+        "SELECT indexname FROM pg_indexes WHERE schemaname = current_schema() "
+        "AND left(tablename, 14) = 'memory_vectors' AND position('USING hnsw' in indexdef) > 0"
+    ).fetchall()
+    for (index,) in indexes:
+        connection.execute(f'ALTER INDEX "{index}" SET (ef_construction = {HNSW_EF_CONSTRUCTION})')
+
+
 MIGRATIONS = (
     Migration(1, "memory tables, full text, sequences (SQLite schema 3 in PostgreSQL types)", _initial),
     Migration(2, "validity intervals and supersession for every memory type (SQLite schema 4)", _validity),
@@ -139,6 +151,7 @@ MIGRATIONS = (
     Migration(8, "principles and procedures by the episodes they rest on (SQLite schema 12)", _evidence),
     Migration(9, "a consolidation run's undo log and results, one row per entry (SQLite schema 13)", _run_log),
     Migration(10, "the vector rows of texts stored in chunks, indexed apart (SQLite schema 14)", _chunk_index),
+    Migration(11, "HNSW graphs built as widely as SQLite's (ef_construction 128 for the vectors added)", _graph_width),
 )
 LATEST_VERSION = MIGRATIONS[-1].version
 
@@ -152,7 +165,8 @@ def vector_table_statements(table: str, dimensions: int) -> list[str]:
         'scope TEXT COLLATE "C" NOT NULL, memory_type TEXT COLLATE "C" NOT NULL, state TEXT COLLATE "C" NOT NULL, '
         'source TEXT COLLATE "C" NOT NULL, consolidated INTEGER NOT NULL, memory_id TEXT COLLATE "C" NOT NULL, '
         f"embedding vector({int(dimensions)}) NOT NULL)",
-        f"CREATE INDEX IF NOT EXISTS {table}_hnsw ON {table} USING hnsw (embedding vector_cosine_ops)",
+        f"CREATE INDEX IF NOT EXISTS {table}_hnsw ON {table} USING hnsw (embedding vector_cosine_ops) "
+        f"WITH (ef_construction = {HNSW_EF_CONSTRUCTION})",
         f"CREATE INDEX IF NOT EXISTS {table}_by_scope ON {table} (agent, scope)",
         f"CREATE INDEX IF NOT EXISTS {table}_by_type ON {table} (agent, memory_type, scope)",
     ]
