@@ -6,10 +6,12 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+import numpy as np
 import pytest
 
 from audrey_core import Audrey, AudreyConfig, InvalidInputError, RecallConfig
 from audrey_core.config import ValidationConfig
+from audrey_core.rules.turns import context_similarities
 
 from .index_helpers import BEFORE_TURNS, downgrade
 
@@ -97,6 +99,23 @@ def test_a_turn_is_scored_with_its_neighbours_vectors(db_path, embedder):
             relevance[name] = found[ids[1]].relevance
             assert found[ids[1]].similarity == pytest.approx(found[ids[1]].similarity)  # its own cosine, shown
     assert relevance["with"] > relevance["without"]
+
+
+def test_a_turns_context_cosine_blends_its_unit_vector_with_its_neighbours():
+    def unit(v):
+        return v / np.linalg.norm(v)
+
+    rng = np.random.default_rng(7)
+    vectors = {name: rng.standard_normal(8).astype(np.float32) * (i + 1) for i, name in enumerate("abcdef")}
+    vectors["zero"] = np.zeros(8, dtype=np.float32)
+    query = rng.standard_normal(8).astype(np.float32)
+    windows = {"a": ["b", "c"], "b": ["a", "unknown"], "c": [], "d": ["zero", "e", "f"], "unknown": ["a"]}
+    found = context_similarities(query, vectors, windows, self_weight=2.0)
+    assert set(found) == {"a", "b", "c", "d"}  # a turn without a vector is left out; one without a neighbour kept
+    for turn, around in {"a": ["b", "c"], "b": ["a"], "c": [], "d": ["e", "f"]}.items():
+        blended = 2.0 * unit(vectors[turn]) + sum((unit(vectors[n]) for n in around), np.zeros(8))
+        assert found[turn] == pytest.approx(float(unit(blended) @ unit(query)), abs=1e-6)
+    assert context_similarities(query, vectors, {"unknown": ["a"]}, self_weight=2.0) == {}
 
 
 def test_the_speaker_a_question_names_is_favoured(brain):
