@@ -226,6 +226,7 @@ def index_line(index: dict[str, Any]) -> str:
             f"{index['kind']} index {index['index']} ({index['engine']}): "
             + (f"about {index['rows']} rows, " if index["rows"] is not None else "rows not counted yet, ")
             + f"{index['bytes'] / 1e6:.1f} MB, {health}, statistics of {index['analysed'] or 'never'}"
+            + (", graph m {m}, ef_construction {ef_construction}".format(**index["graph"]) if "graph" in index else "")
         )
     if "documents" not in index:
         return f"{index['kind']} search: {index['engine']} ({index.get('note', '')})"

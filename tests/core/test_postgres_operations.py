@@ -123,11 +123,13 @@ def test_status_shows_the_server_indexes_and_one_a_failed_build_left_invalid():
     assert indexes["vector"]["rows"] == 30 and indexes["vector"]["valid"] and indexes["vector"]["bytes"] > 0
     assert indexes["keyword"]["index"] == "memory_fts_document" and indexes["keyword"]["rows"] == 30
     assert indexes["vector"]["analysed"] is not None
+    assert indexes["vector"]["graph"] == {"m": 16, "ef_construction": 128}
     assert indexes["lookup"]["indexes"] > 10 and indexes["lookup"]["invalid"] == ["episodes_one_per_agent"]
     shown = CliRunner().invoke(cli, ["--db", url, "--embedder", "deterministic", "--agent", "tester", "status"])
     assert shown.exit_code == 0, shown.output
     assert "vector index memory_vectors_hnsw (pgvector" in shown.output and "about 30 rows" in shown.output
     assert "NOT VALID: episodes_one_per_agent" in shown.output
+    assert "graph m 16, ef_construction 128" in shown.output
 
 
 def test_hnsw_graphs_link_as_widely_as_sqlites_in_new_stores_and_migrated_ones():
@@ -146,6 +148,7 @@ def test_hnsw_graphs_link_as_widely_as_sqlites_in_new_stores_and_migrated_ones()
             db.execute("CREATE INDEX memory_vectors_hnsw ON memory_vectors USING hnsw (embedding vector_cosine_ops)")
             db.execute("DELETE FROM schema_migrations WHERE version = 11")
             assert width(db) is None
+        assert {i["kind"]: i for i in brain.introspect().indexes}["vector"]["graph"]["ef_construction"] == 64
     with open_brain(url) as brain:
         with brain._storage._read() as db:
             assert width(db) == [f"ef_construction={HNSW_EF_CONSTRUCTION}"]

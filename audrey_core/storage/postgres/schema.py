@@ -156,6 +156,20 @@ MIGRATIONS = (
 LATEST_VERSION = MIGRATIONS[-1].version
 
 
+PGVECTOR_HNSW_DEFAULTS = {"m": 16, "ef_construction": 64}
+
+
+def hnsw_widths(options: list[str] | None) -> dict[str, int]:
+    """An HNSW index's ``m`` and ``ef_construction`` from its storage options (``pg_class.reloptions``, such as
+    ``["ef_construction=128"]``), pgvector's defaults where unset."""
+    widths = dict(PGVECTOR_HNSW_DEFAULTS)
+    for option in options or ():
+        name, _, value = option.partition("=")
+        if name in widths:
+            widths[name] = int(value)
+    return widths
+
+
 def vector_table_statements(table: str, dimensions: int) -> list[str]:
     """A vector table: one row per vector (chunk), the columns recall filters on, an HNSW index for cosine
     distance and btrees on (agent, scope) and (agent, memory type, scope), so a small scope, or the few principles

@@ -42,7 +42,14 @@ from ..sql.writes import SQLWrites
 from .connection import DEFAULT_EF_SEARCH, Session, driver_error, open_pool, redact, require_psycopg
 from .filters import compile_jsonb_filter
 from .keywords import PostgresKeywords
-from .schema import LATEST_VERSION, MIGRATION_LOCK, TEXT_SEARCH_CONFIG, migrate, vector_table_statements
+from .schema import (
+    LATEST_VERSION,
+    MIGRATION_LOCK,
+    TEXT_SEARCH_CONFIG,
+    hnsw_widths,
+    migrate,
+    vector_table_statements,
+)
 
 FEW_ROWS = 1_000  # a filter matching this many vector rows at most is scored exactly (~0.1 ms a query)
 # After this many new rows (and a fifth of what the tables held), a writer refreshes the planner's statistics itself:
@@ -291,13 +298,14 @@ class PostgresStorage(
     def search_indexes(self) -> list[dict[str, Any]]:
         """The server's indexes of this store: the vector (HNSW) and keyword (GIN) indexes one by one, the lookup
         btrees together; each with its size, whether it is valid (a failed concurrent build leaves one that is not),
-        the rows the planner counts in its table (None before its first ANALYZE or VACUUM) and when that table's
-        statistics were last gathered."""
+        the rows the planner counts in its table (None before its first ANALYZE or VACUUM), when that table's
+        statistics were last gathered and, for the HNSW graph, the widths it links with (pgvector's defaults unless
+        set: ``m`` 16, ``ef_construction`` 64; migration 11 sets 128 for the vectors added after it)."""
         with self._read() as db:
             version = db.execute("SELECT extversion FROM pg_extension WHERE extname = 'vector'").fetchone()
             rows = db.execute(
                 "SELECT c.relname, am.amname, i.indisvalid AND i.indisready, pg_relation_size(c.oid), "
-                "t.reltuples::bigint, greatest(s.last_analyze, s.last_autoanalyze) "
+                "t.reltuples::bigint, greatest(s.last_analyze, s.last_autoanalyze), c.reloptions "
                 "FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid JOIN pg_class t ON t.oid = i.indrelid "
                 "JOIN pg_am am ON am.oid = c.relam LEFT JOIN pg_stat_all_tables s ON s.relid = t.oid "
                 "WHERE t.oid IN (SELECT to_regclass(name) FROM unnest(?::text[]) AS name) ORDER BY c.relname",
@@ -305,7 +313,7 @@ class PostgresStorage(
             ).fetchall()
         found: list[dict[str, Any]] = []
         lookup_bytes, invalid = [], []
-        for name, method, valid, size, table_rows, analysed in rows:
+        for name, method, valid, size, table_rows, analysed, options in rows:
             if method in ("hnsw", "gin"):
                 engine = f"pgvector {version[0] if version else '?'} hnsw" if method == "hnsw" else "postgres gin"
                 found.append(
@@ -319,6 +327,8 @@ class PostgresStorage(
                         "analysed": analysed.isoformat() if analysed else None,
                     }
                 )
+                if method == "hnsw":
+                    found[-1]["graph"] = hnsw_widths(options)
                 continue
             lookup_bytes.append(int(size))
             if not valid:
