@@ -353,15 +353,15 @@ class PostgresStorage(
         rows = db.execute(f"SELECT nextval('{table}_ids') FROM generate_series(1, ?)", [count]).fetchall()
         return [int(r[0]) for r in rows]
 
-    def _index_text(self, db: Any, rows: Sequence[tuple[int, Memory]]) -> None:
+    def _index_text(self, db: Any, rows: Sequence[tuple[int, Memory, str]]) -> None:
+        # own words at weight A, the neighbours' at D (see keywords.py for the weights ts_rank gives them)
         db.executemany(
-            f"INSERT INTO {FTS_TABLE} (rowid, document) "
-            f"VALUES (?, setweight(to_tsvector('{TEXT_SEARCH_CONFIG}', ?), 'A'))",
-            [(rowid, m.content) for rowid, m in rows],
+            f"INSERT INTO {FTS_TABLE} (rowid, document) VALUES (?, setweight(to_tsvector('{TEXT_SEARCH_CONFIG}', ?), "
+            f"'A') || setweight(to_tsvector('{TEXT_SEARCH_CONFIG}', ?), 'D'))",
+            [(rowid, m.content, context) for rowid, m, context in rows],
         )
 
     def _index_context(self, db: Any, rows: Sequence[tuple[int, str, str]]) -> None:
-        # own words at weight A, the neighbours' at D (see keywords.py for the weights ts_rank gives them)
         db.executemany(
             f"UPDATE {FTS_TABLE} SET document = setweight(to_tsvector('{TEXT_SEARCH_CONFIG}', ?), 'A') || "
             f"setweight(to_tsvector('{TEXT_SEARCH_CONFIG}', ?), 'D') WHERE rowid = ?",

@@ -48,8 +48,8 @@ class SQLDialect(ABC):
         return f"{column} IN ({placeholders(values)})", list(values)
 
     @abstractmethod
-    def _index_text(self, db: Any, rows: Sequence[tuple[int, Memory]]) -> None:
-        """Add (text row id, memory) pairs to the dialect's full-text index."""
+    def _index_text(self, db: Any, rows: Sequence[tuple[int, Memory, str]]) -> None:
+        """Add (text row id, memory, its neighbours' words) rows to the dialect's full-text index."""
 
     @abstractmethod
     def _embedding_param(self, vector: np.ndarray) -> Any:

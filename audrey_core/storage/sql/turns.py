@@ -5,7 +5,7 @@ neighbours for recall. A turn's session and neighbours never cross agents or sco
 from __future__ import annotations
 
 from abc import abstractmethod
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from typing import Any
 
 from ...index_settings import KEYWORD_CONTEXT_TURNS
@@ -68,34 +68,40 @@ class SQLTurns(SQLDialect):
             last[key] = max(last[key], max((p[3] for p in kept.values() if p[:3] == key), default=-1)) + 1
             memory.turn = last[key]
 
-    def _refresh_turn_context(self, db: Any, places: Iterable[Place]) -> None:
+    def _refresh_turn_context(self, db: Any, places: Iterable[Place], fresh: Collection[str] = ()) -> dict[str, str]:
         """Recompute the neighbours' words of every turn whose window holds one of ``places`` (turns just added or
-        removed there), and hand the changed ones to the full-text index."""
+        removed there), and hand the changed ones to the full-text index. ``fresh``: new memories whose text rows
+        are not written yet; their words are returned (id -> words), for the caller to write with the row."""
         before, after = KEYWORD_CONTEXT_TURNS
         sessions: dict[tuple[str, str, str], set[int]] = {}
         for agent, scope, session, turn in places:
             sessions.setdefault((agent, scope, session), set()).add(turn)
         changed: list[tuple[int, str, str]] = []
+        words: dict[str, str] = {}
         for (agent, scope, session), turns in sessions.items():
             targets = affected(turns, before, after)
             low, high = min(targets) - before, max(targets) + after
             rows = db.execute(
-                "SELECT e.turn, e.content, t.rowid, t.context FROM episodes e JOIN memory_text_rows t "
+                "SELECT e.id, e.turn, e.content, t.rowid, t.context FROM episodes e LEFT JOIN memory_text_rows t "
                 "ON t.memory_id = e.id WHERE e.agent = ? AND e.session = ? AND e.scope = ? AND e.turn BETWEEN ? AND ? "
                 "ORDER BY e.turn, e.id",
                 [agent, session, scope, low, high],
             ).fetchall()
             contents: dict[int, list[str]] = {}
-            for turn, content, _, _ in rows:
+            for _, turn, content, _, _ in rows:
                 contents.setdefault(int(turn), []).append(content)
-            for turn, content, rowid, old in rows:
-                if int(turn) in targets:
-                    new = window_text(contents, int(turn), before, after)
-                    if new != (old or ""):
-                        changed.append((int(rowid), content, new))
+            for memory_id, turn, content, rowid, old in rows:
+                if int(turn) not in targets:
+                    continue
+                new = window_text(contents, int(turn), before, after)
+                if memory_id in fresh:
+                    words[memory_id] = new
+                elif rowid is not None and new != (old or ""):
+                    changed.append((int(rowid), content, new))
         if changed:
             db.executemany("UPDATE memory_text_rows SET context = ? WHERE rowid = ?", [(c, r) for r, _, c in changed])
             self._index_context(db, changed)
+        return words
 
     def turn_windows(self, ids: Sequence[str], before: int, after: int) -> dict[str, TurnWindow]:
         """For each episode among ``ids`` that has a speaker or is a turn: its speaker and the ids of the turns up to

@@ -29,11 +29,17 @@ class SQLWrites(SQLTurns):
 
     def _write_text(self, db: Any, memories: Sequence[Memory]) -> None:
         """Full-text rows for new memories (the whole text, however many vector chunks it has); turns among them
-        and their neighbours get their neighbours' words."""
-        rows = list(zip(self._next_rowids(db, "memory_text_rows", len(memories)), memories))
-        db.executemany("INSERT INTO memory_text_rows (rowid, memory_id) VALUES (?, ?)", [(r, m.id) for r, m in rows])
+        and their neighbours get their neighbours' words. A new turn's row is written once, with its words: written
+        bare and given them after, each full-text row was indexed twice (a fifth of a chat load's writing)."""
+        places = [place for m in memories if (place := turn_place(m)) is not None]
+        contexts = self._refresh_turn_context(db, places, fresh={m.id for m in memories}) if places else {}
+        ids = self._next_rowids(db, "memory_text_rows", len(memories))
+        rows = [(rowid, m, contexts.get(m.id, "")) for rowid, m in zip(ids, memories)]
+        db.executemany(
+            "INSERT INTO memory_text_rows (rowid, memory_id, context) VALUES (?, ?, ?)",
+            [(rowid, m.id, context or None) for rowid, m, context in rows],
+        )
         self._index_text(db, rows)
-        self._refresh_turn_context(db, [place for m in memories if (place := turn_place(m)) is not None])
 
     def _insert_vector_rows(self, db: Any, table: str, rows: Sequence[tuple[int, Memory]], matrix: np.ndarray) -> None:
         """Vector rows (row id, memory), row i's vector being ``matrix[i]``, with the columns recall filters on."""

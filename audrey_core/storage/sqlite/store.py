@@ -371,10 +371,10 @@ class SQLiteStorage(
 
     # -- writes -----------------------------------------------------------------------------------------------
 
-    def _index_text(self, db: Any, rows: Sequence[tuple[int, Memory]]) -> None:
+    def _index_text(self, db: Any, rows: Sequence[tuple[int, Memory, str]]) -> None:
         db.executemany(
-            f"INSERT INTO {FTS_TABLE} (rowid, content, scopes) VALUES (?, ?, ?)",
-            [(rowid, m.content, scope_tokens(m.scope)) for rowid, m in rows],
+            f"INSERT INTO {FTS_TABLE} (rowid, content, scopes, context) VALUES (?, ?, ?, ?)",
+            [(rowid, m.content, scope_tokens(m.scope), context) for rowid, m, context in rows],
         )
 
     def _index_context(self, db: Any, rows: Sequence[tuple[int, str, str]]) -> None:
