@@ -129,12 +129,18 @@ def _chunk_index(connection: Any, dimensions: int = 0) -> None:
         connection.execute(to_postgres(statement))
 
 
+VECTOR_TABLES = (
+    "SELECT tablename FROM pg_tables WHERE schemaname = current_schema() AND left(tablename, 14) = 'memory_vectors'"
+)
+"""The store's vector tables: the active one and any a re-embed left beside it (``memory_vectors``, ``..._2``)."""
+
+
 def _graph_width(connection: Any, dimensions: int = 0) -> None:
     # Vectors that join an existing graph from now on link as widely as a new store's; the links already made stay
     # until `REINDEX INDEX CONCURRENTLY <table>_hnsw` builds the graph again (docs/postgres.md).
     indexes = connection.execute(
-        "SELECT indexname FROM pg_indexes WHERE schemaname = current_schema() "
-        "AND left(tablename, 14) = 'memory_vectors' AND position('USING hnsw' in indexdef) > 0"
+        f"SELECT indexname FROM pg_indexes WHERE schemaname = current_schema() AND tablename IN ({VECTOR_TABLES}) "
+        "AND position('USING hnsw' in indexdef) > 0"
     ).fetchall()
     for (index,) in indexes:
         connection.execute(f'ALTER INDEX "{index}" SET (ef_construction = {HNSW_EF_CONSTRUCTION})')

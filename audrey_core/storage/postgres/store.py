@@ -46,6 +46,7 @@ from .schema import (
     LATEST_VERSION,
     MIGRATION_LOCK,
     TEXT_SEARCH_CONFIG,
+    VECTOR_TABLES,
     hnsw_widths,
     migrate,
     vector_table_statements,
@@ -395,11 +396,7 @@ class PostgresStorage(
         return {r[0] for r in rows}
 
     def _vector_table_names(self, db: Any) -> list[str]:
-        rows = db.execute(
-            "SELECT tablename FROM pg_tables WHERE schemaname = current_schema() AND left(tablename, 14) = ?",
-            ["memory_vectors"],
-        )
-        return [r[0] for r in rows]
+        return [r[0] for r in db.execute(VECTOR_TABLES)]
 
     def _create_vector_table(self, db: Any, table: str, dimensions: int) -> None:
         for statement in vector_table_statements(table, dimensions):
