@@ -52,6 +52,11 @@ from .schema import (
     vector_table_statements,
 )
 
+# A text row's document from (its own words, its neighbours' words): its own at weight A, the neighbours' at D (see
+# keywords.py for the weights ts_rank gives them).
+DOCUMENT = (
+    f"setweight(to_tsvector('{TEXT_SEARCH_CONFIG}', ?), 'A') || setweight(to_tsvector('{TEXT_SEARCH_CONFIG}', ?), 'D')"
+)
 FEW_ROWS = 1_000  # a filter matching this many vector rows at most is scored exactly (~0.1 ms a query)
 # After this many new rows (and a fifth of what the tables held), a writer refreshes the planner's statistics itself:
 # autovacuum looks once a minute, and a bulk load outruns it. With stale statistics the planner scores every row of a
@@ -355,17 +360,14 @@ class PostgresStorage(
         return [int(r[0]) for r in rows]
 
     def _index_text(self, db: Any, rows: Sequence[tuple[int, Memory, str]]) -> None:
-        # own words at weight A, the neighbours' at D (see keywords.py for the weights ts_rank gives them)
         db.executemany(
-            f"INSERT INTO {FTS_TABLE} (rowid, document) VALUES (?, setweight(to_tsvector('{TEXT_SEARCH_CONFIG}', ?), "
-            f"'A') || setweight(to_tsvector('{TEXT_SEARCH_CONFIG}', ?), 'D'))",
+            f"INSERT INTO {FTS_TABLE} (rowid, document) VALUES (?, {DOCUMENT})",
             [(rowid, m.content, context) for rowid, m, context in rows],
         )
 
     def _index_context(self, db: Any, rows: Sequence[tuple[int, str, str]]) -> None:
         db.executemany(
-            f"UPDATE {FTS_TABLE} SET document = setweight(to_tsvector('{TEXT_SEARCH_CONFIG}', ?), 'A') || "
-            f"setweight(to_tsvector('{TEXT_SEARCH_CONFIG}', ?), 'D') WHERE rowid = ?",
+            f"UPDATE {FTS_TABLE} SET document = {DOCUMENT} WHERE rowid = ?",
             [(content, context, rowid) for rowid, content, context in rows],
         )
 
