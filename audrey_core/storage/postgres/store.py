@@ -331,10 +331,9 @@ class PostgresStorage(
                         "bytes": int(size),
                         "valid": bool(valid),
                         "analysed": analysed.isoformat() if analysed else None,
+                        **({"graph": hnsw_widths(options)} if method == "hnsw" else {}),
                     }
                 )
-                if method == "hnsw":
-                    found[-1]["graph"] = hnsw_widths(options)
                 continue
             lookup_bytes.append(int(size))
             if not valid:
