@@ -9,7 +9,9 @@ one short sentence against 84% of the corpus, so far fewer are judged against th
 ``encode_batch``, 5,000 a call; then calls ``wait_for_idle()`` and at
 once times hybrid recall by text (query embedding excluded) for LoCoMo questions, back to back. Reported: load and
 wait rates; the rate until the indexes hold every row (``indexed``: load and index work, validation still running);
-the rows ``introspect()`` says still wait outside the vector graph when ``wait_for_idle()`` returns; recall p50 /
+the rows ``introspect()`` says still wait outside the vector graph when ``wait_for_idle()`` returns; the memories of
+the load validation left superseded (out of recall: the sentences hold together, so each is a true memory hidden),
+disputed or context-dependent; recall p50 /
 p95 right after, and the same questions once the graph is at rest, with an exact numpy scan of the same vectors
 beside them (a ratio measured in the same run); then the same questions through a new ``Audrey`` on the closed store,
 as the next process meets it. Medians over ``--rounds`` fresh stores. Prints a table and a JSON
@@ -103,6 +105,7 @@ def one_round(
         brain.wait_for_idle()
         waited = time.perf_counter() - start - loaded
         waiting = waiting_rows(brain)
+        states = brain.introspect().states["episodic"]  # what validation made of the load
         right_after = timings_ms(lambda p: brain.recall(p[0], limit=10, query_vector=p[1]), pairs)
         graph_at_rest(getattr(brain._storage, "vector_index", None))  # PostgreSQL has no graph of its own
         at_rest = timings_ms(lambda p: brain.recall(p[0], limit=10, query_vector=p[1]), pairs)
@@ -117,6 +120,9 @@ def one_round(
         "load_and_wait_per_s": size / (loaded + waited),
         "load_and_index_per_s": size / indexed,
         "waiting_after_wait": waiting,
+        "superseded_after_load": states["superseded"],
+        "disputed_after_load": states["disputed"],
+        "context_dependent_after_load": states["context_dependent"],
         "after_p50_ms": statistics.median(right_after),
         "after_p95_ms": percentile(right_after, 95),
         "after_max_ms": max(right_after),
@@ -171,9 +177,10 @@ def main(argv: list[str] | None = None) -> dict:
     print(f"of {args.rounds} rounds; times in ms; 'indexed': memories/s until both indexes held every row (validation")
     print("still running); 'waiting': rows outside the vector graph when wait_for_idle() returned; 'reopened': the")
     print("same questions through a new Audrey on the store once closed (what the next process meets), and the rows")
-    print("it found waiting outside the graph")
+    print("it found waiting outside the graph; 'hidden' / 'disputed': memories of the load that validation left")
+    print("superseded (out of recall) or disputed (both sides kept)")
     header = ["memories", "load/s", "indexed/s", "wait s", "load+wait/s", "waiting", "after p50", "after p95"]
-    header += ["after max"]
+    header += ["after max", "hidden", "disputed"]
     header += ["rest p50", "rest p95", "numpy", "reopen p50", "reopen max", "reopen wait"]
     print("".join(f"{h:>12}" for h in header))
     for row in rows:
@@ -181,7 +188,8 @@ def main(argv: list[str] | None = None) -> dict:
             f"{row['memories']:>12,}{row['load_per_s']:>12.0f}{row['load_and_index_per_s']:>12.0f}{row['wait_s']:>12.1f}"
             f"{row['load_and_wait_per_s']:>12.0f}"
             f"{row['waiting_after_wait']:>12,.0f}{row['after_p50_ms']:>12.2f}{row['after_p95_ms']:>12.2f}"
-            f"{row['after_max_ms']:>12.1f}{row['rest_p50_ms']:>12.2f}{row['rest_p95_ms']:>12.2f}"
+            f"{row['after_max_ms']:>12.1f}{row['superseded_after_load']:>12,.0f}{row['disputed_after_load']:>12,.0f}"
+            f"{row['rest_p50_ms']:>12.2f}{row['rest_p95_ms']:>12.2f}"
             f"{row['numpy_exact_p50_ms']:>12.2f}{row['reopened_p50_ms']:>12.2f}{row['reopened_max_ms']:>12.1f}"
             f"{row['reopened_waiting']:>12,.0f}"
         )

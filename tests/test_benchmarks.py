@@ -284,3 +284,20 @@ def test_repeated_chat_turns_keep_each_text_with_its_own_vector():
     nearest = (out @ base.T).argmax(axis=1)
     assert (nearest == np.arange(30) % 7).all()
     assert len(np.unique(out.round(5), axis=0)) == 30
+
+
+def test_offline_hides_pairs_each_sentence_with_its_nearest_others():
+    import numpy as np
+
+    from benchmarks.offline_hides import nearest
+
+    rng = np.random.default_rng(7)
+    vectors = rng.standard_normal((257, 16)).astype(np.float32)
+    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    found, cosines = nearest(vectors, k=5, block=100)  # blocks that do not divide the rows
+    scores = vectors @ vectors.T
+    np.fill_diagonal(scores, -np.inf)
+    expected = np.argsort(-scores, axis=1)[:, :5]
+    assert (found == expected).all() and not (found == np.arange(257)[:, None]).any()
+    assert np.allclose(cosines, np.take_along_axis(scores, expected, axis=1))
+    assert (np.diff(cosines, axis=1) <= 0).all()  # closest first
