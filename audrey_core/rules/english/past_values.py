@@ -6,7 +6,10 @@ in so many words that the older value stopped holding, so the older statement na
 
 Anything less is a guess: the same frame with another value ("The user has a dog" / "The user has a cat") may be a
 second pet as well as a new one, and a verb of change without the old value ("The standup moved to room 7") does
-not say what it replaced. Those are disputes (both recalled, the newer first), decided in
+not say what it replaced. So is a marker that describes rather than reports a change, as documentation and
+descriptions are full of: a path "from source to target" with no verb of change, "fields are replaced by None", "any
+lines left as bytes", "the left bracket", "the graph used to construct the array", "returns objects instead of
+members". Those are disputes (both recalled, the newer first), decided in
 :func:`audrey_core.rules.judgement.decide`. A few markers of Spanish, German and French are read too ("ya no",
 "nicht mehr", "ne ... plus", "en lugar de", "statt", "au lieu de").
 """
@@ -70,10 +73,11 @@ PAST_MARKERS = (
     "au lieu de",
     "auparavant",
 )
-# "X was replaced by Y": the old value stands before the marker.
-_REPLACED_BY = re.compile(r"\b(?:was|were|is|are|has been|have been|got|had been)\s+(?:replaced|superseded|succeeded)"
+# "X was replaced by Y": the old value stands before the marker; "fields are replaced by None" describes, in the
+# present, what always happens.
+_REPLACED_BY = re.compile(r"\b(?:was|were|has been|have been|got|had been)\s+(?:replaced|superseded|succeeded)"
                           r"\s+(?:by|with)\b")  # fmt: skip
-_REPLACED = re.compile(r"\breplac(?:ed|ing)\b")  # "we replaced X with Y"
+_REPLACED = re.compile(r"\breplac(?:ed|ing)\b")  # "we replaced X with Y", "Diego is on call now, replacing Priya"
 _FROM_TO = (
     re.compile(r"\bfrom\s+(.{1,40}?)\s+to\b"),
     re.compile(r"\bvon\s+(.{1,40}?)\s+(?:zu|nach|auf)\b"),
@@ -82,7 +86,40 @@ _FROM_TO = (
 # "I don't live in Leeds anymore": a negation with "anymore" / "any more" makes what it negates past.
 _ANYMORE = re.compile(r"\bany ?more\b")
 _NEGATION_NOISE = frozenset("ne n' pas plus mehr no".split())
-_DIRECTIONS = frozenset("of side hand turn".split())
+# Verbs that report a change: "from X to Y" names X as past only beside one (before it, or after it in German);
+# without one it is a path or a range ("a path from source to target", "from 0 to n").
+CHANGE_VERBS = frozenset(
+    "moved switched changed migrated transferred relocated rose fell went gone grew shrank jumped climbed dropped "
+    "lowered raised increased decreased reduced cut upgraded downgraded renamed bumped shifted promoted rescheduled "
+    "postponed updated "
+    "mudó mudé mudamos cambió cambié cambiamos pasó pasé pasamos subió bajó trasladó "
+    "gezogen umgezogen gewechselt gestiegen gesunken geändert verlegt umgestiegen "
+    "déménagé passé changé augmenté baissé muté".split()
+)
+CHANGE_REACH = 6  # words before "from" (or after its "to", German's verb last) where the verb of change stands
+# A verb marker after these is passive or modal ("is left", "are used to", "should not be changed"): a description.
+_BE_OR_MODAL = frozenset(
+    "is are was were be been being am get gets can could may might must shall should will would".split()
+)
+_VERB_MARKERS = frozenset(
+    "used to|gave up|given up|got rid of|moved out of|moved away from|moved from|switched from|changed from|"
+    "migrated from|retired from|resigned from|broke up with|quit|quitted|sold|left|stopped|dropped|cancelled|"
+    "canceled|divorced|dejó de|dejé de".split("|")
+)
+# "left" as a side or what remains, not a departure: "the left bracket", "move left", "lines left as bytes".
+_NOT_DEPARTED = frozenset(
+    "of side hand turn as in on over behind out alone with to by for at from here there unchanged blank empty "
+    "untouched intact open".split()
+)
+_SIDE_BEFORE = frozenset("of through in on at with to for from by upper lower top bottom far move takes".split())
+# A verb marker after these is an adjective ("each dropped tensor", "the left bracket").
+_DETERMINERS = frozenset("the a an this that these those its their his her my our your each every any some".split())
+# "No longer needed", "to no longer place", "will no longer retrieve", "won't need it anymore": no subject, a purpose
+# or a future, not a report that something stopped holding.
+_NOT_REPORTED = frozenset("to will would shall should may might must won't wouldn't shouldn't".split())
+# "instead of" / "rather than" name a past value only beside a change: "now runs on Wednesdays instead of Mondays";
+# "returns objects instead of members" is an alternative.
+_ALTERNATIVES = frozenset(("instead of", "rather than", "en lugar de", "en vez de", "statt", "anstatt", "au lieu de"))
 
 
 def named_past_value(older: str, newer: str) -> str | None:
@@ -98,7 +135,9 @@ def named_past_value(older: str, newer: str) -> str | None:
     values -= {_norm(word) for _, word in _namings(older, values)}
     if not values:
         return None
-    return next((phrase for phrase, _ in _namings(newer, values)), None)
+    past_habit = "used to" in " ".join(_words(older))  # "used to live in York": no value that holds now
+    named = (phrase for phrase, _ in _namings(newer, values) if not (past_habit and phrase.startswith("used to")))
+    return next(named, None)
 
 
 def _namings(statement: str, values: set[str]) -> Iterator[tuple[str, str]]:
@@ -108,6 +147,9 @@ def _namings(statement: str, values: set[str]) -> Iterator[tuple[str, str]]:
     text = re.sub(r"\bkeine?\s+(\S+)\s+mehr\b", r"kein mehr \1", text)  # "kein Auto mehr" -> "kein mehr auto"
     for pattern in _FROM_TO:
         for match in pattern.finditer(text):
+            near = text[: match.start()].split()[-CHANGE_REACH:] + text[match.end() :].split()[:CHANGE_REACH]
+            if not CHANGE_VERBS.intersection(near):
+                continue  # a path or a range, not a change
             named = _first_value(match.group(1).split(), values)
             if named:
                 yield f"from {named} to", named
@@ -116,8 +158,8 @@ def _namings(statement: str, values: set[str]) -> Iterator[tuple[str, str]]:
         size = len(marker.split())
         for start in _find(tokens, marker.split()):
             after = tokens[start + size : start + size + REACH]
-            if marker == "left" and after[:1] and after[0] in _DIRECTIONS:
-                continue  # "left of the bank": a side, not a departure
+            if not _reports_a_change(tokens, marker, start, after):
+                continue
             before = {_norm(w) for w in tokens[:start]}  # the subject and frame the statement opens with
             named = _first_value(after, {v for v in values if v not in before})
             if named:
@@ -127,13 +169,43 @@ def _namings(statement: str, values: set[str]) -> Iterator[tuple[str, str]]:
         if named:
             yield f"{named} was replaced", named
     for match in _REPLACED.finditer(text):
+        previous = text[: match.start()].split()[-1:]
+        if previous and previous[0] in _BE_OR_MODAL | {"by"}:
+            continue  # "are replaced with", "can be replaced", "shrink by replacing them": a description
+        if match.group(0) == "replacing" and "now" not in tokens:
+            continue  # "a new object replacing the fields": what a call does, unless it is happening now
         named = _first_value(text[match.end() :].split()[:REACH], values)
         if named:
             yield f"replaced {named}", named
-    if _ANYMORE.search(text) and any(w in NEGATIONS or w.endswith("n't") for w in tokens):
-        named = _first_value(tokens, values)
+    if _ANYMORE.search(text):  # what the negation negates: "don't live in Leeds anymore", not the subject
+        negated = [i for i, w in enumerate(tokens) if w in NEGATIONS or w.endswith("n't")]
+        reported = negated and tokens[negated[0]] not in _NOT_REPORTED  # "won't need it anymore": a future
+        named = _first_value(tokens[negated[0] + 1 : negated[0] + 1 + REACH], values) if reported else None
         if named:
             yield f"{named} not any more", named
+
+
+def _reports_a_change(tokens: list[str], marker: str, start: int, after: list[str]) -> bool:
+    """Whether the marker at ``start`` reports that something stopped holding rather than describing: a verb of
+    change with a subject before it, not passive or modal ("is left", "is used to", "can be dropped"); "left" as a
+    departure, not a side or what remains; "used to" as a habit, not a purpose ("the intervals used to approximate
+    a root are updated"); "instead of" beside a change ("now", a verb of change)."""
+    previous = tokens[start - 1] if start else None
+    if marker in _VERB_MARKERS and (
+        previous is None or previous in _DETERMINERS or _BE_OR_MODAL.intersection(tokens[max(0, start - 2) : start])
+    ):
+        return False  # no subject, an adjective, or passive or modal ("are then dropped", "can be dropped")
+    if marker in ("no longer", "not any more") and (previous is None or previous in _NOT_REPORTED):
+        return False
+    if marker == "left" and (
+        previous in _SIDE_BEFORE or (after[:1] and after[0] in _NOT_DEPARTED) or "right" in after[:2]
+    ):
+        return False
+    if marker == "used to" and _BE_OR_MODAL.intersection(tokens[:start] + tokens[start + 3 :]):
+        return False  # the sentence's verb is another: "used to" says what something is for ("used to be": a habit)
+    if marker in _ALTERNATIVES:
+        return "now" in tokens or bool(CHANGE_VERBS.intersection(tokens))
+    return True
 
 
 def _value_words(text: str) -> set[str]:
