@@ -13,7 +13,8 @@ prints each one to read). A bulk load of the same sentences meets the same verdi
 counts the memories it left superseded).
 
 The sentences at even positions are the development part: the markers of ``past_values`` were revised while reading
-its hides (issue 43). The odd ones, the held-out part, were judged once, at the end of that revision. The nearest
+its hides (issue 43). The odd ones, the held-out part, were judged once at the end of that revision (199 hides
+before it, 19 after); their hides were then read for one more revision, so they are a development part too. The nearest
 neighbours are computed once (about a minute) and cached beside the corpus. Prints counts and a JSON line.
 """
 

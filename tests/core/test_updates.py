@@ -121,6 +121,8 @@ def test_values_and_restatements_the_offline_rules_read(older, newer, similarity
         ("The graph is checked first.", "The intervals used to check the graph are updated as needed.", None),
         # a value the older statement itself names as past is no value it holds
         ("Kim moved from Lisbon to Madrid.", "Kim moved from Madrid to Berlin.", "from madrid to"),
+        ("The hook is no longer invoked on node creation.", "The hook is no longer invoked on node erasure.", None),
+        ("I used to live in York.", "I used to live in Leeds.", None),
         ("The fare rose from 2 to 3 euros in 2024.", "The fare rose from 2 to 3 euros in 2024, the report says.", None),
     ],
 )  # fmt: skip

@@ -127,62 +127,56 @@ def named_past_value(older: str, newer: str) -> str | None:
 
     Only single short statements about the same subject are read (:func:`~.conflict.is_statement`,
     :func:`~.conflict.different_subjects`); the old value is a word of ``older`` that is neither a stop word nor a
-    linking verb ("is", "has", "works"), named within ``REACH`` words of the marker. A word ``older`` itself names as
-    past ("prices rose from 5 to 10") is no value it holds, so naming it again replaces nothing."""
+    linking verb ("is", "has", "works"), named within ``REACH`` words of the marker. The words ``older`` itself puts
+    in the past ("prices rose from 5 to 10", "I used to live in York", "it is no longer invoked on creation") are no
+    value it holds, so naming them again replaces nothing."""
     if not (is_statement(older) and is_statement(newer)) or different_subjects(older, newer):
         return None
     values = _value_words(older)
-    values -= {_norm(word) for _, word in _namings(older, values)}
+    values -= {_norm(word) for _, word in _namings(older, values, every=True)}
     if not values:
         return None
-    past_habit = "used to" in " ".join(_words(older))  # "used to live in York": no value that holds now
-    named = (phrase for phrase, _ in _namings(newer, values) if not (past_habit and phrase.startswith("used to")))
-    return next(named, None)
+    return next((phrase for phrase, _ in _namings(newer, values)), None)
 
 
-def _namings(statement: str, values: set[str]) -> Iterator[tuple[str, str]]:
-    """Each (phrase, word) where ``statement`` names one of ``values`` as past."""
+def _namings(statement: str, values: set[str], every: bool = False) -> Iterator[tuple[str, str]]:
+    """Each (phrase, word) where ``statement`` names one of ``values`` as past: the first value after each marker,
+    or (``every``) each one before what holds since ("moved from Lisbon to Madrid": Lisbon only)."""
     text = " ".join(_words(statement))
     text = re.sub(r"\b(n'|ne)\s+(\S+)\s+plus\b", r"ne plus \2", text)  # "n'habite plus" -> "ne plus habite"
     text = re.sub(r"\bkeine?\s+(\S+)\s+mehr\b", r"kein mehr \1", text)  # "kein Auto mehr" -> "kein mehr auto"
+
+    def named(window: list[str], among: set[str], phrase: str) -> Iterator[tuple[str, str]]:
+        found = _values_in(window, among, every)
+        for word in found if every else found[:1]:
+            yield phrase.format(word), word
+
     for pattern in _FROM_TO:
         for match in pattern.finditer(text):
             near = text[: match.start()].split()[-CHANGE_REACH:] + text[match.end() :].split()[:CHANGE_REACH]
-            if not CHANGE_VERBS.intersection(near):
-                continue  # a path or a range, not a change
-            named = _first_value(match.group(1).split(), values)
-            if named:
-                yield f"from {named} to", named
+            if CHANGE_VERBS.intersection(near):  # else a path or a range, not a change
+                yield from named(match.group(1).split(), values, "from {} to")
     tokens = text.split()
     for marker in PAST_MARKERS:
         size = len(marker.split())
         for start in _find(tokens, marker.split()):
             after = tokens[start + size : start + size + REACH]
-            if not _reports_a_change(tokens, marker, start, after):
-                continue
-            before = {_norm(w) for w in tokens[:start]}  # the subject and frame the statement opens with
-            named = _first_value(after, {v for v in values if v not in before})
-            if named:
-                yield f"{marker} {named}", named
+            if _reports_a_change(tokens, marker, start, after):
+                before = {_norm(w) for w in tokens[:start]}  # the subject and frame the statement opens with
+                yield from named(after, {v for v in values if v not in before}, marker + " {}")
     for match in _REPLACED_BY.finditer(text):
-        named = _first_value(text[: match.start()].split()[-REACH:], values)
-        if named:
-            yield f"{named} was replaced", named
+        yield from named(text[: match.start()].split()[-REACH:], values, "{} was replaced")
     for match in _REPLACED.finditer(text):
         previous = text[: match.start()].split()[-1:]
         if previous and previous[0] in _BE_OR_MODAL | {"by"}:
             continue  # "are replaced with", "can be replaced", "shrink by replacing them": a description
         if match.group(0) == "replacing" and "now" not in tokens:
             continue  # "a new object replacing the fields": what a call does, unless it is happening now
-        named = _first_value(text[match.end() :].split()[:REACH], values)
-        if named:
-            yield f"replaced {named}", named
+        yield from named(text[match.end() :].split()[:REACH], values, "replaced {}")
     if _ANYMORE.search(text):  # what the negation negates: "don't live in Leeds anymore", not the subject
         negated = [i for i, w in enumerate(tokens) if w in NEGATIONS or w.endswith("n't")]
-        reported = negated and tokens[negated[0]] not in _NOT_REPORTED  # "won't need it anymore": a future
-        named = _first_value(tokens[negated[0] + 1 : negated[0] + 1 + REACH], values) if reported else None
-        if named:
-            yield f"{named} not any more", named
+        if negated and tokens[negated[0]] not in _NOT_REPORTED:  # "won't need it anymore": a future
+            yield from named(tokens[negated[0] + 1 : negated[0] + 1 + REACH], values, "{} not any more")
 
 
 def _reports_a_change(tokens: list[str], marker: str, start: int, after: list[str]) -> bool:
@@ -223,11 +217,19 @@ def _norm(word: str) -> str:
     return word[:-1] if len(word) > 3 and word.endswith("s") and not word.endswith("ss") else word
 
 
-def _first_value(window: list[str], values: set[str]) -> str | None:
+_SINCE = frozenset("to zu nach à".split())  # after these comes what holds since: "from X to Y", "von X nach Y"
+
+
+def _values_in(window: list[str], values: set[str], every: bool) -> list[str]:
+    """The words of ``window`` that are among ``values``, in order; ``every``: only those before what holds since
+    (a "to")."""
+    found = []
     for word in window:
+        if every and word in _SINCE:
+            break
         if _norm(word) in values:
-            return word
-    return None
+            found.append(word)
+    return found
 
 
 def _find(tokens: list[str], phrase: list[str]) -> list[int]:
