@@ -164,6 +164,26 @@ def told(brain, placed, text, clock=None, days=0, source="told-by-user"):
     return brain.encode(placed.place(text, 0.9), source=source)
 
 
+def test_descriptions_that_use_a_marker_of_change_hide_nothing(db_path, placed, clock):
+    """Documentation and descriptions say "replaced by", "left", "from X to Y" without reporting that anything stopped
+    holding: told weeks apart and judged against each other, every one of them stays in recall."""
+    older = [
+        "Characters are represented internally using unicode.",
+        "Returns a list of nodes in a shortest path between source and target.",
+        "On success, the data will be removed from the internal buffer.",
+    ]
+    newer = [
+        "Unprintable characters are replaced by XML character references.",
+        "Returns a list of nodes in a path from source to target.",
+        "Flush data that is left in the buffer.",
+    ]
+    with Audrey(db_path, embedder=placed, config=SYNC, clock=clock) as brain:
+        ids = [told(brain, placed, text) for text in older]
+        ids += [told(brain, placed, text, clock, days=40) for text in newer]
+        assert brain.introspect().superseded == 0
+        assert [m.state for m in brain.get_many(ids)] == ["active"] * 6
+
+
 def test_an_update_supersedes_with_links_validity_and_an_event(db_path, placed, clock):
     with Audrey(db_path, embedder=placed, config=SYNC, clock=clock) as brain:
         events = []
