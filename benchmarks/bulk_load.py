@@ -105,11 +105,11 @@ def one_round(
         brain.wait_for_idle()
         waited = time.perf_counter() - start - loaded
         waiting = waiting_rows(brain)
-        states = brain.introspect().states["episodic"]  # what validation made of the load
         right_after = timings_ms(lambda p: brain.recall(p[0], limit=10, query_vector=p[1]), pairs)
         graph_at_rest(getattr(brain._storage, "vector_index", None))  # PostgreSQL has no graph of its own
         at_rest = timings_ms(lambda p: brain.recall(p[0], limit=10, query_vector=p[1]), pairs)
         exact = timings_ms(lambda p: np.argpartition(-(vectors @ p[1]), 10)[:10], pairs)
+        states = brain.introspect().states["episodic"]  # what validation made of the load (read after the timings)
     with Audrey(location, embedder=CorpusEmbedder(), config=config) as brain:  # what the next process meets
         reopened_waiting = waiting_rows(brain)
         reopened = timings_ms(lambda p: brain.recall(p[0], limit=10, query_vector=p[1]), pairs)
