@@ -1,8 +1,9 @@
 """CONSOLIDATE: the sleep cycle that turns clusters of episodes into principles (seed 002 step 3, seed 000 §5).
 
 A run (1) plans: it takes the agent's unconsolidated episodes, clusters them with one KNN query per episode plus
-union-find at ``cluster_similarity`` (with an LLM: the pairs it says report one lesson, from a lower cosine; both
-cosines calibrated to the store's embedding model, :mod:`..rules.calibration`), keeps the
+union-find at ``cluster_similarity`` (offline, never two episodes the English rules read as about different subjects;
+with an LLM: the pairs it says report one lesson, from a lower cosine; both cosines calibrated to the store's
+embedding model, :mod:`..rules.calibration`), keeps the
 clusters that qualify (adaptive minimum size, independent evidence from at least ``min_source_types`` source types,
 never only model-generated) and records that plan in the run;
 (2) promotes each planned cluster in one transaction: extract a principle (LLM, or the cluster's medoid), check it
@@ -31,6 +32,7 @@ from ..providers.llm import ask, model_name_of
 from ..rules.calibration import baseline_for, calibrated
 from ..rules.causal import build_links
 from ..rules.confidence import memory_confidence
+from ..rules.english.conflict import different_subjects
 from ..rules.expiry import expired
 from ..rules.judgement import Decision, decide
 from ..rules.keywords import words_all_hold
@@ -54,11 +56,17 @@ PAIRS_PER_CALL = 16  # pairs of episodes one grouping call asks about
 def cluster_ids(ctx: StageContext, episodes: Sequence[Episodic], vectors: dict[str, np.ndarray]) -> list[list[str]]:
     """Clusters of episode ids: N KNN queries among unconsolidated episodes, joined at ``cluster_similarity``; with an
     LLM, the pairs it says report the same lesson, asked of each episode's ``ask_neighbors`` nearest from
-    ``ask_similarity`` (:func:`same_lessons`)."""
+    ``ask_similarity`` (:func:`same_lessons`).
+
+    Offline, with the English rules on (``ValidationConfig.offline_rules``), two episodes about different subjects
+    never join ("The admin site passed the restore drill" / "The search API passed the restore drill": two facts,
+    not one lesson met twice). Their medoid would be the principle, naming one subject on the others' evidence."""
     cfg = ctx.config.consolidation
     ids = [e.id for e in episodes if e.id in vectors]
     members = set(ids)
     scope_of = {e.id: e.scope for e in episodes}
+    text_of = {e.id: e.content for e in episodes}
+    one_subject = ctx.llm is None and ctx.config.validation.offline_rules
     sets = UnionFind(ids)
     baseline = baseline_for(ctx.storage, ctx.embedder, ctx.clock())
     floor = calibrated(cfg.cluster_similarity if ctx.llm is None else cfg.ask_similarity, baseline)
@@ -74,12 +82,13 @@ def cluster_ids(ctx: StageContext, episodes: Sequence[Episodic], vectors: dict[s
             if other not in members or other == episode_id or scope_of[other] != scope_of[episode_id]:
                 continue
             if ctx.llm is None:
-                sets.union(episode_id, other)
+                if not (one_subject and different_subjects(text_of[episode_id], text_of[other])):
+                    sets.union(episode_id, other)
             elif near < cfg.ask_neighbors:  # it decides near-copies too: two limits of one tool read alike
                 asked.setdefault((min(episode_id, other), max(episode_id, other)), None)
             near += 1
     if asked:
-        same_lessons(ctx, list(asked), {e.id: e.content for e in episodes}, sets)
+        same_lessons(ctx, list(asked), text_of, sets)
     return sets.groups()
 
 

@@ -99,9 +99,12 @@ def test_clusters_are_connected_components_at_the_threshold(db_path, placed, clo
 @pytest.mark.parametrize("similarity,joined", [(0.8001, True), (0.7999, False)])
 def test_cluster_similarity_boundary(db_path, placed, clock, similarity, joined):
     with open_brain(db_path, placed, clock) as brain:
-        a = brain.encode(placed.put("first", placed.axis(0)))
+        a = brain.encode(placed.put("The staging deploy needs the VPN (first)", placed.axis(0)))
         b = brain.encode(
-            placed.put("second", similarity * placed.axis(0) + (1 - similarity**2) ** 0.5 * placed.axis(1))
+            placed.put(
+                "The staging deploy needs the VPN (second)",
+                similarity * placed.axis(0) + (1 - similarity**2) ** 0.5 * placed.axis(1),
+            )
         )
         episodes = brain._storage.unconsolidated_episodes(brain.agent, ("active",))
         vectors = brain.vectors([a, b])
@@ -222,6 +225,27 @@ def test_offline_the_same_reports_stay_apart(db_path, placed, clock):
         assert not brain.consolidate().output_memory_ids  # 0.49 < 0.80: similarity alone cannot tell
 
 
+ROUTINE = ("The admin site", "The search API", "The data pipeline")  # one routine note about each
+
+
+@pytest.mark.parametrize("offline_rules", [True, False])
+def test_offline_episodes_about_different_subjects_stay_apart(db_path, placed, clock, offline_rules):
+    """Three services passing one drill are three facts, not one lesson met three times: joined, their medoid would
+    be a principle naming one service on the others' evidence. Three reports of one subject still join."""
+    config = AudreyConfig(validation=ValidationConfig(background=False, offline_rules=offline_rules))
+    with Audrey(db_path, agent="tester", embedder=placed, clock=clock, config=config) as brain:
+        routine = [
+            brain.encode(placed.place(f"{service} passed the weekly backup restore drill.", 0.95), source=s)
+            for service, s in zip(ROUTINE, SOURCES3)
+        ]
+        vpn = [
+            brain.encode(placed.place(f"The nightly export needs the VPN up first ({n}).", 0.95), source=s)
+            for n, s in enumerate(SOURCES3)
+        ]
+        groups = [sorted(p.evidence_episode_ids) for p in map(brain.get, brain.consolidate().output_memory_ids)]
+    assert groups == ([sorted(vpn)] if offline_rules else [sorted(routine + vpn)])  # 0.9025 to each other
+
+
 def timeout(messages):
     raise TimeoutError("the model server did not answer in 30 s")
 
@@ -276,10 +300,10 @@ def test_independent_evidence_rules(db_path, placed, clock, sources, qualifies):
 def test_only_model_generated_never_becomes_a_principle_even_when_one_source_type_is_allowed(db_path, placed, clock):
     with open_brain(db_path, placed, clock, min_source_types=1) as brain:
         for i in range(5):
-            brain.encode(placed.place(f"hallucination {i}", 0.95), source="model-generated")
+            brain.encode(placed.place(f"The cache holds stale prices (generated {i})", 0.95), source="model-generated")
         assert brain.consolidate().plan == ()
-        brain.encode(placed.place("observed 0", 0.95), source="tool-result")
-        brain.encode(placed.place("observed 1", 0.95), source="tool-result")
+        brain.encode(placed.place("The cache holds stale prices (observed 0)", 0.95), source="tool-result")
+        brain.encode(placed.place("The cache holds stale prices (observed 1)", 0.95), source="tool-result")
         assert brain.consolidate().plan != ()
 
 
@@ -287,10 +311,12 @@ def test_episodes_sharing_an_ancestor_count_once(db_path, placed, clock):
     with open_brain(db_path, placed, clock) as brain:
         root = brain.encode("the original hunch", source="inference")
         for i, source in enumerate(SOURCES3):
-            brain.encode(placed.place(f"echo {i}", 0.95), source=source, derived_from=[root])
+            brain.encode(
+                placed.place(f"The cache holds stale prices (echo {i})", 0.95), source=source, derived_from=[root]
+            )
         assert brain.consolidate().plan == ()  # three episodes, one piece of evidence
         for i, source in enumerate(["tool-result", "told-by-user"]):
-            brain.encode(placed.place(f"independent {i}", 0.95), source=source)
+            brain.encode(placed.place(f"The cache holds stale prices (independent {i})", 0.95), source=source)
         run = brain.consolidate()
         (principle,) = [brain.get(i) for i in run.output_memory_ids]
         assert principle.evidence_count == 3 and len(principle.evidence_episode_ids) == 5
