@@ -1,7 +1,7 @@
 """CONSOLIDATE: the sleep cycle that turns clusters of episodes into principles (seed 002 step 3, seed 000 §5).
 
 A run (1) plans: it takes the agent's unconsolidated episodes, clusters them with one KNN query per episode plus
-union-find at ``cluster_similarity`` (offline, never two episodes the English rules read as about different subjects;
+union-find at ``cluster_similarity`` (offline, never two episodes the English rules read as about different things;
 with an LLM: the pairs it says report one lesson, from a lower cosine; both cosines calibrated to the store's
 embedding model, :mod:`..rules.calibration`), keeps the
 clusters that qualify (adaptive minimum size, independent evidence from at least ``min_source_types`` source types,
@@ -32,7 +32,7 @@ from ..providers.llm import ask, model_name_of
 from ..rules.calibration import baseline_for, calibrated
 from ..rules.causal import build_links
 from ..rules.confidence import memory_confidence
-from ..rules.english.conflict import different_subjects
+from ..rules.english.conflict import different_things
 from ..rules.expiry import expired
 from ..rules.judgement import Decision, decide
 from ..rules.keywords import words_all_hold
@@ -58,15 +58,16 @@ def cluster_ids(ctx: StageContext, episodes: Sequence[Episodic], vectors: dict[s
     LLM, the pairs it says report the same lesson, asked of each episode's ``ask_neighbors`` nearest from
     ``ask_similarity`` (:func:`same_lessons`).
 
-    Offline, with the English rules on (``ValidationConfig.offline_rules``), two episodes about different subjects
-    never join ("The admin site passed the restore drill" / "The search API passed the restore drill": two facts,
-    not one lesson met twice). Their medoid would be the principle, naming one subject on the others' evidence."""
+    Offline, with the English rules on (``ValidationConfig.offline_rules``), two episodes about different things
+    (:func:`~audrey_core.rules.english.conflict.different_things`) never join: "The admin site passed the restore
+    drill" and "The search API passed the restore drill" are two facts, not one lesson met twice, and their medoid
+    would be a principle naming one service on the other's evidence."""
     cfg = ctx.config.consolidation
     ids = [e.id for e in episodes if e.id in vectors]
     members = set(ids)
     scope_of = {e.id: e.scope for e in episodes}
     text_of = {e.id: e.content for e in episodes}
-    one_subject = ctx.llm is None and ctx.config.validation.offline_rules
+    one_thing = ctx.llm is None and ctx.config.validation.offline_rules
     sets = UnionFind(ids)
     baseline = baseline_for(ctx.storage, ctx.embedder, ctx.clock())
     floor = calibrated(cfg.cluster_similarity if ctx.llm is None else cfg.ask_similarity, baseline)
@@ -82,7 +83,7 @@ def cluster_ids(ctx: StageContext, episodes: Sequence[Episodic], vectors: dict[s
             if other not in members or other == episode_id or scope_of[other] != scope_of[episode_id]:
                 continue
             if ctx.llm is None:
-                if not (one_subject and different_subjects(text_of[episode_id], text_of[other])):
+                if not (one_thing and different_things(text_of[episode_id], text_of[other])):
                     sets.union(episode_id, other)
             elif near < cfg.ask_neighbors:  # it decides near-copies too: two limits of one tool read alike
                 asked.setdefault((min(episode_id, other), max(episode_id, other)), None)

@@ -229,7 +229,7 @@ ROUTINE = ("The admin site", "The search API", "The data pipeline")  # one routi
 
 
 @pytest.mark.parametrize("offline_rules", [True, False])
-def test_offline_episodes_about_different_subjects_stay_apart(db_path, placed, clock, offline_rules):
+def test_offline_episodes_about_different_things_stay_apart(db_path, placed, clock, offline_rules):
     """Three services passing one drill are three facts, not one lesson met three times: joined, their medoid would
     be a principle naming one service on the others' evidence. Three reports of one subject still join."""
     config = AudreyConfig(validation=ValidationConfig(background=False, offline_rules=offline_rules))
@@ -238,12 +238,14 @@ def test_offline_episodes_about_different_subjects_stay_apart(db_path, placed, c
             brain.encode(placed.place(f"{service} passed the weekly backup restore drill.", 0.95), source=s)
             for service, s in zip(ROUTINE, SOURCES3)
         ]
-        vpn = [
-            brain.encode(placed.place(f"The nightly export needs the VPN up first ({n}).", 0.95), source=s)
-            for n, s in enumerate(SOURCES3)
-        ]
+        elsewhere = PlacedEmbedder(dimensions=256)  # another anchor: far from the drill
+        vpn = []
+        for n, s in enumerate(SOURCES3):
+            text = elsewhere.place(f"The nightly export needs the VPN up first ({n}).", 0.95)
+            placed.vectors[text] = np.roll(elsewhere.vectors[text], 128)
+            vpn.append(brain.encode(text, source=s))
         groups = [sorted(p.evidence_episode_ids) for p in map(brain.get, brain.consolidate().output_memory_ids)]
-    assert groups == ([sorted(vpn)] if offline_rules else [sorted(routine + vpn)])  # 0.9025 to each other
+    assert sorted(groups) == sorted([sorted(vpn)] if offline_rules else [sorted(routine), sorted(vpn)])
 
 
 def timeout(messages):

@@ -61,6 +61,25 @@ def test_each_trap_kind_offline(older, newer, relation):
     assert verdict.relation == relation, verdict.reason
 
 
+@pytest.mark.parametrize(
+    ("older", "newer", "relation"),
+    [
+        # the same sentence about another thing, or another owner's: two facts, neither restates the other
+        ("The billing service got a new dashboard for request latency.",
+         "The payments gateway got a new dashboard for request latency.", "unrelated"),
+        ("The user's brother works as a pilot.", "The user's sister works as a pilot.", "unrelated"),
+        ("Emma's birthday is on May 4.", "Emma's son's birthday is on June 9.", "unrelated"),
+        # one claim in other words, its subject worded otherwise
+        ("We deploy with GitHub Actions.", "Deployments go through GitHub Actions.", "supports"),
+        ("Dana's email address is dana@newmail.org.", "You can reach Dana at dana@newmail.org.", "supports"),
+        ("My dentist is Dr. Moreau.", "I see Dr. Moreau for my teeth.", "supports"),
+    ],
+)  # fmt: skip
+def test_a_near_duplicate_about_another_thing_restates_nothing(older, newer, relation):
+    verdict = judge_offline(older, newer, 0.9, CFG, newer=True)
+    assert verdict.relation == relation, verdict.reason
+
+
 def test_qualifiers_units_and_explicit_changes():
     assert context_difference("Refunds take 5 days.", "For enterprise customers refunds take 1 day.") == (
         None,
@@ -121,6 +140,17 @@ def test_restatements_count_as_evidence_and_are_never_superseded(db_path, placed
         assert memory.state == restated.state == "active" and memory.evidence_count == restated.evidence_count == 2
         assert brain._storage.claim_support(first) == [again] and brain._storage.claim_support(again) == [first]
         assert not brain.contradictions()
+
+
+def test_notes_about_two_services_are_not_restatements_of_each_other(db_path, placed, clock):
+    with Audrey(db_path, embedder=placed, config=SYNC, clock=clock) as brain:
+        billing = brain.encode(
+            placed.place("The billing service passed the restore drill.", 0.95), source="tool-result"
+        )
+        clock.advance(days=7)
+        search = brain.encode(placed.place("The search API passed the restore drill.", 0.95), source="tool-result")
+        assert [m.evidence_count for m in brain.get_many([billing, search])] == [1, 1]  # 0.9025 apart: no evidence
+        assert brain._storage.claim_support(billing) == [] and not brain.contradictions()
 
 
 def test_a_qualified_claim_is_kept_beside_the_principle_as_context_dependent(db_path, placed, clock):

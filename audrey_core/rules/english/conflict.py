@@ -197,15 +197,42 @@ def different_subjects(existing: str, incoming: str) -> bool:
     """True when the two texts are about different things: different owners ("Alice's phone" / "Bob's phone", "the
     user's daughter" / "the user's daughter's friend"), different names in the subject ("Project Atlas" / "Project
     Borealis"), or different subjects neither of which the other text mentions."""
-    (owners_a, sa), (owners_b, sb) = _owned_by(existing), _owned_by(incoming)
-    if owners_a and owners_b and owners_a != owners_b:
+    if _other_owners_or_names(existing, incoming):
         return True
-    names_a, names_b = _names(existing), _names(incoming)
-    if names_a and names_b and not names_a & names_b:
-        return True
+    sa, sb = _owned_by(existing)[1], _owned_by(incoming)[1]
     if sa is None or sb is None or sa == sb:
         return False
     return sa not in _folded(incoming) and sb not in _folded(existing)
+
+
+@functools.lru_cache(maxsize=8192)
+def different_things(existing: str, incoming: str) -> bool:
+    """For two texts that read alike (a restatement, a cluster's near-copies): whether they are about different
+    things all the same: different owners or names ("Emma's birthday is on May 4" / "Emma's son's birthday is on
+    June 9"), or the same sentence but for who or what it is about ("The billing service got a new dashboard" / "The
+    payments gateway got a new dashboard"). Narrower than :func:`different_subjects`, which also parts two subjects
+    that neither text mentions, and so two wordings of one claim ("We deploy with GitHub Actions" / "Deployments go
+    through GitHub Actions")."""
+    if _other_owners_or_names(existing, incoming):
+        return True
+    a, b, prefix, suffix = _aligned(existing, incoming)
+    middle_a, middle_b = a[prefix : len(a) - suffix], b[prefix : len(b) - suffix]
+    if not middle_a or not middle_b or _overlap(middle_a, middle_b):
+        return False
+    if all(w in STOPWORDS for w in a[len(a) - suffix :]):
+        return False  # no claim in common after the differing words
+    sa, sb = _owned_by(existing)[1], _owned_by(incoming)[1]
+    return sa != sb and sa in {_fold(w) for w in middle_a} and sb in {_fold(w) for w in middle_b}
+
+
+def _other_owners_or_names(existing: str, incoming: str) -> bool:
+    """Different owners ("Alice's phone" / "Bob's phone") or different names in the subject ("Project Atlas" /
+    "Project Borealis")."""
+    (owners_a, _), (owners_b, _) = _owned_by(existing), _owned_by(incoming)
+    if owners_a and owners_b and owners_a != owners_b:
+        return True
+    names_a, names_b = _names(existing), _names(incoming)
+    return bool(names_a and names_b and not names_a & names_b)
 
 
 @functools.lru_cache(maxsize=TEXT_CACHE)

@@ -1,7 +1,8 @@
 """The offline English verdict on two claims, zone by zone (similarity of their embeddings):
 
 * >= reinforce_similarity (0.85): the same claim. It supports, unless it conflicts (a changed number or a negation
-  makes it a contradiction, never a reinforcement).
+  makes it a contradiction, never a reinforcement) or is about another thing (:func:`.conflict.different_things`:
+  "The billing service passed the drill" does not restate "The search API passed the drill").
 * >= conflict_similarity (0.60): a conflict the rules of :mod:`.conflict` see is a contradiction.
 * >= update_similarity (0.50), when the two hold from different times: a changed value of the same attribute
   (:func:`.conflict.update_signal`; for a near-duplicate, another literal value: :func:`.conflict.changed_value`) is
@@ -24,6 +25,7 @@ from .conflict import (
     changed_value,
     detect_conflict,
     different_subjects,
+    different_things,
     same_frame,
     update_cue,
     update_signal,
@@ -78,7 +80,7 @@ def judge_offline(
             return Judgement("updates", "heuristic", f"{reason}; the old value is not named as past")
         if similarity < cfg.conflict_similarity:
             return None
-    if similarity >= cfg.reinforce_similarity:
+    if similarity >= cfg.reinforce_similarity and not different_things(existing, incoming):
         return Judgement("supports", "heuristic", f"near-duplicate (similarity {similarity:.2f})")
     return Judgement("unrelated", "heuristic", "no conflict detected")
 
