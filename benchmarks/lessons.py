@@ -18,7 +18,10 @@ Reported:
 * the cosine between two reports of one lesson under the model (median, lowest, highest): what clustering must
   reach;
 * separable: the share of lessons whose reports are joined (their two closest pairs) at a higher cosine than any
-  other memory told reaches to one of them: the most any rule on these cosines alone could cluster without mixing.
+  other memory told reaches to one of them: the most any rule on these cosines alone could cluster without mixing;
+* routine notes flagged, disputed: validation's false flags before consolidation. Every routine note is true, and
+  those of one service hold together ("The billing service got a new dashboard", "... was load tested"): the share
+  left in a recorded contradiction, and how many were disputed (set aside, still recalled).
 
 ``--judge perfect``: the same with an LLM configured, scripted from the labels (:func:`perfect_judge`): what the LLM
 path of clustering reaches when the model groups as well as a person would; its calls and pairs are reported.
@@ -94,6 +97,9 @@ def run(lessons: tuple[Lesson, ...], embedder, misses: bool, judge: str = "none"
         for key, source, text in told:
             owner[brain.encode(text, source=source)] = key
             clock.advance(hours=6)
+        notes = {memory_id for memory_id, key in owner.items() if key == "distractor"}
+        flagged = notes & {side for c in brain.contradictions() for side in (c.claim_a_id, c.claim_b_id)}
+        disputed = sum(m is not None and m.state == "disputed" for m in brain.get_many(sorted(notes)))
         consolidation = brain.consolidate()
         principles = list(brain.iter_memories(types=["semantic"]))
         formed: set[str] = set()
@@ -140,6 +146,8 @@ def run(lessons: tuple[Lesson, ...], embedder, misses: bool, judge: str = "none"
         "report_cosine_min": round(min(cosines), 3),
         "report_cosine_max": round(max(cosines), 3),
         "separable": round(100 * separable / len(lessons), 1),
+        "routine_flagged": round(100 * len(flagged) / len(notes), 1),
+        "routine_disputed": disputed,
         "run_status": consolidation.status,
         "judge": judge,
         "grouping_calls": len(llm.calls_for("same_lesson")) if llm else 0,
@@ -209,6 +217,7 @@ def main(argv: list[str] | None = None) -> dict:
     cells += ("report_cosine_median",)
     print("".join(f"{h:>14}" for h in (*header, "cos min", "cos max", "separable")))
     print("".join(f"{row[c]!s:>14}" for c in (*cells, "report_cosine_min", "report_cosine_max", "separable")))
+    print(f"routine notes (all true): {row['routine_flagged']}% in a contradiction, {row['routine_disputed']} disputed")
     result = {"benchmark": "lessons", "set": args.set, **row}
     print(json.dumps(result))
     return result

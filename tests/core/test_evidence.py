@@ -47,6 +47,11 @@ SYNC = AudreyConfig(validation=ValidationConfig(background=False))
         ("The rate limit is 100 requests per second.", 'The docs say "set the rate limit to 10 requests per second".',
          "unrelated"),
         ("The store opens at 8am.", "The store closes at 8pm.", "unrelated"),
+        # two things done to one subject, not two values of one attribute; a verb of change as an adjective
+        ("The billing service was deployed to staging without issues.",
+         "The billing service had its config loading refactored.", "unrelated"),
+        ("The service writes logs to disk.", "The service now reads the updated config from disk.", "unrelated"),
+        ("The password is orange42.", "The password might be falcon77.", "updates"),  # one value after each verb
         # still updates
         ("The API rate limit is 100 requests per second.", "The API rate limit was lowered to 25 req/s.", "updates"),
         ("The free plan includes 3 projects.", "The free plan now includes 5 projects.", "updates"),

@@ -110,6 +110,8 @@ UPDATE_CUES = frozenset(
 SLOT_NOISE = UPDATE_CUES | {"now", "new", "again", "still"}
 UPDATE_PHRASES = ("no longer", "pushed back", "from now on", "once more", "went up", "went down", "took over")
 CUE_REACH = 3  # words between a cue and the subject or a shared word it must be near
+# A verb form after these is an adjective ("each dropped tensor", "an updated runbook", "the left bracket").
+DETERMINERS = frozenset("the a an this that these those its their his her my our your each every any some".split())
 # Verbs that join an attribute to its value: the shared opening of a single-slot change must contain one.
 LINKING_VERBS = frozenset(
     "is are was were be has have had uses use used lives live works work runs run costs cost takes take starts start "
@@ -269,6 +271,8 @@ def update_cue(existing: str, incoming: str) -> str | None:
         ]
         for index in cues:
             word = words_b[index]
+            if index and words_b[index - 1] in DETERMINERS:
+                continue  # an adjective: "has an updated runbook", "the moved files"
             near = any(abs(index - a) <= CUE_REACH for a in anchors)
             changed = near and (word not in words_a or _object_replaced(_words(existing), words_b, word))
             if changed and (word in LEAVING_CUES or not _arrived_at_what_was_said(words_a, words_b[index + 1 :])):
@@ -345,7 +349,7 @@ def single_slot_change(existing: str, incoming: str) -> str | None:
         # "the password is orange42" / "the password might be falcon77": each slot opens with its own verb form
         middle_a = _after_verbs(middle_a)
         middle_b = _after_verbs(middle_b)
-        linked = True
+        linked = max(len(middle_a), len(middle_b)) <= MAX_SLOT_WORDS
     if prefix < 2 or not named or not linked or not middle_a or not middle_b or _overlap(middle_a, middle_b):
         return None
     if bool(quantities(" ".join(middle_a), VALUE_LEADS)) != bool(quantities(" ".join(middle_b), VALUE_LEADS)):

@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from .conflict import LINKING_VERBS, different_subjects, is_statement
+from .conflict import DETERMINERS, LINKING_VERBS, different_subjects, is_statement
 from .quantities import NEGATIONS, STOPWORDS
 from .quantities import words as _words
 
@@ -112,8 +112,6 @@ _NOT_DEPARTED = frozenset(
     "untouched intact open".split()
 )
 _SIDE_BEFORE = frozenset("of through in on at with to for from by upper lower top bottom far move takes".split())
-# A verb marker after these is an adjective ("each dropped tensor", "the left bracket").
-_DETERMINERS = frozenset("the a an this that these those its their his her my our your each every any some".split())
 # "No longer needed", "to no longer place", "will no longer retrieve", "won't need it anymore": no subject, a purpose
 # or a future, not a report that something stopped holding.
 _NOT_REPORTED = frozenset("to will would shall should may might must won't wouldn't shouldn't".split())
@@ -186,7 +184,7 @@ def _reports_a_change(tokens: list[str], marker: str, start: int, after: list[st
     a root are updated"); "instead of" beside a change ("now", a verb of change)."""
     previous = tokens[start - 1] if start else None
     if marker in _VERB_MARKERS and (
-        previous is None or previous in _DETERMINERS or _BE_OR_MODAL.intersection(tokens[max(0, start - 2) : start])
+        previous is None or previous in DETERMINERS or _BE_OR_MODAL.intersection(tokens[max(0, start - 2) : start])
     ):
         return False  # no subject, an adjective, or passive or modal ("are then dropped", "can be dropped")
     if marker in ("no longer", "not any more") and (previous is None or previous in _NOT_REPORTED):
