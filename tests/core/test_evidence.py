@@ -66,25 +66,6 @@ def test_each_trap_kind_offline(older, newer, relation):
     assert verdict.relation == relation, verdict.reason
 
 
-@pytest.mark.parametrize(
-    ("older", "newer", "relation"),
-    [
-        # the same sentence about another thing, or another owner's: two facts, neither restates the other
-        ("The billing service got a new dashboard for request latency.",
-         "The payments gateway got a new dashboard for request latency.", "unrelated"),
-        ("The user's brother works as a pilot.", "The user's sister works as a pilot.", "unrelated"),
-        ("Emma's birthday is on May 4.", "Emma's son's birthday is on June 9.", "unrelated"),
-        # one claim in other words, its subject worded otherwise
-        ("We deploy with GitHub Actions.", "Deployments go through GitHub Actions.", "supports"),
-        ("Dana's email address is dana@newmail.org.", "You can reach Dana at dana@newmail.org.", "supports"),
-        ("My dentist is Dr. Moreau.", "I see Dr. Moreau for my teeth.", "supports"),
-    ],
-)  # fmt: skip
-def test_a_near_duplicate_about_another_thing_restates_nothing(older, newer, relation):
-    verdict = judge_offline(older, newer, 0.9, CFG, newer=True)
-    assert verdict.relation == relation, verdict.reason
-
-
 def test_qualifiers_units_and_explicit_changes():
     assert context_difference("Refunds take 5 days.", "For enterprise customers refunds take 1 day.") == (
         None,

@@ -79,6 +79,14 @@ def test_each_class_of_pair_offline(older, newer, relation):
         ("Her son is six years old.", "Her son is 6.", 0.9, "supports"),  # a number beside it with its unit
         ("Kim lives in Berlin.", "Kim moved to Berlin last year.", 0.7, "updates"),  # more than what was said
         ("Ana works at Acme.", "Ana left Acme.", 0.7, "updates"),  # a cue of leaving names what stopped holding
+        # a near-duplicate about another thing or another owner's restates nothing; one claim worded otherwise does
+        ("The billing service got a new dashboard for request latency.",
+         "The payments gateway got a new dashboard for request latency.", 0.9, "unrelated"),
+        ("The user's brother works as a pilot.", "The user's sister works as a pilot.", 0.9, "unrelated"),
+        ("Emma's birthday is on May 4.", "Emma's son's birthday is on June 9.", 0.9, "unrelated"),
+        ("We deploy with GitHub Actions.", "Deployments go through GitHub Actions.", 0.9, "supports"),
+        ("Dana's email address is dana@newmail.org.", "You can reach Dana at dana@newmail.org.", 0.9, "supports"),
+        ("My dentist is Dr. Moreau.", "I see Dr. Moreau for my teeth.", 0.9, "supports"),
     ],
 )  # fmt: skip
 def test_values_and_restatements_the_offline_rules_read(older, newer, similarity, relation):
