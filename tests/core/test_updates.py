@@ -105,6 +105,7 @@ def test_values_and_restatements_the_offline_rules_read(older, newer, similarity
         ("The report runs on Mondays.", "The report now runs on Wednesdays instead of Mondays.", "instead of mondays"),
         ("The office is in Leeds.", "The office used to be in Leeds.", "used to leeds"),
         ("Priya is on call this week.", "Diego is on call now, replacing Priya.", "replaced priya"),
+        ("We deploy with Jenkins.", "We replaced Jenkins with GitHub Actions.", "replaced jenkins"),
         ("I live in Leeds.", "I don't live in Leeds anymore.", "leeds not any more"),
         ("El usuario vive en Valencia.", "El usuario ya no vive en Valencia.", "ya no vive"),
         ("Ich wohne in Köln.", "Ich wohne nicht mehr in Köln.", "nicht mehr köln"),
@@ -127,6 +128,9 @@ def test_values_and_restatements_the_offline_rules_read(older, newer, similarity
         ("Function used to extract comparison key from keys.", "Function used to extract comparison key from values.",
          None),
         ("The graph is checked first.", "The intervals used to check the graph are updated as needed.", None),
+        ("Return a new string.", "Return a copy with each occurrence of a substring replaced with a new one.", None),
+        ("The solver is available on most platforms.", "The solver is automatically replaced by UMFPACK if available.",
+         None),
         # a value the older statement itself names as past is no value it holds
         ("Kim moved from Lisbon to Madrid.", "Kim moved from Madrid to Berlin.", "from madrid to"),
         ("The hook is no longer invoked on node creation.", "The hook is no longer invoked on node erasure.", None),

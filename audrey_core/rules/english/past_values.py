@@ -170,7 +170,10 @@ def _namings(statement: str, values: set[str], every: bool = False) -> Iterator[
             continue  # "are replaced with", "can be replaced", "shrink by replacing them": a description
         if match.group(0) == "replacing" and "now" not in tokens:
             continue  # "a new object replacing the fields": what a call does, unless it is happening now
-        yield from named(text[match.end() :].split()[:REACH], values, "replaced {}")
+        after = text[match.end() :].split()[:REACH]
+        if after[:1] in (["with"], ["by"]):
+            continue  # "occurrences replaced with a new one": what follows is the new value, never the old
+        yield from named(after, values, "replaced {}")
     if _ANYMORE.search(text):  # what the negation negates: "don't live in Leeds anymore", not the subject
         negated = [i for i, w in enumerate(tokens) if w in NEGATIONS or w.endswith("n't")]
         if negated and tokens[negated[0]] not in _NOT_REPORTED:  # "won't need it anymore": a future
