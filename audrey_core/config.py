@@ -197,7 +197,7 @@ class ValidationConfig:
     """Judge pairs with the offline English rules (:mod:`audrey_core.rules.english`) where no LLM does. They may flag
     (a dispute, a context pair) and reinforce restatements; they hide a memory only when the newer statement names
     the value it replaces as past. False: without an LLM, only ``supersedes=`` and claim keys change anything. They
-    also keep an offline consolidation from joining episodes about different subjects."""
+    also keep an offline consolidation from joining episodes about different things."""
     judge_similarity: float = 0.40
     """With an LLM, claims from different times are judged down to this similarity (offline: update_similarity)."""
     background: bool = True
