@@ -51,6 +51,11 @@ SYNC = AudreyConfig(validation=ValidationConfig(background=False))
         ("The billing service was deployed to staging without issues.",
          "The billing service had its config loading refactored.", "unrelated"),
         ("The service writes logs to disk.", "The service now reads the updated config from disk.", "unrelated"),
+        # ... or after a present passive or a modal: what always happens, not what changed
+        ("Raised exceptions throughout the package are part of the public API.",
+         "For those backends with no support, an exception is raised upon compilation.", "unrelated"),
+        ("The importer reads CSV files.", "The importer is updated whenever a new format appears.", "unrelated"),
+        ("The standup is at 9:30.", "The standup is moved to 10am.", "updates"),  # the time changed all the same
         ("The password is orange42.", "The password might be falcon77.", "updates"),  # one value after each verb
         # still updates
         ("The API rate limit is 100 requests per second.", "The API rate limit was lowered to 25 req/s.", "updates"),
