@@ -114,6 +114,7 @@ CUE_REACH = 3  # words between a cue and the subject or a shared word it must be
 DETERMINERS = frozenset("the a an this that these those its their his her my our your each every any some".split())
 # A verb of change after these describes what happens, not what changed: "an exception is raised", "can be updated".
 GENERIC_PASSIVE = frozenset("is are be being am get gets can could may might must shall should will would".split())
+_NOT_A_CUE_AFTER = DETERMINERS | GENERIC_PASSIVE  # the word before a verb of change that makes it no report
 # Verbs that join an attribute to its value: the shared opening of a single-slot change must contain one.
 LINKING_VERBS = frozenset(
     "is are was were be has have had uses use used lives live works work runs run costs cost takes take starts start "
@@ -273,7 +274,7 @@ def update_cue(existing: str, incoming: str) -> str | None:
         ]
         for index in cues:
             word = words_b[index]
-            if index and words_b[index - 1] in DETERMINERS | GENERIC_PASSIVE:
+            if index and words_b[index - 1] in _NOT_A_CUE_AFTER:
                 continue  # an adjective ("has an updated runbook"), what always happens ("an error is raised")
             near = any(abs(index - a) <= CUE_REACH for a in anchors)
             changed = near and (word not in words_a or _object_replaced(_words(existing), words_b, word))

@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from .conflict import DETERMINERS, LINKING_VERBS, different_subjects, is_statement
+from .conflict import DETERMINERS, GENERIC_PASSIVE, LINKING_VERBS, different_subjects, is_statement
 from .quantities import NEGATIONS, STOPWORDS
 from .quantities import words as _words
 
@@ -98,9 +98,8 @@ CHANGE_VERBS = frozenset(
 )
 CHANGE_REACH = 6  # words before "from" (or after its "to", German's verb last) where the verb of change stands
 # A verb marker after these is passive or modal ("is left", "are used to", "should not be changed"): a description.
-_BE_OR_MODAL = frozenset(
-    "is are was were be been being am get gets can could may might must shall should will would".split()
-)
+# Unlike a cue of change ("the price was raised"), a marker is a description after a past passive too ("was left").
+_BE_OR_MODAL = GENERIC_PASSIVE | {"was", "were", "been"}
 _VERB_MARKERS = frozenset(
     "used to|gave up|given up|got rid of|moved out of|moved away from|moved from|switched from|changed from|"
     "migrated from|retired from|resigned from|broke up with|quit|quitted|sold|left|stopped|dropped|cancelled|"
