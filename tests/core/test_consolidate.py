@@ -225,27 +225,31 @@ def test_offline_the_same_reports_stay_apart(db_path, placed, clock):
         assert not brain.consolidate().output_memory_ids  # 0.49 < 0.80: similarity alone cannot tell
 
 
-ROUTINE = ("The admin site", "The search API", "The data pipeline")  # one routine note about each
+ROUTINE = {  # one routine note about each of three things
+    "services": (("The admin site", "The search API", "The data pipeline"), "passed the weekly backup restore drill."),
+    "builds": (("Build 88", "Build 89", "Build 90"), "failed on the lint step."),  # a number names the build
+}
 
 
+@pytest.mark.parametrize("routine", sorted(ROUTINE))
 @pytest.mark.parametrize("offline_rules", [True, False])
-def test_offline_episodes_about_different_things_stay_apart(db_path, placed, clock, offline_rules):
+def test_offline_episodes_about_different_things_stay_apart(db_path, placed, clock, offline_rules, routine):
     """Three services passing one drill are three facts, not one lesson met three times: joined, their medoid would
     be a principle naming one service on the others' evidence. Three reports of one subject still join."""
     config = AudreyConfig(validation=ValidationConfig(background=False, offline_rules=offline_rules))
+    subjects, event = ROUTINE[routine]
     with Audrey(db_path, agent="tester", embedder=placed, clock=clock, config=config) as brain:
-        routine = [
-            brain.encode(placed.place(f"{service} passed the weekly backup restore drill.", 0.95), source=s)
-            for service, s in zip(ROUTINE, SOURCES3)
+        notes = [
+            brain.encode(placed.place(f"{subject} {event}", 0.95), source=s) for subject, s in zip(subjects, SOURCES3)
         ]
-        elsewhere = PlacedEmbedder(dimensions=256)  # another anchor: far from the drill
+        elsewhere = PlacedEmbedder(dimensions=256)  # another anchor: far from the routine notes
         vpn = []
         for n, s in enumerate(SOURCES3):
             text = elsewhere.place(f"The nightly export needs the VPN up first ({n}).", 0.95)
             placed.vectors[text] = np.roll(elsewhere.vectors[text], 128)
             vpn.append(brain.encode(text, source=s))
         groups = [sorted(p.evidence_episode_ids) for p in map(brain.get, brain.consolidate().output_memory_ids)]
-    assert sorted(groups) == sorted([sorted(vpn)] if offline_rules else [sorted(routine), sorted(vpn)])
+    assert sorted(groups) == sorted([sorted(vpn)] if offline_rules else [sorted(notes), sorted(vpn)])
 
 
 def timeout(messages):
@@ -295,7 +299,7 @@ def test_the_adaptive_minimum_at_its_boundary(db_path, placed, clock):
 def test_independent_evidence_rules(db_path, placed, clock, sources, qualifies):
     with open_brain(db_path, placed, clock) as brain:
         for i, source in enumerate(sources):
-            brain.encode(placed.place(f"claim {i}", 0.95), source=source)
+            brain.encode(placed.place(f"The cache holds stale prices (report {i})", 0.95), source=source)
         assert bool(brain.consolidate().plan) == qualifies
 
 

@@ -133,15 +133,20 @@ def test_restatements_count_as_evidence_and_are_never_superseded(db_path, placed
         assert not brain.contradictions()
 
 
-def test_notes_about_two_services_are_not_restatements_of_each_other(db_path, placed, clock):
+@pytest.mark.parametrize(
+    ("first", "second"),
+    [
+        ("The billing service passed the restore drill.", "The search API passed the restore drill."),
+        ("Build 88 failed on the lint step.", "Build 89 failed on the lint step."),  # a number names the build
+    ],
+)
+def test_notes_about_two_things_are_not_restatements_of_each_other(db_path, placed, clock, first, second):
     with Audrey(db_path, embedder=placed, config=SYNC, clock=clock) as brain:
-        billing = brain.encode(
-            placed.place("The billing service passed the restore drill.", 0.95), source="tool-result"
-        )
+        one = brain.encode(placed.place(first, 0.95), source="tool-result")
         clock.advance(days=7)
-        search = brain.encode(placed.place("The search API passed the restore drill.", 0.95), source="tool-result")
-        assert [m.evidence_count for m in brain.get_many([billing, search])] == [1, 1]  # 0.9025 apart: no evidence
-        assert brain._storage.claim_support(billing) == [] and not brain.contradictions()
+        other = brain.encode(placed.place(second, 0.95), source="tool-result")
+        assert [m.evidence_count for m in brain.get_many([one, other])] == [1, 1]  # 0.9025 apart: no evidence
+        assert brain._storage.claim_support(one) == [] and not brain.contradictions()
 
 
 def test_a_qualified_claim_is_kept_beside_the_principle_as_context_dependent(db_path, placed, clock):

@@ -87,6 +87,16 @@ def test_each_class_of_pair_offline(older, newer, relation):
         ("We deploy with GitHub Actions.", "Deployments go through GitHub Actions.", 0.9, "supports"),
         ("Dana's email address is dana@newmail.org.", "You can reach Dana at dana@newmail.org.", 0.9, "supports"),
         ("My dentist is Dr. Moreau.", "I see Dr. Moreau for my teeth.", 0.9, "supports"),
+        # a number right after the subject's noun names it, as a name would: another build, invoice or room
+        ("Ticket 41 is closed.", "Ticket 42 is closed.", 0.9, "unrelated"),
+        ("Build 88 failed on the lint step.", "Build 89 failed on the lint step.", 0.95, "unrelated"),
+        ("Invoice 2023-114 was paid.", "Invoice 2023-115 was paid.", 0.95, "unrelated"),
+        ("Room 204 is booked for Monday.", "Room 305 is booked for Monday.", 0.9, "unrelated"),
+        # where a value stands it is a value: after a linking verb, "version", as a decimal, with a unit
+        ("The meeting is in room 204.", "The meeting is in room 305.", 0.9, "updates"),
+        ("Version 2 of the API is live.", "Version 3 of the API is live.", 0.95, "updates"),
+        ("Python 3.11 is our runtime.", "Python 3.12 is our runtime.", 0.95, "updates"),
+        ("Sleeps 8 hours a night.", "Sleeps 6 hours a night.", 0.9, "updates"),
     ],
 )  # fmt: skip
 def test_values_and_restatements_the_offline_rules_read(older, newer, similarity, relation):
@@ -158,7 +168,6 @@ def test_near_duplicates_restate_and_sources_rank_by_who_may_replace_whom():
         judge_offline("Jake's number is 555-0142.", "Jake has a new number: 555-0199.", 0.9, CFG, True).relation
         == "contradicts"
     )
-    assert judge_offline("Ticket 41 is closed.", "Ticket 42 is closed.", 0.9, CFG, newer=True).relation == "supports"
     assert can_supersede("told-by-user", "direct-observation", RELIABILITY)  # first-hand replaces first-hand
     assert not can_supersede("inference", "told-by-user", RELIABILITY)
     assert not can_supersede("model-generated", "inference", RELIABILITY)

@@ -145,7 +145,7 @@ def quantities(text: str, value_leads: frozenset[str] | None = None) -> Mapping[
             after = after[2:]
         before = words(lowered[: match.start(1)])
         named = value_leads is not None and before and before[-1] not in value_leads
-        if named and not MARKED_VALUE.search(literal) and match.start(1) not in range_low and not _measured(after):
+        if named and not MARKED_VALUE.search(literal) and match.start(1) not in range_low and not measured(after):
             continue  # "ticket 41" names a ticket; "Kubernetes 1.28", "at 8:30" or "555-0142" are values
         clock = _clock(literal, after)
         if clock is not None:
@@ -165,7 +165,7 @@ def quantities(text: str, value_leads: frozenset[str] | None = None) -> Mapping[
     return MappingProxyType({dimension: frozenset(values) for dimension, values in found.items()})
 
 
-def _measured(after: str) -> bool:
+def measured(after: str) -> bool:
     """Whether the words after a number give it a unit of measure or money (see :data:`MEASURED`)."""
     return _unit(after)[0] in MEASURED
 
