@@ -87,8 +87,10 @@ def test_each_class_of_pair_offline(older, newer, relation):
         ("We deploy with GitHub Actions.", "Deployments go through GitHub Actions.", 0.9, "supports"),
         ("Dana's email address is dana@newmail.org.", "You can reach Dana at dana@newmail.org.", 0.9, "supports"),
         ("My dentist is Dr. Moreau.", "I see Dr. Moreau for my teeth.", 0.9, "supports"),
-        # a number right after the subject's noun names it, as a name would: another build, invoice or room
+        # a label right after the subject's noun names it, as a name would: another build, invoice, room or test
         ("Ticket 41 is closed.", "Ticket 42 is closed.", 0.9, "unrelated"),
+        ("Test test_login failed on CI.", "Test test_signup failed on CI.", 0.9, "unrelated"),
+        ("Job nightly-export failed at 02:00.", "Job weekly-export failed at 02:00.", 0.9, "unrelated"),
         ("Build 88 failed on the lint step.", "Build 89 failed on the lint step.", 0.95, "unrelated"),
         ("Invoice 2023-114 was paid.", "Invoice 2023-115 was paid.", 0.95, "unrelated"),
         ("Room 204 is booked for Monday.", "Room 305 is booked for Monday.", 0.9, "unrelated"),

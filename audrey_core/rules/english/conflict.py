@@ -208,28 +208,30 @@ def _names(text: str) -> frozenset[str]:
 
 
 _DECIMAL = re.compile(r"\d\.\d")
+_LABEL = re.compile(r"\d|\w[_-]\w")  # a digit, or words joined as code joins them: "test_login", "nightly-export"
 
 
 @functools.lru_cache(maxsize=TEXT_CACHE)
-def _subject_number(text: str) -> str | None:
-    """The word with digits right after the subject's noun, which names the subject as a name would: "Ticket 41 is
-    closed", "Order 5512 shipped", "Room 204 is booked". None after a word a value follows ("Version 2 is live"),
-    for a decimal ("Python 3.11 is our runtime": a version) and for a measure ("Sleeps 8 hours"): values."""
+def _subject_label(text: str) -> str | None:
+    """The label right after the subject's noun, which names the subject as a name would: a number ("Ticket 41 is
+    closed", "Order 5512 shipped", "Room 204 is booked") or words joined as code joins them ("Test test_login
+    failed", "Job nightly-export failed"). None after a word a value follows ("Version 2 is live"), and for a decimal
+    ("Python 3.11 is our runtime": a version) or a measure ("Sleeps 8 hours"): values."""
     words = _words(text)
     subject = _owned(words)[1]
     at = next((i for i, w in enumerate(words[:3]) if _fold(w) == subject), None)
     if at is None or at + 1 >= len(words) or words[at] in VALUE_LEADS:
         return None
-    number = words[at + 1]
-    if not any(c.isdigit() for c in number) or _DECIMAL.search(number) or measured(" ".join(words[at + 2 :])):
+    label = words[at + 1]
+    if not _LABEL.search(label) or _DECIMAL.search(label) or measured(" ".join(words[at + 2 :])):
         return None
-    return number
+    return label
 
 
 @functools.lru_cache(maxsize=8192)  # asked by several rules of one pair
 def different_subjects(existing: str, incoming: str) -> bool:
     """True when the two texts are about different things: different owners ("Alice's phone" / "Bob's phone", "the
-    user's daughter" / "the user's daughter's friend"), different names or numbers in the subject ("Project Atlas" /
+    user's daughter" / "the user's daughter's friend"), different names or labels in the subject ("Project Atlas" /
     "Project Borealis", "Ticket 41" / "Ticket 42"), or different subjects neither of which the other text mentions."""
     if _other_owners_or_names(existing, incoming):
         return True
@@ -242,7 +244,7 @@ def different_subjects(existing: str, incoming: str) -> bool:
 @functools.lru_cache(maxsize=8192)
 def different_things(existing: str, incoming: str) -> bool:
     """For two texts that read alike (a restatement, a cluster's near-copies): whether they are about different
-    things all the same: different owners, names or numbers ("Emma's birthday is on May 4" / "Emma's son's birthday
+    things all the same: different owners, names or labels ("Emma's birthday is on May 4" / "Emma's son's birthday
     is on June 9", "Build 88 failed" / "Build 89 failed"), or the same sentence but for who or what it is about ("The
     billing service got a new dashboard" / "The payments gateway got a new dashboard"). Narrower than
     :func:`different_subjects`, which also parts two subjects that neither text mentions, and so two wordings of one
@@ -261,9 +263,9 @@ def different_things(existing: str, incoming: str) -> bool:
 
 def _other_owners_or_names(existing: str, incoming: str) -> bool:
     """Different owners ("Alice's phone" / "Bob's phone"), different names in the subject ("Project Atlas" /
-    "Project Borealis") or different numbers naming it ("Ticket 41" / "Ticket 42")."""
-    number_a, number_b = _subject_number(existing), _subject_number(incoming)
-    if number_a is not None and number_b is not None and number_a != number_b:
+    "Project Borealis") or different labels naming it ("Ticket 41" / "Ticket 42")."""
+    label_a, label_b = _subject_label(existing), _subject_label(incoming)
+    if label_a is not None and label_b is not None and label_a != label_b:
         return True
     (owners_a, _), (owners_b, _) = _owned_by(existing), _owned_by(incoming)
     if owners_a and owners_b and owners_a != owners_b:
