@@ -19,6 +19,9 @@ Reported:
   reach;
 * separable: the share of lessons whose reports are joined (their two closest pairs) at a higher cosine than any
   other memory told reaches to one of them: the most any rule on these cosines alone could cluster without mixing;
+* word-separable: the share of lessons whose reports words join and nothing else: two memories join when they share
+  a rare word (in at most RARE_WORD of the memories told: "429", "OOMKilled"), and a lesson counts when its reports
+  end up in one group holding nothing else. The most a rule on shared keywords could cluster without mixing;
 * routine notes flagged, disputed: validation's false flags before consolidation. Every routine note is true, and
   those of one service hold together ("The billing service got a new dashboard", "... was load tested"): the share
   left in a recorded contradiction, and how many were disputed (set aside, still recalled).
@@ -38,6 +41,7 @@ import random
 import re
 import statistics
 import tempfile
+from collections import Counter
 from datetime import datetime, timezone
 from itertools import combinations
 from pathlib import Path
@@ -47,6 +51,8 @@ import numpy as np
 from audrey_core import Audrey, AudreyConfig
 from audrey_core.config import ValidationConfig
 from audrey_core.providers.embedding import embed_texts
+from audrey_core.rules.keywords import query_terms
+from audrey_core.rules.union_find import UnionFind
 from audrey_core.testing import ManualClock, ScriptedLLM, lesson_pairs
 
 from . import embedders
@@ -54,6 +60,7 @@ from .lesson_cases import DEVELOPMENT_LESSONS, FROZEN_BLIND_LESSONS, Lesson, dis
 
 SETS = {"dev": DEVELOPMENT_LESSONS, "blind": FROZEN_BLIND_LESSONS}
 TOP = 3
+RARE_WORD = 3  # a word in at most this many of the memories told is rare (word-separable)
 FIRST_AMONG = 10  # results read to see whether a lesson's principle comes before its reports
 
 
@@ -132,6 +139,7 @@ def run(lessons: tuple[Lesson, ...], embedder, misses: bool, judge: str = "none"
                 print(f"  no principle: {lesson.key}")
     cosines = _report_cosines(lessons, embedder)
     separable = _separable(told, embedder)
+    word_separable = _word_separable(told)
     return {
         "lessons": len(lessons),
         "episodes": len(told),
@@ -146,6 +154,7 @@ def run(lessons: tuple[Lesson, ...], embedder, misses: bool, judge: str = "none"
         "report_cosine_min": round(min(cosines), 3),
         "report_cosine_max": round(max(cosines), 3),
         "separable": round(100 * separable / len(lessons), 1),
+        "word_separable": round(100 * word_separable / len(lessons), 1),
         "routine_flagged": round(100 * len(flagged) / len(notes), 1),
         "routine_disputed": disputed,
         "run_status": consolidation.status,
@@ -187,6 +196,24 @@ def _separable(told: list[tuple[str, str, str]], embedder) -> int:
     return count
 
 
+def _word_separable(told: list[tuple[str, str, str]]) -> int:
+    """Lessons whose reports, joined wherever two memories told share a rare word, form a group of their own."""
+    words = [set(query_terms(text)) for _, _, text in told]
+    counts = Counter(w for held in words for w in held)
+    rare = [{w for w in held if counts[w] <= RARE_WORD} for held in words]
+    groups = UnionFind(list(range(len(told))))
+    for a, b in combinations(range(len(told)), 2):
+        if rare[a] & rare[b]:
+            groups.union(a, b)
+    group_of = {member: set(group) for group in groups.groups() for member in group}
+    keys = [key for key, _, _ in told]
+    count = 0
+    for key in {k for k in keys if k != "distractor" and not k.startswith("negative:")}:
+        mine = {i for i, k in enumerate(keys) if k == key}
+        count += group_of[min(mine)] == mine
+    return count
+
+
 def main(argv: list[str] | None = None) -> dict:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--set", choices=sorted(SETS), default="dev", help="blind: the frozen set, run once")
@@ -215,8 +242,9 @@ def main(argv: list[str] | None = None) -> dict:
     )
     cells = ("lessons", "principles", "formed", "mixed", "routine", "top3", "principle_first", "other_principles_top3")
     cells += ("report_cosine_median",)
-    print("".join(f"{h:>14}" for h in (*header, "cos min", "cos max", "separable")))
-    print("".join(f"{row[c]!s:>14}" for c in (*cells, "report_cosine_min", "report_cosine_max", "separable")))
+    extra = ("report_cosine_min", "report_cosine_max", "separable", "word_separable")
+    print("".join(f"{h:>14}" for h in (*header, "cos min", "cos max", "separable", "by rare words")))
+    print("".join(f"{row[c]!s:>14}" for c in (*cells, *extra)))
     print(f"routine notes (all true): {row['routine_flagged']}% in a contradiction, {row['routine_disputed']} disputed")
     result = {"benchmark": "lessons", "set": args.set, **row}
     print(json.dumps(result))

@@ -251,7 +251,23 @@ def test_lessons_reports_principles_formed_mixed_and_the_task_rank():
     assert row["lessons"] == 3 and row["episodes"] == 300 + 3 * 4 and row["run_status"] == "completed"
     assert 0 <= row["formed"] <= 100 and 0 <= row["top3"] <= 100 and row["mixed"] >= 0
     assert -1 <= row["report_cosine_min"] <= row["report_cosine_median"] <= row["report_cosine_max"] <= 1
-    assert 0 <= row["separable"] <= 100
+    assert 0 <= row["separable"] <= 100 and 0 <= row["word_separable"] <= 100
+
+
+def test_a_lesson_is_word_separable_when_rare_words_join_its_reports_and_nothing_else():
+    from benchmarks.lessons import _word_separable
+
+    told = [
+        ("spf", "tool-result", "Mail bounced: SPF check failed for our sending domain."),
+        ("spf", "told-by-user", "Add the new mailer to the SPF record before sending."),
+        ("spf", "direct-observation", "Customers never got the receipts the new mailer sent; SPF again."),
+        ("oom", "tool-result", "worker OOMKilled at 512Mi."),
+        ("oom", "told-by-user", "The resizer loads every photo into memory."),  # shares no rare word
+        ("oom", "direct-observation", "The worker died halfway through the batch."),
+        ("negative:oom", "tool-result", "worker OOMKilled while starting."),  # joins the lesson's tool report
+    ]
+    assert _word_separable(told) == 1  # "spf" and "mailer" join its three reports alone
+    assert _word_separable([*told, ("distractor", "tool-result", "The SPF record was reviewed.")]) == 0
 
 
 def test_the_adapters_benchmark_tells_each_turn_through_every_arm_and_finds_it_again(tmp_path):
