@@ -138,6 +138,7 @@ def test_restatements_count_as_evidence_and_are_never_superseded(db_path, placed
     [
         ("The billing service passed the restore drill.", "The search API passed the restore drill."),
         ("Build 88 failed on the lint step.", "Build 89 failed on the lint step."),  # a number names the build
+        ("The nightly job failed on Monday.", "The nightly job failed on Tuesday."),  # two failures
     ],
 )
 def test_notes_about_two_things_are_not_restatements_of_each_other(db_path, placed, clock, first, second):

@@ -94,6 +94,12 @@ def test_each_class_of_pair_offline(older, newer, relation):
         ("Build 88 failed on the lint step.", "Build 89 failed on the lint step.", 0.95, "unrelated"),
         ("Invoice 2023-114 was paid.", "Invoice 2023-115 was paid.", 0.95, "unrelated"),
         ("Room 204 is booked for Monday.", "Room 305 is booked for Monday.", 0.9, "unrelated"),
+        # the same sentence but for the names or labels past its opening: another day, host or browser
+        ("The nightly job failed on Monday.", "The nightly job failed on Tuesday.", 0.95, "unrelated"),
+        ("Backups run every night at 2am on db-1.", "Backups run every night at 2am on db-2.", 0.95, "unrelated"),
+        ("The login page loads slowly on Safari.", "The login page loads slowly on Firefox.", 0.9, "unrelated"),
+        ("Meine Chefin heißt Frau Berger.", "Meine Vorgesetzte heißt Frau Berger.", 0.9, "supports"),  # German nouns
+        ("The nightly job runs on Monday.", "The nightly job runs on Tuesday.", 0.95, "updates"),  # an attribute
         # where a value stands it is a value: after a linking verb, "version", as a decimal, with a unit
         ("The meeting is in room 204.", "The meeting is in room 305.", 0.9, "updates"),
         ("Version 2 of the API is live.", "Version 3 of the API is live.", 0.95, "updates"),

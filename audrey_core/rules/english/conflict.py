@@ -43,6 +43,7 @@ from .quantities import (
     NEGATIONS,
     STOPWORDS,
     TEXT_CACHE,
+    cased_words,
     disjoint,
     measured,
     quantities,
@@ -209,6 +210,7 @@ def _names(text: str) -> frozenset[str]:
 
 _DECIMAL = re.compile(r"\d\.\d")
 _LABEL = re.compile(r"\d|\w[_-]\w")  # a digit, or words joined as code joins them: "test_login", "nightly-export"
+_CODE = re.compile(r"[^\W\d]\d|\d[^\W\d]|[^\W\d][_-]\w|\w[_-][^\W\d]")  # letters beside digits, or joined as code
 
 
 @functools.lru_cache(maxsize=TEXT_CACHE)
@@ -245,8 +247,10 @@ def different_subjects(existing: str, incoming: str) -> bool:
 def different_things(existing: str, incoming: str) -> bool:
     """For two texts that read alike (a restatement, a cluster's near-copies): whether they are about different
     things all the same: different owners, names or labels ("Emma's birthday is on May 4" / "Emma's son's birthday
-    is on June 9", "Build 88 failed" / "Build 89 failed"), or the same sentence but for who or what it is about ("The
-    billing service got a new dashboard" / "The payments gateway got a new dashboard"). Narrower than
+    is on June 9", "Build 88 failed" / "Build 89 failed"), the same sentence but for the names or labels it holds
+    ("The nightly job failed on Monday" / "... on Tuesday", "slow on Safari" / "slow on Firefox"), or the same
+    sentence but for who or what it is about ("The billing service got a new dashboard" / "The payments gateway got a
+    new dashboard"). Narrower than
     :func:`different_subjects`, which also parts two subjects that neither text mentions, and so two wordings of one
     claim ("We deploy with GitHub Actions" / "Deployments go through GitHub Actions")."""
     if _other_owners_or_names(existing, incoming):
@@ -255,10 +259,25 @@ def different_things(existing: str, incoming: str) -> bool:
     middle_a, middle_b = a[prefix : len(a) - suffix], b[prefix : len(b) - suffix]
     if not middle_a or not middle_b or _overlap(middle_a, middle_b):
         return False
+    labels_a, labels_b = _labels(existing), _labels(incoming)
+    if prefix >= 2 and all(w in labels_a for w in middle_a) and all(w in labels_b for w in middle_b):
+        # past the sentence's opening ("failed on Monday" / "on Tuesday"), where a capital marks a name, not
+        # a German noun ("Meine Chefin heißt" / "Meine Vorgesetzte heißt"); one amount is no label ("7 Uhr" / "07:00")
+        return not same_quantities(existing, incoming)
     if all(w in STOPWORDS for w in a[len(a) - suffix :]):
         return False  # no claim in common after the differing words
     sa, sb = _owned_by(existing)[1], _owned_by(incoming)[1]
     return sa != sb and sa in {_fold(w) for w in middle_a} and sb in {_fold(w) for w in middle_b}
+
+
+@functools.lru_cache(maxsize=TEXT_CACHE)
+def _labels(text: str) -> frozenset[str]:
+    """The words of ``text`` that name something rather than state an amount, lower-cased: capitalised after the
+    first word ("Safari", "Monday"), or letters joined with digits or as code joins words ("db-1", "test_login"); a
+    bare number ("50 items") is a value."""
+    return frozenset(
+        word.lower() for i, word in enumerate(cased_words(text)) if (i and word[0].isupper()) or _CODE.search(word)
+    )
 
 
 def _other_owners_or_names(existing: str, incoming: str) -> bool:

@@ -107,6 +107,11 @@ def words(text: str) -> list[str]:
     return list(_split(text))
 
 
+def cased_words(text: str) -> list[str]:
+    """The words of :func:`words`, their case kept."""
+    return _WORD.findall(text)
+
+
 # Per-text parses are cached for this many texts: a statement is judged against each of its neighbours, and each of
 # them against theirs; during a bulk load the same texts come back thousands of pairs apart.
 TEXT_CACHE = 32768
