@@ -132,7 +132,8 @@ def test_consolidation_after_a_rollback_derives_new_principles(db_path, clock):
     placed = PlacedEmbedder(dimensions=64)
     with Audrey(db_path, agent="sleeper", embedder=placed, config=SYNC, clock=clock) as brain:
         episodes = [
-            brain.encode(placed.place(f"deploys fail on Fridays {i}", 0.97), source=s) for i, s in enumerate(SOURCES3)
+            brain.encode(placed.place(f"deploys fail on Fridays (report {i})", 0.97), source=s)
+            for i, s in enumerate(SOURCES3)
         ]
         first = brain.consolidate()
         assert len(first.output_memory_ids) == 1

@@ -98,6 +98,7 @@ def test_each_class_of_pair_offline(older, newer, relation):
         ("The nightly job failed on Monday.", "The nightly job failed on Tuesday.", 0.95, "unrelated"),
         ("Backups run every night at 2am on db-1.", "Backups run every night at 2am on db-2.", 0.95, "unrelated"),
         ("The login page loads slowly on Safari.", "The login page loads slowly on Firefox.", 0.9, "unrelated"),
+        ("The deploy on March 3 failed.", "The deploy on March 5 failed.", 0.9, "unrelated"),  # after a name
         ("Meine Chefin heißt Frau Berger.", "Meine Vorgesetzte heißt Frau Berger.", 0.9, "supports"),  # German nouns
         ("The nightly job runs on Monday.", "The nightly job runs on Tuesday.", 0.95, "updates"),  # an attribute
         # where a value stands it is a value: after a linking verb, "version", as a decimal, with a unit
@@ -369,7 +370,7 @@ def test_a_principle_whose_evidence_was_updated_is_retired_at_the_next_consolida
 
     with Audrey(db_path, embedder=placed, config=SYNC, clock=clock) as brain:
         episodes = [
-            brain.encode(placed.place(f"Deploys go out on Fridays {i}.", 0.97), source=s)
+            brain.encode(placed.place(f"Deploys go out on Fridays (report {i}).", 0.97), source=s)
             for i, s in enumerate(SOURCES3)
         ]
         (principle,) = brain.consolidate().output_memory_ids

@@ -273,10 +273,13 @@ def different_things(existing: str, incoming: str) -> bool:
 @functools.lru_cache(maxsize=TEXT_CACHE)
 def _labels(text: str) -> frozenset[str]:
     """The words of ``text`` that name something rather than state an amount, lower-cased: capitalised after the
-    first word ("Safari", "Monday"), or letters joined with digits or as code joins words ("db-1", "test_login"); a
-    bare number ("50 items") is a value."""
+    first word ("Safari", "Monday"), letters joined with digits or as code joins words ("db-1", "test_login"), or a
+    number after a capitalised word ("March 3", "Windows 11"); another bare number ("50 items") is a value."""
+    cased = cased_words(text)
     return frozenset(
-        word.lower() for i, word in enumerate(cased_words(text)) if (i and word[0].isupper()) or _CODE.search(word)
+        word.lower()
+        for i, word in enumerate(cased)
+        if (i and word[0].isupper()) or _CODE.search(word) or (i and word.isdigit() and cased[i - 1][0].isupper())
     )
 
 
