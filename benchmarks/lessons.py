@@ -69,7 +69,7 @@ def perfect_judge(told: list[tuple[str, str, str]]) -> ScriptedLLM:
     note or another lesson is not. The principle it writes is its first observation's text (a stand-in), and it
     finds every pair validation asks about unrelated."""
     key_of = {" ".join(text.split()): key for key, _, text in told}
-    lessons = {key for key, _, _ in told if key != "distractor" and not key.startswith("negative:")}
+    lessons = _lessons_told(told)
 
     def same_lesson(messages):
         same = [(n, key_of.get(a) == key_of.get(b) and key_of.get(a) in lessons) for n, a, b in lesson_pairs(messages)]
@@ -188,12 +188,17 @@ def _separable(told: list[tuple[str, str, str]], embedder) -> int:
     cosines = vectors @ vectors.T
     keys = np.array([key for key, _, _ in told])
     count = 0
-    for key in {k for k in keys if k != "distractor" and not k.startswith("negative:")}:
+    for key in _lessons_told(told):
         mine = np.flatnonzero(keys == key)
         pairs = sorted(cosines[a, b] for a, b in combinations(mine, 2))
         others = np.flatnonzero(keys != key)
         count += int(len(pairs) >= 2 and bool(pairs[-2] > cosines[np.ix_(mine, others)].max()))
     return count
+
+
+def _lessons_told(told: list[tuple[str, str, str]]) -> set[str]:
+    """The keys of the lessons among what was told (not a routine note or a hard negative)."""
+    return {key for key, _, _ in told if key != "distractor" and not key.startswith("negative:")}
 
 
 def _word_separable(told: list[tuple[str, str, str]]) -> int:
@@ -208,7 +213,7 @@ def _word_separable(told: list[tuple[str, str, str]]) -> int:
     group_of = {member: set(group) for group in groups.groups() for member in group}
     keys = [key for key, _, _ in told]
     count = 0
-    for key in {k for k in keys if k != "distractor" and not k.startswith("negative:")}:
+    for key in _lessons_told(told):
         mine = {i for i, k in enumerate(keys) if k == key}
         count += group_of[min(mine)] == mine
     return count

@@ -234,8 +234,9 @@ ROUTINE = {  # one routine note about each of three things
 @pytest.mark.parametrize("routine", sorted(ROUTINE))
 @pytest.mark.parametrize("offline_rules", [True, False])
 def test_offline_episodes_about_different_things_stay_apart(db_path, placed, clock, offline_rules, routine):
-    """Three services passing one drill are three facts, not one lesson met three times: joined, their medoid would
-    be a principle naming one service on the others' evidence. Three reports of one subject still join."""
+    """Three services passing one drill (or three builds failing one step) are three facts, not one lesson met three
+    times: joined, their medoid would be a principle naming one on the others' evidence. Three reports of one subject
+    still join."""
     config = AudreyConfig(validation=ValidationConfig(background=False, offline_rules=offline_rules))
     subjects, event = ROUTINE[routine]
     with Audrey(db_path, agent="tester", embedder=placed, clock=clock, config=config) as brain:

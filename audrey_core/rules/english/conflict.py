@@ -209,7 +209,6 @@ def _names(text: str) -> frozenset[str]:
 
 
 _DECIMAL = re.compile(r"\d\.\d")
-_LABEL = re.compile(r"\d|\w[_-]\w")  # a digit, or words joined as code joins them: "test_login", "nightly-export"
 _CODE = re.compile(r"[^\W\d]\d|\d[^\W\d]|[^\W\d][_-]\w|\w[_-][^\W\d]")  # letters beside digits, or joined as code
 
 
@@ -220,14 +219,13 @@ def _subject_label(text: str) -> str | None:
     failed", "Job nightly-export failed"). None after a word a value follows ("Version 2 is live"), and for a decimal
     ("Python 3.11 is our runtime": a version) or a measure ("Sleeps 8 hours"): values."""
     words = _words(text)
-    subject = _owned(words)[1]
+    subject = _owned_by(text)[1]
     at = next((i for i, w in enumerate(words[:3]) if _fold(w) == subject), None)
     if at is None or at + 1 >= len(words) or words[at] in VALUE_LEADS:
         return None
     label = words[at + 1]
-    if not _LABEL.search(label) or _DECIMAL.search(label) or measured(" ".join(words[at + 2 :])):
-        return None
-    return label
+    named = any(c.isdigit() for c in label) or _CODE.search(label)  # a number, or a label as _labels reads one
+    return label if named and not _DECIMAL.search(label) and not measured(" ".join(words[at + 2 :])) else None
 
 
 @functools.lru_cache(maxsize=8192)  # asked by several rules of one pair
@@ -250,17 +248,16 @@ def different_things(existing: str, incoming: str) -> bool:
     is on June 9", "Build 88 failed" / "Build 89 failed"), the same sentence but for the names or labels it holds
     ("The nightly job failed on Monday" / "... on Tuesday", "slow on Safari" / "slow on Firefox"), or the same
     sentence but for who or what it is about ("The billing service got a new dashboard" / "The payments gateway got a
-    new dashboard"). Narrower than
-    :func:`different_subjects`, which also parts two subjects that neither text mentions, and so two wordings of one
-    claim ("We deploy with GitHub Actions" / "Deployments go through GitHub Actions")."""
+    new dashboard"). Narrower than :func:`different_subjects`, which also parts two subjects that neither text
+    mentions, and so two wordings of one claim ("We deploy with GitHub Actions" / "Deployments go through GitHub
+    Actions")."""
     if _other_owners_or_names(existing, incoming):
         return True
     a, b, prefix, suffix = _aligned(existing, incoming)
     middle_a, middle_b = a[prefix : len(a) - suffix], b[prefix : len(b) - suffix]
     if not middle_a or not middle_b or _overlap(middle_a, middle_b):
         return False
-    labels_a, labels_b = _labels(existing), _labels(incoming)
-    if prefix >= 2 and all(w in labels_a for w in middle_a) and all(w in labels_b for w in middle_b):
+    if prefix >= 2 and _labels(existing).issuperset(middle_a) and _labels(incoming).issuperset(middle_b):
         # past the sentence's opening ("failed on Monday" / "on Tuesday"), where a capital marks a name, not
         # a German noun ("Meine Chefin heißt" / "Meine Vorgesetzte heißt"); one amount is no label ("7 Uhr" / "07:00")
         return not same_quantities(existing, incoming)
