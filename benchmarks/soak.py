@@ -84,6 +84,20 @@ def worker(path: str, role: str, logs: Path, pause: float) -> None:
             time.sleep(pause * n / 100)
 
 
+def _tracebacks(lines: list[str]) -> list[list[str]]:
+    """Each traceback in the workers' stderr: from "Traceback" to the first unindented line, the error."""
+    found: list[list[str]] = []
+    open_one = False
+    for line in lines:
+        if line.startswith("Traceback"):
+            found.append([line])
+            open_one = True
+        elif open_one:
+            found[-1].append(line)
+            open_one = line.startswith((" ", "\t"))
+    return found
+
+
 def _word(rng: random.Random) -> str:
     return "u" + "".join(rng.choice("bcdfghjklmnpqrstvwxz") for _ in range(11))
 
@@ -239,6 +253,7 @@ def main(argv: list[str] | None = None) -> dict | None:
             path, logs, args.seconds, roles, (low, high), args.pause, args.delete_indexes_every
         )
         lines = [line for f in logs.glob("stderr.*") for line in f.read_text().splitlines()]
+        tracebacks = _tracebacks(lines)
         fallbacks = sum(FALLBACK in line for line in lines)  # an index failed; its searches ran through the database
         rebuilds = sum(REBUILDING in line for line in lines)
         errors = sorted({line for line in lines if "Error" in line and FALLBACK not in line and REBUILDING not in line})
@@ -286,6 +301,8 @@ def main(argv: list[str] | None = None) -> dict | None:
         )
     for line in errors[:20]:
         print("error:", line)
+    for lines in tracebacks[:3]:  # where a worker died, or a thread failed
+        print("\n".join(lines))
     print(json.dumps(summary))
     return summary
 

@@ -26,14 +26,13 @@ class IndexLockTimeout(TimeoutError):
 
 
 class IndexFolder:
-    """``path`` is None for an index kept in memory (a ``:memory:`` store): the state lives in this object."""
+    """``path`` is None for an index kept in memory (a ``:memory:`` store): the state lives in this object. The
+    folder is made by the first writer (:meth:`writer_lock`), not here: a store opens where it cannot be written."""
 
     def __init__(self, path: Path | None) -> None:
         self.path = path
         self._state: dict[str, Any] = {}
         self._lock = threading.Lock()
-        if path is not None:
-            path.mkdir(parents=True, exist_ok=True)
 
     def read_state(self) -> dict[str, Any]:
         if self.path is None:

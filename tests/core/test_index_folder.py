@@ -169,6 +169,51 @@ def test_while_the_folder_cannot_be_written_searches_run_through_the_database(
         assert len(graph_always) > searched and folder.is_dir()
 
 
+def test_a_store_opens_while_its_index_folder_cannot_be_written_and_builds_them_once_it_can(
+    tmp_path, graph_always, caplog
+):
+    path, folder = tmp_path / "a.db", tmp_path / "a.db-indexes"
+    with open_brain(path) as brain:
+        zebras = fill(brain, "zebra", 40)
+    shutil.rmtree(folder)
+    folder.write_text("a file where the folder was: nothing can be written there")
+    with open_brain(path) as brain:  # the indexes are caches: the database answers meanwhile
+        assert "index not ready as the store opened" in caplog.text
+        assert {m.id for m in brain.recall("zebra enclosure", limit=50, mode="keyword")} == set(zebras)
+        assert brain.recall("zebra note 3 about the zebra enclosure", limit=1, mode="vector")[0].id == zebras[3]
+    folder.unlink()
+    with open_brain(path) as brain:
+        assert_indexes_match(brain, {"zebra": zebras})
+    assert applied(tmp_path) == [40, 40]
+
+
+def test_a_folder_deleted_while_the_store_opening_saves_its_rebuilt_graph_leaves_it_open(
+    tmp_path, graph_always, monkeypatch
+):
+    """The race a kill -9 soak found: usearch raises RuntimeError when the folder goes as it writes the graph."""
+    from audrey_core.index.folder import IndexFolder
+
+    path = tmp_path / "a.db"
+    with open_brain(path) as brain:
+        zebras = fill(brain, "zebra", 40)
+    shutil.rmtree(tmp_path / "a.db-indexes" / "vector")  # the next open rebuilds the graph and saves it
+    next_generation = IndexFolder.next_generation
+
+    def deleted_first(folder: IndexFolder) -> str:
+        name = next_generation(folder)
+        shutil.rmtree(tmp_path / "a.db-indexes", ignore_errors=True)  # an operator's rm -r, just then
+        return name
+
+    monkeypatch.setattr(IndexFolder, "next_generation", deleted_first)
+    with open_brain(path) as brain:
+        monkeypatch.setattr(IndexFolder, "next_generation", next_generation)
+        assert {m.id for m in brain.recall("zebra enclosure", limit=50, mode="keyword")} == set(zebras)
+        assert brain.recall("zebra note 3 about the zebra enclosure", limit=1, mode="vector")[0].id == zebras[3]
+    with open_brain(path) as brain:  # built again, into a folder made again
+        assert_indexes_match(brain, {"zebra": zebras})
+    assert applied(tmp_path) == [40, 40]
+
+
 def test_keyword_files_deleted_under_running_stores_are_rebuilt(tmp_path, caplog):
     path = tmp_path / "a.db"
     with open_brain(path) as brain, open_brain(path) as other:

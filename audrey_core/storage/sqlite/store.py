@@ -20,6 +20,7 @@ vec0 shadow tables are ordinary SQLite tables, so a memory row and its vector co
 from __future__ import annotations
 
 import contextlib
+import logging
 import os
 import threading
 import time
@@ -57,6 +58,7 @@ from .reads import SQLiteReads
 from .schema import LATEST_VERSION, migrate, vector_table_sql
 from .search_log import SQLiteSearchLog
 
+log = logging.getLogger(__name__)
 _warned_without_index = False
 _warned_without_graph = False
 
@@ -167,13 +169,8 @@ class SQLiteStorage(
                 )
             return None
         folder = None if self._in_memory() else Path(f"{self.path}-indexes") / "keyword"
-        try:
-            index = KeywordIndex(folder, self, self.index_config)
-            with contextlib.suppress(IndexNotReady):  # a large rebuild runs in the background meanwhile
-                index.ensure_fresh()
-        except OSError as exc:
-            self.close()
-            raise StorageError(f"cannot open the keyword index beside {self.path}: {exc}") from exc
+        index = KeywordIndex(folder, self, self.index_config)
+        _catch_up_at_open(index.ensure_fresh, "keyword")
         return index
 
     def _open_vector_index(self) -> Any:
@@ -195,13 +192,9 @@ class SQLiteStorage(
                 )
             return None
         folder = None if self._in_memory() else Path(f"{self.path}-indexes") / "vector"
+        index = VectorIndex(folder, self, self.dimensions, self.index_config)
         try:
-            index = VectorIndex(folder, self, self.dimensions, self.index_config)
-            with contextlib.suppress(IndexNotReady):  # a large rebuild runs in the background meanwhile
-                index.open_fresh()
-        except OSError as exc:
-            self.close()
-            raise StorageError(f"cannot open the vector index beside {self.path}: {exc}") from exc
+            _catch_up_at_open(index.open_fresh, "vector")
         except StorageError as exc:  # vec0's tables not laid out as this version reads them: scan instead
             warnings.warn(f"Audrey's vector index cannot be built ({exc}); vectors are scanned", RuntimeWarning, 3)
             return None
@@ -382,6 +375,17 @@ class SQLiteStorage(
 
     def _embedding_param(self, vector: np.ndarray) -> Any:
         return vector.tobytes()
+
+
+def _catch_up_at_open(catch_up: Callable[[], None], name: str) -> None:
+    """Catch an index up as its store opens. An index is a cache: one whose folder cannot be written (deleted as it
+    was written, a file in its place, another writer holding on past the wait) does not stop the store from opening;
+    searches run through the database until a later catch-up or rebuild succeeds."""
+    try:
+        with contextlib.suppress(IndexNotReady):  # a large rebuild runs in the background meanwhile
+            catch_up()
+    except (OSError, ValueError, RuntimeError) as exc:  # tantivy raises ValueError, usearch RuntimeError
+        log.warning("%s index not ready as the store opened (%s); searches run through the database", name, exc)
 
 
 def read_store_info(path: str | Path) -> dict[str, str] | None:
