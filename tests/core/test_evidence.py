@@ -139,6 +139,8 @@ def test_restatements_count_as_evidence_and_are_never_superseded(db_path, placed
         ("The billing service passed the restore drill.", "The search API passed the restore drill."),
         ("Build 88 failed on the lint step.", "Build 89 failed on the lint step."),  # a number names the build
         ("The nightly job failed on Monday.", "The nightly job failed on Tuesday."),  # two failures
+        ("User id 4411 logged in from Berlin.", "User id 4412 logged in from Berlin."),  # the label two words on
+        ("The vendor's API returns 50 items per page.", "The vendor's API returns 200 items per page."),  # two values
     ],
 )
 def test_notes_about_two_things_are_not_restatements_of_each_other(db_path, placed, clock, first, second):

@@ -468,6 +468,23 @@ def changed_value(existing: str, incoming: str) -> Conflict | None:
     return Conflict("value", f"{' '.join(sorted(a))} -> {' '.join(sorted(b))}")
 
 
+def other_numbers(existing: str, incoming: str) -> bool:
+    """Whether each text holds a number the other lacks, one amount written two ways aside ("50 items" / "200
+    items", "User id 4411" / "User id 4412"; not "300 seconds" / "five minutes", "10 MB" / "10MB"): two things, or
+    one thing with two values, and either way not one claim said twice."""
+    a, b = _numbered(existing), _numbered(incoming)
+    return bool(a - b) and bool(b - a) and not same_quantities(existing, incoming)
+
+
+_DIGITS = re.compile(r"\d+(?:[.,:]\d+)*")
+
+
+@functools.lru_cache(maxsize=TEXT_CACHE)
+def _numbered(text: str) -> frozenset[str]:
+    """The numbers written in ``text``, wherever they stand: "S3-backed" and "S3", "utf8" and "UTF-8" hold one."""
+    return frozenset(_DIGITS.findall(text))
+
+
 _DIGIT_GROUPS = re.compile(r"(?<![\d.,])\d+(?: \d+)+(?![\d.,]\d)")  # "07700 900123", "06 12 34 56 78"
 
 

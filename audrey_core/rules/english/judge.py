@@ -1,8 +1,10 @@
 """The offline English verdict on two claims, zone by zone (similarity of their embeddings):
 
 * >= reinforce_similarity (0.85): the same claim. It supports, unless it conflicts (a changed number or a negation
-  makes it a contradiction, never a reinforcement) or is about another thing (:func:`.conflict.different_things`:
-  "The billing service passed the drill" does not restate "The search API passed the drill").
+  makes it a contradiction, never a reinforcement), is about another thing (:func:`.conflict.different_things`:
+  "The billing service passed the drill" does not restate "The search API passed the drill") or holds other numbers
+  (:func:`.conflict.other_numbers`: "User id 4411 logged in" / "User id 4412 logged in", "returns 50 items per page"
+  / "200 items per page": two things, or a value the rules cannot read as one).
 * >= conflict_similarity (0.60): a conflict the rules of :mod:`.conflict` see is a contradiction.
 * >= update_similarity (0.50), when the two hold from different times: a changed value of the same attribute
   (:func:`.conflict.update_signal`; for a near-duplicate, another literal value: :func:`.conflict.changed_value`) is
@@ -26,6 +28,7 @@ from .conflict import (
     detect_conflict,
     different_subjects,
     different_things,
+    other_numbers,
     same_frame,
     update_cue,
     update_signal,
@@ -80,7 +83,11 @@ def judge_offline(
             return Judgement("updates", "heuristic", f"{reason}; the old value is not named as past")
         if similarity < cfg.conflict_similarity:
             return None
-    if similarity >= cfg.reinforce_similarity and not different_things(existing, incoming):
+    if (
+        similarity >= cfg.reinforce_similarity
+        and not different_things(existing, incoming)
+        and not other_numbers(existing, incoming)
+    ):
         return Judgement("supports", "heuristic", f"near-duplicate (similarity {similarity:.2f})")
     return Judgement("unrelated", "heuristic", "no conflict detected")
 
