@@ -38,7 +38,7 @@ from audrey_core.config import ValidationConfig
 from .corpus import LOCOMO, cache_folder
 from .locomo import load
 from .postgres import fresh_schema
-from .scale import COPY_OFFSET, CorpusEmbedder, graph_at_rest, memories, queries
+from .scale import CorpusEmbedder, graph_at_rest, memories, queries, repeated
 from .timing import percentile, timings_ms
 
 BATCH = 5_000
@@ -57,19 +57,6 @@ def chat_turns(size: int) -> tuple[list[str], np.ndarray]:
         path.parent.mkdir(parents=True, exist_ok=True)
         np.save(path, np.asarray(local_embedder().embed(texts), dtype=np.float32))
     return repeated(texts, np.load(path), size)
-
-
-def repeated(texts: list[str], vectors: np.ndarray, size: int) -> tuple[list[str], np.ndarray]:
-    """``size`` rows of ``texts`` in order, then again from the first: row i is text ``i % len(texts)`` (with the
-    round's suffix after the first) and that text's vector, offset by :data:`COPY_OFFSET` in a random direction
-    after the first round, so no two rows share a vector."""
-    rng = np.random.default_rng(size)
-    out = np.tile(vectors, (-(-size // len(texts)), 1))[:size]
-    noise = rng.standard_normal(out[len(texts) :].shape).astype(np.float32)
-    out[len(texts) :] += COPY_OFFSET * noise / np.linalg.norm(noise, axis=1, keepdims=True)
-    out /= np.linalg.norm(out, axis=1, keepdims=True)
-    suffix = [("" if i < len(texts) else f" (#{i // len(texts)})") for i in range(size)]
-    return [texts[i % len(texts)] + suffix[i] for i in range(size)], out
 
 
 def one_round(

@@ -44,18 +44,21 @@ class CorpusEmbedder:
 
 
 def memories(size: int) -> tuple[list[str], np.ndarray]:
-    texts, vectors = embedded_corpus(CORPUS)
+    """``size`` rows of the corpus's real sentences and their vectors, repeated past its end (:func:`repeated`)."""
+    return repeated(*embedded_corpus(CORPUS), size)
+
+
+def repeated(texts: list[str], vectors: np.ndarray, size: int) -> tuple[list[str], np.ndarray]:
+    """``size`` rows of ``texts`` in order, then again from the first: row i is text ``i % len(texts)`` (with the
+    round's suffix after the first) and that text's vector, offset by :data:`COPY_OFFSET` in a random direction
+    after the first round, so no two rows share a vector."""
     rng = np.random.default_rng(size)
-    out_texts = [texts[i % CORPUS] + ("" if i < CORPUS else f" (#{i // CORPUS})") for i in range(size)]
-    out = np.empty((size, vectors.shape[1]), dtype=np.float32)
-    for first in range(0, size, CORPUS):
-        block = vectors[: min(CORPUS, size - first)].copy()
-        if first:
-            noise = rng.standard_normal(block.shape).astype(np.float32)
-            block += COPY_OFFSET * noise / np.linalg.norm(noise, axis=1, keepdims=True)
-            block /= np.linalg.norm(block, axis=1, keepdims=True)
-        out[first : first + len(block)] = block
-    return out_texts, out
+    out = np.tile(vectors, (-(-size // len(texts)), 1))[:size]
+    noise = rng.standard_normal(out[len(texts) :].shape).astype(np.float32)
+    out[len(texts) :] += COPY_OFFSET * noise / np.linalg.norm(noise, axis=1, keepdims=True)
+    out /= np.linalg.norm(out, axis=1, keepdims=True)
+    suffix = [("" if i < len(texts) else f" (#{i // len(texts)})") for i in range(size)]
+    return [texts[i % len(texts)] + suffix[i] for i in range(size)], out
 
 
 def queries(count: int) -> tuple[list[str], np.ndarray]:
