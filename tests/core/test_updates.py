@@ -104,6 +104,7 @@ def test_each_class_of_pair_offline(older, newer, relation):
         ("The login page loads slowly on Safari.", "The login page loads slowly on Firefox.", 0.9, "unrelated"),
         ("The deploy on March 3 failed.", "The deploy on March 5 failed.", 0.9, "unrelated"),  # after a name
         ("Meine Chefin heißt Frau Berger.", "Meine Vorgesetzte heißt Frau Berger.", 0.9, "supports"),  # German nouns
+        ("Export it with ONNX Runtime.", "Export it with OnnxRuntime.", 0.95, "supports"),  # one name spaced otherwise
         ("The nightly job runs on Monday.", "The nightly job runs on Tuesday.", 0.95, "updates"),  # an attribute
         # where a value stands it is a value: after a linking verb, "version", as a decimal, with a unit
         ("The meeting is in room 204.", "The meeting is in room 305.", 0.9, "updates"),

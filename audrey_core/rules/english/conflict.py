@@ -251,10 +251,12 @@ def different_things(existing: str, incoming: str) -> bool:
     new dashboard"). Narrower than :func:`different_subjects`, which also parts two subjects that neither text
     mentions, and so two wordings of one claim ("We deploy with GitHub Actions" / "Deployments go through GitHub
     Actions")."""
-    if _other_owners_or_names(existing, incoming):
-        return True
     a, b, prefix, suffix = _aligned(existing, incoming)
     middle_a, middle_b = a[prefix : len(a) - suffix], b[prefix : len(b) - suffix]
+    if _spelled_alike(middle_a, middle_b):
+        return False  # one name spaced or joined otherwise: "ONNX Runtime" / "OnnxRuntime", "Git Hub" / "GitHub"
+    if _other_owners_or_names(existing, incoming):
+        return True
     if not middle_a or not middle_b or _overlap(middle_a, middle_b):
         return False
     if prefix >= 2 and _labels(existing).issuperset(middle_a) and _labels(incoming).issuperset(middle_b):
@@ -265,6 +267,15 @@ def different_things(existing: str, incoming: str) -> bool:
         return False  # no claim in common after the differing words
     sa, sb = _owned_by(existing)[1], _owned_by(incoming)[1]
     return sa != sb and sa in {_fold(w) for w in middle_a} and sb in {_fold(w) for w in middle_b}
+
+
+def _spelled_alike(a: list[str], b: list[str]) -> bool:
+    """Whether two runs of words hold the same letters and digits in the same order."""
+
+    def letters(words: list[str]) -> str:
+        return "".join(c for w in words for c in w if c.isalnum())
+
+    return letters(a) == letters(b)
 
 
 @functools.lru_cache(maxsize=TEXT_CACHE)
