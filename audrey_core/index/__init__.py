@@ -25,8 +25,9 @@ Locks, and what each guards:
    registry's (audrey_core/threads.py).
 
 Waits: the in-process locks above are held for bounded work and taken in one order, so they are waited for without
-a limit; every other wait has one and names what it waited for: the writer lock (another process), joining a
-thread (``threads.join``), a scheduled consolidation at close. Only an idle worker waits for work unbounded, and
+a limit; every other wait has one and names what it waited for: the writer lock (another process; opening a store
+waits ``OPEN_WAIT_S``, then leaves the catch-up to the index's thread), joining a thread (``threads.join``), a
+scheduled consolidation at close. Only an idle worker waits for work unbounded, and
 ``close()`` or exit wakes it; draining validation's queue at ``close()`` logs what is left every minute.
 
 The one order, on every path: writer lock -> the index's ``lock`` -> ``graph_lock`` -> the store's locks. A thread

@@ -30,7 +30,7 @@ from ..config import MEMORY_TYPES
 from ..errors import IndexNotReady
 from ..index_settings import KEYWORD_PRUNE_AFTER, KEYWORD_REBUILD_AFTER, WRITER_HEAP, IndexConfig
 from ..rules.keywords import informative_terms
-from .folder import IndexFolder
+from .folder import WRITER_WAIT_S, IndexFolder
 from .keyword_query import LENGTH_PAD, analyzer, length_padding, ranked_query, schema
 from .once import check_not_building
 from .threads import background, exiting
@@ -155,16 +155,17 @@ class KeywordIndex:
 
     # -- freshness ----------------------------------------------------------------------------------------------
 
-    def ensure_fresh(self) -> None:
+    def ensure_fresh(self, wait: float = WRITER_WAIT_S) -> None:
         """Apply every logged change not in the index yet, on this thread (opening a store, ``wait_for_idle``,
-        ``audrey reindex``: never a search). :class:`IndexNotReady` while a rebuild runs in the background."""
-        self._ensure_fresh()
+        ``audrey reindex``: never a search). :class:`IndexNotReady` while a rebuild runs in the background;
+        :class:`~.folder.IndexLockTimeout` when another writer holds the folder past ``wait`` seconds."""
+        self._ensure_fresh(wait=wait)
 
-    def _ensure_fresh(self, stop: Callable[[], bool] = lambda: False) -> None:
+    def _ensure_fresh(self, stop: Callable[[], bool] = lambda: False, wait: float = WRITER_WAIT_S) -> None:
         """Apply every logged change not in the index yet (rebuilding it when the log no longer reaches back, a bulk
         load makes replaying slower than building, or its files cannot be read or written). A rebuild of more rows
-        than ``build_inline_upto`` runs in the background: :class:`IndexNotReady` until it is done. ``stop``: give up
-        waiting for the writer lock (closing)."""
+        than ``build_inline_upto`` runs in the background: :class:`IndexNotReady` until it is done. ``stop`` and
+        ``wait``: give up waiting for the writer lock (closing; another process's rebuild)."""
         check_not_building(self, "keyword")
         with self._lock:
             head = self.source.search_log_head()
@@ -173,7 +174,7 @@ class KeywordIndex:
             self._follow(self.folder.read_state())  # another process may have applied it already
             if self._index is not None and self.applied >= head:
                 return
-        with self.folder.writer_lock(stop=stop), self._lock:  # the writer lock first (the package's lock order)
+        with self.folder.writer_lock(wait, stop), self._lock:  # the writer lock first (the package's lock order)
             if self._index is not None and self.applied >= head:
                 return  # caught up by another thread meanwhile
             state = self.folder.read_state()  # another process may have caught up meanwhile

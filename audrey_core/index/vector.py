@@ -39,6 +39,7 @@ import numpy as np
 from .. import threads
 from ..errors import IndexNotReady
 from ..index_settings import RESCORE_EXTRA, VECTOR_REBUILD_AFTER, IndexConfig
+from .folder import WRITER_WAIT_S
 from .once import caught_up_by, check_not_building
 from .threads import background, exiting, prefetch
 from .vector_graph import BuiltGraph, build, expansion_for, graph_options, neighbour_expansion
@@ -86,15 +87,16 @@ class VectorIndex(VectorState):
         pruned past it), one starts in the background and :class:`IndexNotReady` sends searches to the database."""
         self.freshness.ensure_fresh()
 
-    def open_fresh(self) -> None:
+    def open_fresh(self, wait: float = WRITER_WAIT_S) -> None:
         """:meth:`ensure_fresh` when the store opens, which may rebuild a small index here (seconds) under the writer
-        lock rather than in the background."""
-        self._ensure_fresh(rebuild_here=True)
+        lock rather than in the background; :class:`~.folder.IndexLockTimeout` when another writer holds that lock
+        past ``wait`` seconds (the next search then rebuilds it in the background, or loads what that writer saved)."""
+        self._ensure_fresh(rebuild_here=True, wait=wait)
 
     def caught_up_once(self) -> AbstractContextManager[None]:
         return self.freshness.caught_up_once()
 
-    def _ensure_fresh(self, rebuild_here: bool = False) -> None:
+    def _ensure_fresh(self, rebuild_here: bool = False, wait: float = WRITER_WAIT_S) -> None:
         check_not_building(self, "vector")
         identity = self.source.vector_identity()
         head = self.source.vector_log_head()
@@ -114,7 +116,7 @@ class VectorIndex(VectorState):
             self._start_build()
             raise IndexNotReady("the vector index is being rebuilt in the background")
         # A small rebuild, here: the writer lock first, then ``lock`` (the package's lock order).
-        with self.folder.writer_lock(), self.lock:
+        with self.folder.writer_lock(wait), self.lock:
             if (self.graph is None or self.identity != identity) and not self._load(identity):
                 self._rebuild(identity)  # no snapshot of ours (another process may have saved one meanwhile)
             if self.applied < head and not self._catch_up(identity, may_rebuild=True):

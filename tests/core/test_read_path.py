@@ -105,6 +105,30 @@ def test_a_recall_while_another_process_holds_the_writer_locks_answers_at_once_a
         assert keyword_ids(brain, "zebra porcelain") == ["zebra"]
 
 
+def test_a_store_opened_while_another_process_holds_the_writer_locks_opens_at_once_and_reads(tmp_path):
+    """A fresh process meets another's rebuild: it opens without waiting for it (a rebuild at 1M rows holds the lock
+    for minutes), finds what was written since the indexes' last commit, and catches up once the lock is free."""
+    from audrey_core.storage.sqlite.store import OPEN_WAIT_S
+
+    db = tmp_path / "a.db"
+    with open_brain(db) as brain:
+        fill(brain)
+    with WriterLocks(db):
+        with open_brain(db) as brain:  # written while the locks are held: no index can commit it
+            brain.encode("a zebra crossing painted outside the kiln shed", id="zebra")
+        began = time.monotonic()
+        with open_brain(db) as brain:
+            opened = time.monotonic() - began
+            assert opened < 2 * OPEN_WAIT_S + 5  # the index writer's own wait is WRITER_WAIT_S (600 s)
+            assert keyword_ids(brain, "zebra porcelain") == ["zebra", "porcelain"]  # the tail, through FTS5
+            assert [r.id for r in brain.recall("zebra crossing", limit=1)] == ["zebra"]
+            keyword = brain._storage.keyword_index
+            assert keyword.view().applied < keyword.view().head
+    with open_brain(db) as brain:  # the lock free: caught up as it opens
+        view = brain._storage.keyword_index.view()
+        assert view.applied == view.head
+
+
 def test_the_log_tail_ranks_as_the_caught_up_index_does(tmp_path):
     db = tmp_path / "a.db"
     with open_brain(db) as brain:

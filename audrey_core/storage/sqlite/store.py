@@ -19,7 +19,6 @@ vec0 shadow tables are ordinary SQLite tables, so a memory row and its vector co
 
 from __future__ import annotations
 
-import contextlib
 import logging
 import os
 import threading
@@ -59,6 +58,7 @@ from .schema import LATEST_VERSION, migrate, vector_table_sql
 from .search_log import SQLiteSearchLog
 
 log = logging.getLogger(__name__)
+OPEN_WAIT_S = 1.0  # how long opening a store waits for another process's index writer (a save; not its rebuild)
 _warned_without_index = False
 _warned_without_graph = False
 
@@ -170,7 +170,8 @@ class SQLiteStorage(
             return None
         folder = None if self._in_memory() else Path(f"{self.path}-indexes") / "keyword"
         index = KeywordIndex(folder, self, self.index_config)
-        _catch_up_at_open(index.ensure_fresh, "keyword")
+        if not _catch_up_at_open(index.ensure_fresh, "keyword"):
+            index.request_catch_up()  # its thread waits for the writer lock, off the caller's
         return index
 
     def _open_vector_index(self) -> Any:
@@ -377,15 +378,21 @@ class SQLiteStorage(
         return vector.tobytes()
 
 
-def _catch_up_at_open(catch_up: Callable[[], None], name: str) -> None:
-    """Catch an index up as its store opens. An index is a cache: one whose folder cannot be written (deleted as it
-    was written, a file in its place, another writer holding on past the wait) does not stop the store from opening;
-    searches run through the database until a later catch-up or rebuild succeeds."""
+def _catch_up_at_open(catch_up: Callable[[float], None], name: str) -> bool:
+    """Catch an index up as its store opens, waiting at most ``OPEN_WAIT_S`` for another process's writer (its
+    rebuild may hold the folder for minutes); whether it is caught up. An index is a cache: one that another writer
+    holds, or whose folder cannot be written (deleted as it was written, a file in its place), does not stop or hold
+    up the open; searches use its last commit or the database until a later catch-up or rebuild succeeds."""
     try:
-        with contextlib.suppress(IndexNotReady):  # a large rebuild runs in the background meanwhile
-            catch_up()
+        catch_up(OPEN_WAIT_S)
+        return True
+    except IndexNotReady:  # a large rebuild runs in the background meanwhile
+        return True
+    except TimeoutError:  # IndexLockTimeout (not imported here: the index package loads tantivy and usearch)
+        log.info("%s index: another process holds its writer lock; caught up in the background", name)
     except (OSError, ValueError, RuntimeError) as exc:  # tantivy raises ValueError, usearch RuntimeError
         log.warning("%s index not ready as the store opened (%s); searches run through the database", name, exc)
+    return False
 
 
 def read_store_info(path: str | Path) -> dict[str, str] | None:
