@@ -61,6 +61,14 @@ def context_similarities(
     return dict(zip(turns, cosines.tolist()))
 
 
+def cosines(vectors: Mapping[str, np.ndarray], query: np.ndarray) -> dict[str, float]:
+    """Each memory's cosine to ``query`` (for memories the vector search did not find)."""
+    if not vectors:
+        return {}
+    stored = np.stack(list(vectors.values()))
+    return dict(zip(vectors, (stored @ (query / np.linalg.norm(query)) / np.linalg.norm(stored, axis=1)).tolist()))
+
+
 @dataclass(frozen=True)
 class TurnScores:
     """What the conversation says about recall's candidates."""
@@ -75,26 +83,19 @@ class TurnScores:
 
 
 def turn_scores(
-    query: np.ndarray | None,
     speakers: Mapping[str, str | None],
-    windows: Mapping[str, Sequence[str]],
-    vectors: Mapping[str, np.ndarray],
+    in_context: Mapping[str, float],
     terms: Sequence[str],
-    self_weight: float,
     speaker_boost: float,
 ) -> TurnScores:
-    """Recall's candidates read as turns: the context cosine of each turn with neighbours in ``windows`` (when there
-    is a ``query`` vector; ``vectors`` holds theirs and their neighbours'), and a relevance multiplier of 1 +
-    ``speaker_boost`` for the turns of the one speaker (``speakers``: candidate -> who said it) the query's
-    ``terms`` name."""
+    """Recall's candidates read as turns: their context cosines (``in_context``, :func:`context_similarities` as the
+    store computed them), and a relevance multiplier of 1 + ``speaker_boost`` for the turns of the one speaker
+    (``speakers``: candidate -> who said it) the query's ``terms`` name."""
     boost: dict[str, float] = {}
     if speaker_boost > 0 and terms:
         named = named_speaker((s for s in speakers.values() if s), terms)
         boost = {i: 1.0 + speaker_boost for i, s in speakers.items() if named is not None and s == named}
-    similarity: dict[str, float] = {}
-    if query is not None and windows:
-        similarity = context_similarities(query, vectors, windows, self_weight)
-    return TurnScores(similarity, boost)
+    return TurnScores(dict(in_context), boost)
 
 
 def speaker_words(speaker: str) -> tuple[str, ...]:

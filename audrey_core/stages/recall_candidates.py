@@ -17,7 +17,7 @@ from ..rules.expiry import expired
 from ..rules.fusion import convex_fusion, reciprocal_rank_fusion
 from ..rules.lists import spread
 from ..rules.ranking import Ranked, each_statement_once, lessons_first, ranked_item, ranking_key
-from ..rules.turns import turn_scores
+from ..rules.turns import cosines, turn_scores
 from ..storage import Candidates, Storage, VectorFilter
 from .recall_time import TimePlan, reorder
 
@@ -67,17 +67,16 @@ def score(
     vector_hits, keyword_hits = found.vector, found.keyword
     types = {h.memory_id: h.memory_type for h in (*vector_hits, *keyword_hits)}
     similarity = {h.memory_id: h.similarity for h in vector_hits}
-    windows = storage.turn_windows(list(types), recall_cfg.turn_context_before, recall_cfg.turn_context_after)
-    around = {i: w.neighbours for i, w in windows.items() if w.neighbours}
-    vectors: dict[str, np.ndarray] = {}
-    if vector is not None:  # one read for the keyword-only finds' cosines and the turns' contexts
-        neighbours = (n for ns in around.values() for n in ns)
-        vectors = storage.get_vectors(
-            list(dict.fromkeys([*(i for i in types if i not in similarity), *around, *neighbours]))
-        )
-        similarity.update(cosines({i: vectors[i] for i in types if i not in similarity and i in vectors}, vector))
-    speakers = {i: w.speaker for i, w in windows.items()}
-    turns = turn_scores(vector, speakers, around, vectors, terms, recall_cfg.turn_self_weight, recall_cfg.speaker_boost)
+    known = storage.turn_relevance(
+        list(types),
+        vector,
+        {i for i in types if i not in similarity},  # found by their words alone: their cosines are read
+        recall_cfg.turn_context_before,
+        recall_cfg.turn_context_after,
+        recall_cfg.turn_self_weight,
+    )
+    similarity.update(known.cosines)
+    turns = turn_scores(known.speakers, known.in_context, terms, recall_cfg.speaker_boost)
     in_context = {**similarity, **turns.similarity}
     if not fused:
         relevance = dict(in_context)
@@ -153,11 +152,3 @@ def _with_principles(
         return order
     rest = [item for item in order[read:] if item[0] not in lifted] + list(lifted.items())
     return order[:read] + sorted(rest, key=lambda item: (-item[1], item[0]))
-
-
-def cosines(vectors: Mapping[str, np.ndarray], query: np.ndarray) -> dict[str, float]:
-    """Each memory's cosine to ``query`` (for memories the vector search did not find)."""
-    if not vectors:
-        return {}
-    stored = np.stack(list(vectors.values()))
-    return dict(zip(vectors, (stored @ (query / np.linalg.norm(query)) / np.linalg.norm(stored, axis=1)).tolist()))

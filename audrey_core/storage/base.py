@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import threading
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
@@ -18,6 +18,7 @@ from ..models import CausalLink, ConsolidationRun, Contradiction, Episodic, Memo
 from ..rules.calibration import Baseline
 from ..rules.ownership import Tenant
 from ..rules.recall_options import VectorFilter as VectorFilter  # re-exported: the storage-facing filter
+from ..rules.turns import context_similarities, cosines
 
 # Fields of a stored memory that the pipeline may change (content, source and ids never change: episodes are immutable).
 MUTABLE_MEMORY_FIELDS = frozenset(
@@ -62,6 +63,18 @@ class TurnWindow:
 
     speaker: str | None
     neighbours: list[str]
+
+
+@dataclass(frozen=True)
+class TurnRelevance:
+    """What the vectors say of recall's candidates beyond the search's own cosines: who said each turn among them
+    (``speakers``: the episodes with a speaker or a session), the cosine to the query of the candidates asked about
+    (``cosines``), and each turn's cosine in its context (``in_context``:
+    :func:`~audrey_core.rules.turns.context_similarities`, for the turns with neighbours and a vector)."""
+
+    speakers: dict[str, str | None]
+    cosines: dict[str, float]
+    in_context: dict[str, float]
 
 
 @dataclass(frozen=True, slots=True)
@@ -230,6 +243,30 @@ class Storage(ABC):
     def turn_windows(self, ids: Sequence[str], before: int, after: int) -> dict[str, TurnWindow]:
         """For each episode among ``ids`` that has a speaker or is a turn: its speaker and the turns up to ``before``
         places before it and ``after`` after it in its session (same agent and scope)."""
+
+    def turn_relevance(
+        self,
+        ids: Sequence[str],
+        query: np.ndarray | None,
+        unknown: Collection[str],
+        before: int,
+        after: int,
+        self_weight: float,
+    ) -> TurnRelevance:
+        """For recall's candidates ``ids``: who said each turn among them, the cosine to ``query`` of those in
+        ``unknown`` (found by their words alone), and each turn's cosine in the context of the turns up to ``before``
+        places before it and ``after`` after it, its own vector weighing ``self_weight`` (without a query, the
+        speakers only). Here one read of the windows and one of the vectors, scored in numpy; a server backend may
+        score them where the vectors are and send back the cosines alone."""
+        windows = self.turn_windows(ids, before, after)
+        speakers = {i: w.speaker for i, w in windows.items()}
+        if query is None:
+            return TurnRelevance(speakers, {}, {})
+        around = {i: w.neighbours for i, w in windows.items() if w.neighbours}
+        neighbours = (n for ns in around.values() for n in ns)
+        vectors = self.get_vectors(list(dict.fromkeys([*(i for i in ids if i in unknown), *around, *neighbours])))
+        asked = {i: vectors[i] for i in ids if i in unknown and i in vectors}
+        return TurnRelevance(speakers, cosines(asked, query), context_similarities(query, vectors, around, self_weight))
 
     @abstractmethod
     def supersedes_chain(self, memory_id: str) -> list[Memory]:
