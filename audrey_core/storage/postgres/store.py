@@ -38,6 +38,7 @@ from ..sql.overview import SQLOverview
 from ..sql.reads import SQLReads
 from ..sql.records import SQLRecords
 from ..sql.rows import COLUMNS, TABLES, row_to_memory
+from ..sql.turns import WINDOW
 from ..sql.validation_queue import SQLValidationQueue
 from ..sql.writes import SQLWrites
 from .connection import DEFAULT_EF_SEARCH, Session, driver_error, open_pool, redact, require_psycopg
@@ -491,8 +492,7 @@ class PostgresStorage(
             "own AS (SELECT r.memory_id AS id, l2_normalize(v.embedding) AS u FROM memory_vector_rows r "
             f"JOIN {self.vector_table} v ON v.rowid = r.rowid WHERE r.chunk_index = 0 AND r.memory_id = ANY(?)), "
             "around AS (SELECT t.id, sum(l2_normalize(v.embedding)) AS s FROM turn t JOIN episodes n "
-            "ON n.agent = t.agent AND n.session = t.session AND n.scope = t.scope "
-            "AND n.turn BETWEEN t.turn - ? AND t.turn + ? AND n.id <> t.id "
+            f"ON {WINDOW.format(c='t', n='n')} "
             "LEFT JOIN memory_vector_rows r ON r.memory_id = n.id AND r.chunk_index = 0 "
             f"LEFT JOIN {self.vector_table} v ON v.rowid = r.rowid GROUP BY t.id) "
             "SELECT a.id, t.id IS NOT NULL, t.speaker, -(o.u <#> q.v), CASE WHEN w.id IS NOT NULL THEN "

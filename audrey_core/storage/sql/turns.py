@@ -18,6 +18,11 @@ from .filters import encode_scope
 from .presence import presence
 
 Place = tuple[str, str, str, int]  # (agent, encoded scope, session, turn)
+# Turn {n} is in the window of turn {c}: the same session, agent and scope, up to ? places before and ? after.
+WINDOW = (
+    "{n}.agent = {c}.agent AND {n}.session = {c}.session AND {n}.scope = {c}.scope "
+    "AND {n}.turn BETWEEN {c}.turn - ? AND {c}.turn + ? AND {n}.id <> {c}.id"
+)
 
 
 def turn_place(memory: Memory) -> Place | None:
@@ -112,9 +117,8 @@ class SQLTurns(SQLDialect):
         among, params = self._one_of("c.id", ids)
         with self._read() as db:
             rows = db.execute(
-                "SELECT c.id, c.speaker, n.id FROM episodes c LEFT JOIN episodes n ON n.agent = c.agent "
-                "AND n.session = c.session AND n.scope = c.scope AND n.turn BETWEEN c.turn - ? AND c.turn + ? "
-                f"AND n.id != c.id WHERE {among} "
+                f"SELECT c.id, c.speaker, n.id FROM episodes c LEFT JOIN episodes n ON {WINDOW.format(c='c', n='n')} "
+                f"WHERE {among} "
                 "AND (c.session IS NOT NULL OR c.speaker IS NOT NULL) ORDER BY c.id, n.turn, n.id",
                 [int(before), int(after), *params],
             ).fetchall()
