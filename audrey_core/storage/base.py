@@ -256,17 +256,28 @@ class Storage(ABC):
         """For recall's candidates ``ids``: who said each turn among them, the cosine to ``query`` of those in
         ``unknown`` (found by their words alone), and each turn's cosine in the context of the turns up to ``before``
         places before it and ``after`` after it, its own vector weighing ``self_weight`` (without a query, the
-        speakers only). Here one read of the windows and one of the vectors, scored in numpy; a server backend may
-        score them where the vectors are and send back the cosines alone."""
-        windows = self.turn_windows(ids, before, after)
-        speakers = {i: w.speaker for i, w in windows.items()}
+        speakers only). Here the windows and vectors are read (:meth:`windows_and_vectors`) and blended in numpy; a
+        server backend may blend them where the vectors are and send back the cosines alone."""
         if query is None:
-            return TurnRelevance(speakers, {}, {})
+            return TurnRelevance({i: w.speaker for i, w in self.turn_windows(ids, before, after).items()}, {}, {})
+        windows, vectors = self.windows_and_vectors(ids, unknown, before, after)
         around = {i: w.neighbours for i, w in windows.items() if w.neighbours}
-        neighbours = (n for ns in around.values() for n in ns)
-        vectors = self.get_vectors(list(dict.fromkeys([*(i for i in ids if i in unknown), *around, *neighbours])))
         asked = {i: vectors[i] for i in ids if i in unknown and i in vectors}
-        return TurnRelevance(speakers, cosines(asked, query), context_similarities(query, vectors, around, self_weight))
+        return TurnRelevance(
+            {i: w.speaker for i, w in windows.items()},
+            cosines(asked, query),
+            context_similarities(query, vectors, around, self_weight),
+        )
+
+    def windows_and_vectors(
+        self, ids: Sequence[str], unknown: Collection[str], before: int, after: int
+    ) -> tuple[dict[str, TurnWindow], dict[str, np.ndarray]]:
+        """What :meth:`turn_relevance` blends: the :meth:`turn_windows` of ``ids``, and the vectors of those in
+        ``unknown``, of the turns with neighbours and of their neighbours. Here two reads."""
+        windows = self.turn_windows(ids, before, after)
+        around = [i for i, w in windows.items() if w.neighbours]
+        neighbours = (n for i in around for n in windows[i].neighbours)
+        return windows, self.get_vectors(list(dict.fromkeys([*(i for i in ids if i in unknown), *around, *neighbours])))
 
     @abstractmethod
     def supersedes_chain(self, memory_id: str) -> list[Memory]:

@@ -11,7 +11,7 @@ import pytest
 
 from audrey_core import Audrey, AudreyConfig, InvalidInputError, RecallConfig
 from audrey_core.config import ValidationConfig
-from audrey_core.rules.turns import context_similarities
+from audrey_core.rules.turns import context_similarities, cosines
 from audrey_core.storage import Storage
 
 from .index_helpers import BEFORE_TURNS, downgrade
@@ -120,26 +120,32 @@ def test_a_turns_context_cosine_blends_its_unit_vector_with_its_neighbours():
 
 
 def test_the_store_scores_turns_in_context_as_the_rule_does(brain, embedder):
-    """PostgreSQL blends the vectors in SQL; its figures must be the numpy rule's (the base implementation's)."""
+    """PostgreSQL blends the vectors in SQL and SQLite reads windows and vectors in one statement through its index;
+    both must give what every backend's two reads and the numpy rule give."""
     turns = brain.encode_batch(CAMPING + OTHER)
     late = brain.encode("Shall we go again next summer?", session="s1", speaker="Mel", scope=("trips",))
     brain.encode("A turn of another scope at the same place", session="s1", speaker="Caro", scope=("trips",))
     unspoken = brain.encode_batch([{"content": "The lake was cold", "session": "s3"}])  # a turn alone, no speaker
     plain = brain.encode("The camping gear is in the garage")
+    brain.wait_for_idle()
     storage = brain._storage
     ids = [*turns, late, *unspoken, plain, "missing-id"]
     query = np.asarray(embedder.embed(["camping trip lake"])[0], dtype=np.float32) * 3.0  # not a unit vector
     for before, after, weight in ((2, 1, 2.0), (0, 0, 2.0), (1, 3, 0.5)):
         unknown = {turns[1], plain, late, "missing-id"}
+        windows, vectors = Storage.windows_and_vectors(storage, ids, unknown, before, after)  # two reads
+        around = {i: w.neighbours for i, w in windows.items() if w.neighbours}
+        if hasattr(storage, "_indexed_windows_and_vectors"):  # SQLite's one read, through its index
+            one_read = storage._indexed_windows_and_vectors(ids, unknown, before, after)
+            assert one_read[0] == windows
+            assert set(one_read[1]) == set(vectors) and all(np.array_equal(one_read[1][i], vectors[i]) for i in vectors)
         found = storage.turn_relevance(ids, query, unknown, before, after, weight)
-        rule = Storage.turn_relevance(storage, ids, query, unknown, before, after, weight)
-        assert found.speakers == rule.speakers
+        assert found.speakers == {i: w.speaker for i, w in windows.items()}
         assert found.speakers[turns[1]] == "Caro" and found.speakers[unspoken[0]] is None
         assert plain not in found.speakers
-        assert set(found.cosines) == set(rule.cosines) == {turns[1], plain, late}
-        assert found.cosines == pytest.approx(rule.cosines, abs=1e-5)
-        assert set(found.in_context) == set(rule.in_context)
-        assert found.in_context == pytest.approx(rule.in_context, abs=1e-5)
+        assert set(found.cosines) == {turns[1], plain, late}
+        assert found.cosines == pytest.approx(cosines({i: vectors[i] for i in found.cosines}, query), abs=1e-5)
+        assert found.in_context == pytest.approx(context_similarities(query, vectors, around, weight), abs=1e-5)
         assert (before + after == 0) is (not found.in_context)
     speakers_only = storage.turn_relevance(ids, None, set(ids), 2, 1, 2.0)
     assert speakers_only.speakers == found.speakers and not speakers_only.cosines and not speakers_only.in_context

@@ -7,7 +7,7 @@ import json
 import logging
 import math
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from typing import Any, TypeVar
 
 import numpy as np
@@ -15,9 +15,11 @@ import numpy as np
 from ...errors import AudreyError, IndexNotReady
 from ...index_settings import GRAPH_US_BASE, GRAPH_US_PER_CANDIDATE
 from ...rules.ownership import Tenant
-from ..base import KeywordHit, VectorFilter, VectorHit, with_margin
+from ..base import KeywordHit, TurnWindow, VectorFilter, VectorHit, with_margin
 from ..sql.filters import scope_match, scope_test
+from ..sql.presence import presence
 from ..sql.rows import TABLES
+from ..sql.turns import WINDOW
 from .parts import SQLiteParts
 
 log = logging.getLogger(__name__)
@@ -156,6 +158,63 @@ class SQLiteIndexedSearch(SQLiteParts):
         if missing:
             found.update(super().get_vectors(missing))
         return found
+
+    def _windows_and_vectors_from_index(
+        self, ids: Sequence[str], unknown: Collection[str], before: int, after: int
+    ) -> tuple[dict[str, TurnWindow], dict[str, np.ndarray]] | None:
+        """:meth:`~audrey_core.storage.Storage.windows_and_vectors` in one read: the windows and the vector rows of
+        the turns among ``ids`` and of their neighbours, the vectors from the index's float32 copies (the windows'
+        read and a lookup of each id's vector row were two statements of ~240 lookups for a recall on a store of
+        turns). None when the store holds no turns, this thread is inside a write, or the index cannot answer: the
+        store then reads as every backend does."""
+        if self.vector_index is None or not ids or self.held_by_this_thread():
+            return None
+        if not presence(self, "turns").holds_any(self._read_value):
+            return None
+        return self._from_index("vector", lambda: self._indexed_windows_and_vectors(ids, unknown, before, after))
+
+    def _indexed_windows_and_vectors(
+        self, ids: Sequence[str], unknown: Collection[str], before: int, after: int
+    ) -> tuple[dict[str, TurnWindow], dict[str, np.ndarray]]:
+        index = self.vector_index
+        index.ensure_fresh()
+        windows: dict[str, TurnWindow] = {}
+        own: dict[str, int | None] = {}  # each turn's vector row
+        rows_of: dict[str, int] = {}  # the vector row of each memory whose vector is wanted
+        with self._side_read() as db:
+            found = db.execute(
+                "SELECT c.id, c.speaker, rc.rowid, n.id, rn.rowid FROM json_each(?) j CROSS JOIN episodes c "
+                "ON c.id = j.value LEFT JOIN memory_vector_rows rc ON rc.memory_id = c.id AND rc.chunk_index = 0 "
+                f"LEFT JOIN episodes n ON {WINDOW.format(c='c', n='n')} "
+                "LEFT JOIN memory_vector_rows rn ON rn.memory_id = n.id AND rn.chunk_index = 0 "
+                "WHERE c.session IS NOT NULL OR c.speaker IS NOT NULL ORDER BY c.id, n.turn, n.id",
+                [json.dumps(list(ids)), int(before), int(after)],
+            ).fetchall()
+            for memory_id, speaker, row, neighbour, neighbour_row in found:
+                window = windows.setdefault(memory_id, TurnWindow(speaker, []))
+                own[memory_id] = row
+                if neighbour is not None:
+                    window.neighbours.append(neighbour)
+                    if neighbour_row is not None:
+                        rows_of[neighbour] = neighbour_row
+            for memory_id, row in own.items():
+                if row is not None and (windows[memory_id].neighbours or memory_id in unknown):
+                    rows_of[memory_id] = row
+            others = [i for i in ids if i in unknown and i not in windows]  # found by their words, not turns
+            if others:
+                rows_of.update(
+                    db.execute(
+                        "SELECT memory_id, rowid FROM memory_vector_rows WHERE chunk_index = 0 AND memory_id IN "
+                        "(SELECT value FROM json_each(?))",
+                        [json.dumps(others)],
+                    ).fetchall()
+                )
+        held = index.vectors(list(rows_of.values()))
+        vectors = {memory_id: held[row] for memory_id, row in rows_of.items() if row in held}
+        missing = [memory_id for memory_id, row in rows_of.items() if row not in held]
+        if missing:
+            vectors.update(super().get_vectors(missing))
+        return windows, vectors
 
     def _graph_plan(self, where: VectorFilter, k: int) -> tuple[np.ndarray, int, int, int]:
         """The partitions ``where`` allows, the rows they hold, the graph's size, and how many of the graph's nearest
