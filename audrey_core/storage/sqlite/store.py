@@ -395,7 +395,11 @@ def _catch_up_at_open(catch_up: Callable[[float], None], name: str) -> bool:
     except IndexNotReady:  # a large rebuild runs in the background meanwhile
         return True
     except TimeoutError:  # IndexLockTimeout (not imported here: the index package loads tantivy and usearch)
-        log.info("%s index: another process holds its writer lock; caught up in the background", name)
+        log.info(
+            "%s index: another process holds its writer lock; searches read it as last saved, and the rows "
+            "written since, until it is caught up",
+            name,
+        )
     except (OSError, ValueError, RuntimeError) as exc:  # tantivy raises ValueError, usearch RuntimeError
         log.warning("%s index not ready as the store opened (%s); searches run through the database", name, exc)
     return False
