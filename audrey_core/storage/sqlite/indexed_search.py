@@ -144,17 +144,27 @@ class SQLiteIndexedSearch(SQLiteParts):
         return found if found is not None else super().get_vectors(ids)
 
     def _indexed_vectors(self, ids: Sequence[str]) -> dict[str, np.ndarray]:
-        index = self.vector_index
-        index.ensure_fresh()
+        self.vector_index.ensure_fresh()
         with self._side_read() as db:
-            rows = db.execute(
+            rows = self._vector_rows(db, ids)
+        return self._vectors_by_memory(rows)
+
+    def _vector_rows(self, db: Any, ids: Sequence[str]) -> dict[str, int]:
+        """The row of each memory's (first chunk's) vector among ``ids``."""
+        return dict(
+            db.execute(
                 "SELECT memory_id, rowid FROM memory_vector_rows WHERE chunk_index = 0 AND memory_id IN "
                 "(SELECT value FROM json_each(?))",
                 [json.dumps(list(ids))],
             ).fetchall()
-        held = index.vectors([rowid for _, rowid in rows])
-        found = {memory_id: held[rowid] for memory_id, rowid in rows if rowid in held}
-        missing = [memory_id for memory_id, rowid in rows if rowid not in held]
+        )
+
+    def _vectors_by_memory(self, rows: dict[str, int]) -> dict[str, np.ndarray]:
+        """The vector of each memory in ``rows`` (memory -> vector row): the index's float32 copy, or the
+        database's for a row the index lacks."""
+        held = self.vector_index.vectors(list(rows.values()))
+        found = {memory_id: held[row] for memory_id, row in rows.items() if row in held}
+        missing = [memory_id for memory_id, row in rows.items() if row not in held]
         if missing:
             found.update(super().get_vectors(missing))
         return found
@@ -176,8 +186,7 @@ class SQLiteIndexedSearch(SQLiteParts):
     def _indexed_windows_and_vectors(
         self, ids: Sequence[str], unknown: Collection[str], before: int, after: int
     ) -> tuple[dict[str, TurnWindow], dict[str, np.ndarray]]:
-        index = self.vector_index
-        index.ensure_fresh()
+        self.vector_index.ensure_fresh()
         windows: dict[str, TurnWindow] = {}
         own: dict[str, int | None] = {}  # each turn's vector row
         rows_of: dict[str, int] = {}  # the vector row of each memory whose vector is wanted
@@ -202,19 +211,8 @@ class SQLiteIndexedSearch(SQLiteParts):
                     rows_of[memory_id] = row
             others = [i for i in ids if i in unknown and i not in windows]  # found by their words, not turns
             if others:
-                rows_of.update(
-                    db.execute(
-                        "SELECT memory_id, rowid FROM memory_vector_rows WHERE chunk_index = 0 AND memory_id IN "
-                        "(SELECT value FROM json_each(?))",
-                        [json.dumps(others)],
-                    ).fetchall()
-                )
-        held = index.vectors(list(rows_of.values()))
-        vectors = {memory_id: held[row] for memory_id, row in rows_of.items() if row in held}
-        missing = [memory_id for memory_id, row in rows_of.items() if row not in held]
-        if missing:
-            vectors.update(super().get_vectors(missing))
-        return windows, vectors
+                rows_of.update(self._vector_rows(db, others))
+        return windows, self._vectors_by_memory(rows_of)
 
     def _graph_plan(self, where: VectorFilter, k: int) -> tuple[np.ndarray, int, int, int]:
         """The partitions ``where`` allows, the rows they hold, the graph's size, and how many of the graph's nearest
