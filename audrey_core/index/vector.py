@@ -398,6 +398,16 @@ class VectorIndex(VectorState):
             found, _ = self.rows.get(keys)
             return {int(key): vector for key, vector in zip(keys.tolist(), found)}
 
+    def unit_vectors(self, rowids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Which of ``rowids`` the index holds, and a matrix of their unit vectors in that order (a row of zeros for
+        each it does not hold, and for a zero vector)."""
+        with self.lock:
+            held = self.table.held(rowids)
+            units = np.zeros((len(rowids), self.rows.dimensions), dtype=np.float32)
+            found, norms = self.rows.get(rowids[held])
+        units[held] = found / np.where(norms > 0, norms, 1.0)[:, None]
+        return held, units
+
     def status(self) -> dict[str, Any]:
         with self.lock:
             return {

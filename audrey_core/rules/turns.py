@@ -53,12 +53,23 @@ def context_similarities(
     norms = np.sqrt(np.einsum("ij,ij->i", matrix, matrix))[:, None]
     units = matrix / np.where(norms > 0, norms, 1.0)
     around = [[place[n] for n in windows[t] if n in place] for t in turns]
-    width = max(map(len, around))
-    padded = np.array([a + [0] * (width - len(a)) for a in around], dtype=np.int64).reshape(len(turns), width)
-    blended = self_weight * units[[place[t] for t in turns]] + units[padded].sum(axis=1)
-    lengths = np.linalg.norm(blended, axis=1)
-    cosines = (blended @ (query / (np.linalg.norm(query) or 1.0))) / np.where(lengths > 0, lengths, 1.0)
+    cosines = blended_cosines(query, units, [place[t] for t in turns], around, self_weight)
     return dict(zip(turns, cosines.tolist()))
+
+
+def blended_cosines(
+    query: np.ndarray, units: np.ndarray, own: Sequence[int], around: Sequence[Sequence[int]], self_weight: float
+) -> np.ndarray:
+    """The rule of :func:`context_similarities` on rows of unit vectors (``units``, its row 0 all zeros): turn i's
+    vector is ``self_weight`` x ``units[own[i]]`` plus ``units[j]`` for each j in ``around[i]``, normalised; its
+    cosine to ``query``. For a store that holds the vectors as a matrix already."""
+    width = max(map(len, around), default=0)
+    padded = np.zeros((len(own), width), dtype=np.int64)
+    for row, places in enumerate(around):
+        padded[row, : len(places)] = places
+    blended = self_weight * units[np.asarray(own, dtype=np.int64)] + units[padded].sum(axis=1)
+    lengths = np.linalg.norm(blended, axis=1)
+    return (blended @ (query / (np.linalg.norm(query) or 1.0))) / np.where(lengths > 0, lengths, 1.0)
 
 
 def cosines(vectors: Mapping[str, np.ndarray], query: np.ndarray) -> dict[str, float]:

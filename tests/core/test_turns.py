@@ -119,9 +119,10 @@ def test_a_turns_context_cosine_blends_its_unit_vector_with_its_neighbours():
     assert context_similarities(query, vectors, {"unknown": ["a"]}, self_weight=2.0) == {}
 
 
-def test_the_store_scores_turns_in_context_as_the_rule_does(brain, embedder):
-    """PostgreSQL blends the vectors in SQL and SQLite reads windows and vectors in one statement through its index;
-    both must give what every backend's two reads and the numpy rule give."""
+def test_the_store_scores_turns_in_context_as_the_rule_does(brain, embedder, monkeypatch):
+    """PostgreSQL blends the vectors in SQL and SQLite reads windows and vector rows in one statement and blends the
+    index's copies; both must give what every backend's two reads and the numpy rule give, SQLite also for rows its
+    index lacks."""
     turns = brain.encode_batch(CAMPING + OTHER)
     late = brain.encode("Shall we go again next summer?", session="s1", speaker="Mel", scope=("trips",))
     brain.encode("A turn of another scope at the same place", session="s1", speaker="Caro", scope=("trips",))
@@ -135,11 +136,24 @@ def test_the_store_scores_turns_in_context_as_the_rule_does(brain, embedder):
         unknown = {turns[1], plain, late, "missing-id"}
         windows, vectors = Storage.windows_and_vectors(storage, ids, unknown, before, after)  # two reads
         around = {i: w.neighbours for i, w in windows.items() if w.neighbours}
-        if hasattr(storage, "_indexed_windows_and_vectors"):  # SQLite's one read, through its index
-            one_read = storage._indexed_windows_and_vectors(ids, unknown, before, after)
-            assert one_read[0] == windows
-            assert set(one_read[1]) == set(vectors) and all(np.array_equal(one_read[1][i], vectors[i]) for i in vectors)
         found = storage.turn_relevance(ids, query, unknown, before, after, weight)
+        if hasattr(storage, "_turn_relevance_from_index"):  # SQLite's one read, through its index, answered
+            assert storage._turn_relevance_from_index(ids, query, unknown, before, after, weight) == found
+            real = storage.vector_index.unit_vectors
+
+            def without_odd_rows(
+                rows, real=real
+            ):  # an index that lost half the rows: the database's copies answer for them
+                held, units = real(rows)
+                held &= rows % 2 == 0
+                return held, units * held[:, None]
+
+            monkeypatch.setattr(storage.vector_index, "unit_vectors", without_odd_rows)
+            partly = storage._turn_relevance_from_index(ids, query, unknown, before, after, weight)
+            monkeypatch.undo()
+            assert partly.speakers == found.speakers
+            assert partly.cosines == pytest.approx(found.cosines, abs=1e-5)
+            assert partly.in_context == pytest.approx(found.in_context, abs=1e-5)
         assert found.speakers == {i: w.speaker for i, w in windows.items()}
         assert found.speakers[turns[1]] == "Caro" and found.speakers[unspoken[0]] is None
         assert plain not in found.speakers

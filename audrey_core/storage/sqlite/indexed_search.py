@@ -15,7 +15,8 @@ import numpy as np
 from ...errors import AudreyError, IndexNotReady
 from ...index_settings import GRAPH_US_BASE, GRAPH_US_PER_CANDIDATE
 from ...rules.ownership import Tenant
-from ..base import KeywordHit, TurnWindow, VectorFilter, VectorHit, with_margin
+from ...rules.turns import blended_cosines
+from ..base import KeywordHit, TurnRelevance, VectorFilter, VectorHit, with_margin
 from ..sql.filters import scope_match, scope_test
 from ..sql.presence import presence
 from ..sql.rows import TABLES
@@ -169,50 +170,73 @@ class SQLiteIndexedSearch(SQLiteParts):
             found.update(super().get_vectors(missing))
         return found
 
-    def _windows_and_vectors_from_index(
-        self, ids: Sequence[str], unknown: Collection[str], before: int, after: int
-    ) -> tuple[dict[str, TurnWindow], dict[str, np.ndarray]] | None:
-        """:meth:`~audrey_core.storage.Storage.windows_and_vectors` in one read: the windows and the vector rows of
-        the turns among ``ids`` and of their neighbours, the vectors from the index's float32 copies (the windows'
-        read and a lookup of each id's vector row were two statements of ~240 lookups for a recall on a store of
-        turns). None when the store holds no turns, this thread is inside a write, or the index cannot answer: the
-        store then reads as every backend does."""
+    def _turn_relevance_from_index(
+        self, ids: Sequence[str], query: np.ndarray, unknown: Collection[str], before: int, after: int, weight: float
+    ) -> TurnRelevance | None:
+        """:meth:`~audrey_core.storage.Storage.turn_relevance` in one read: the windows and the vector rows of the
+        turns among ``ids`` and of their neighbours, their unit vectors from the index's float32 copies as one matrix,
+        blended by :func:`~audrey_core.rules.turns.blended_cosines` (the windows' read, a lookup of each of ~240 ids'
+        vector row and a dictionary of their vectors cost three times the blend on a store of turns). None when the
+        store holds no turns, this thread is inside a write, or the index cannot answer: the store then reads and
+        blends as every backend does."""
         if self.vector_index is None or not ids or self.held_by_this_thread():
             return None
         if not presence(self, "turns").holds_any(self._read_value):
             return None
-        return self._from_index("vector", lambda: self._indexed_windows_and_vectors(ids, unknown, before, after))
+        return self._from_index(
+            "vector", lambda: self._indexed_turn_relevance(ids, query, unknown, before, after, weight)
+        )
 
-    def _indexed_windows_and_vectors(
-        self, ids: Sequence[str], unknown: Collection[str], before: int, after: int
-    ) -> tuple[dict[str, TurnWindow], dict[str, np.ndarray]]:
+    def _indexed_turn_relevance(
+        self, ids: Sequence[str], query: np.ndarray, unknown: Collection[str], before: int, after: int, weight: float
+    ) -> TurnRelevance:
         self.vector_index.ensure_fresh()
-        windows: dict[str, TurnWindow] = {}
+        speakers: dict[str, str | None] = {}
         own: dict[str, int | None] = {}  # each turn's vector row
-        rows_of: dict[str, int] = {}  # the vector row of each memory whose vector is wanted
+        around: dict[str, list[int]] = {}  # the vector rows of each turn's neighbours (a turn with neighbours)
         with self._side_read() as db:
             found = db.execute(
                 "SELECT c.id, c.speaker, rc.rowid, n.id, rn.rowid FROM json_each(?) j CROSS JOIN episodes c "
                 "ON c.id = j.value LEFT JOIN memory_vector_rows rc ON rc.memory_id = c.id AND rc.chunk_index = 0 "
                 f"LEFT JOIN episodes n ON {WINDOW.format(c='c', n='n')} "
                 "LEFT JOIN memory_vector_rows rn ON rn.memory_id = n.id AND rn.chunk_index = 0 "
-                "WHERE c.session IS NOT NULL OR c.speaker IS NOT NULL ORDER BY c.id, n.turn, n.id",
+                "WHERE c.session IS NOT NULL OR c.speaker IS NOT NULL",
                 [json.dumps(list(ids)), int(before), int(after)],
             ).fetchall()
+            memory_of: dict[int, str] = {}  # the memory of each vector row read
             for memory_id, speaker, row, neighbour, neighbour_row in found:
-                window = windows.setdefault(memory_id, TurnWindow(speaker, []))
-                own[memory_id] = row
+                if memory_id not in speakers:
+                    speakers[memory_id], own[memory_id] = speaker, row
+                    if row is not None:
+                        memory_of[row] = memory_id
                 if neighbour is not None:
-                    window.neighbours.append(neighbour)
+                    nearby = around.setdefault(memory_id, [])
                     if neighbour_row is not None:
-                        rows_of[neighbour] = neighbour_row
-            for memory_id, row in own.items():
-                if row is not None and (windows[memory_id].neighbours or memory_id in unknown):
-                    rows_of[memory_id] = row
-            others = [i for i in ids if i in unknown and i not in windows]  # found by their words, not turns
-            if others:
-                rows_of.update(self._vector_rows(db, others))
-        return windows, self._vectors_by_memory(rows_of)
+                        nearby.append(neighbour_row)
+                        memory_of[neighbour_row] = neighbour
+            others = [i for i in ids if i in unknown and i not in speakers]  # found by their words, not turns
+            asked = {i: r for i in ids if i in unknown and (r := own.get(i)) is not None}
+            asked.update(self._vector_rows(db, others) if others else {})
+        memory_of.update((r, i) for i, r in asked.items())
+        blended = {i: r for i, r in own.items() if r is not None and i in around}
+        place: dict[int, int] = {}  # each vector row's place in the matrix (0: a zero vector, for padding)
+        for row in (*blended.values(), *asked.values(), *(r for i in blended for r in around[i])):
+            place.setdefault(row, len(place) + 1)
+        if not place:
+            return TurnRelevance(speakers, {}, {})
+        rows = np.fromiter(place, dtype=np.int64, count=len(place))
+        held, units = self.vector_index.unit_vectors(rows)
+        units = np.vstack([np.zeros((1, units.shape[1]), dtype=np.float32), units])
+        if not held.all():  # rows the index lacks: the database's copies
+            lacking = {memory_of[row]: row for row, inside in zip(rows.tolist(), held.tolist()) if not inside}
+            for memory_id, vector in super().get_vectors(list(lacking)).items():
+                units[place[lacking[memory_id]]] = vector / (np.linalg.norm(vector) or 1.0)
+        query_unit = query / (np.linalg.norm(query) or 1.0)
+        cosines = dict(zip(asked, (units[[place[r] for r in asked.values()]] @ query_unit).tolist()))
+        in_context = blended_cosines(
+            query, units, [place[r] for r in blended.values()], [[place[r] for r in around[i]] for i in blended], weight
+        )
+        return TurnRelevance(speakers, cosines, dict(zip(blended, in_context.tolist())))
 
     def _graph_plan(self, where: VectorFilter, k: int) -> tuple[np.ndarray, int, int, int]:
         """The partitions ``where`` allows, the rows they hold, the graph's size, and how many of the graph's nearest

@@ -42,7 +42,7 @@ try:
 except ImportError:  # Windows: consolidation is serialised within a process only
     fcntl = None  # type: ignore[assignment]
 from ...models import Memory
-from ..base import Storage, TurnWindow
+from ..base import Storage, TurnRelevance
 from ..maintenance import Maintenance
 from ..sql.embedding_check import check_embedding
 from ..sql.filters import scope_tokens
@@ -249,11 +249,19 @@ class SQLiteStorage(
         settled = self.keyword_index is None or caught_up_by(self.keyword_index, until)
         return (self.vector_index is None or self.vector_index.wait_until_inserted(until)) and settled
 
-    def windows_and_vectors(
-        self, ids: Sequence[str], unknown: Collection[str], before: int, after: int
-    ) -> tuple[dict[str, TurnWindow], dict[str, np.ndarray]]:
-        found = self._windows_and_vectors_from_index(ids, unknown, before, after)
-        return found if found is not None else super().windows_and_vectors(ids, unknown, before, after)
+    def turn_relevance(
+        self,
+        ids: Sequence[str],
+        query: np.ndarray | None,
+        unknown: Collection[str],
+        before: int,
+        after: int,
+        self_weight: float,
+    ) -> TurnRelevance:
+        found = (
+            None if query is None else self._turn_relevance_from_index(ids, query, unknown, before, after, self_weight)
+        )
+        return found if found is not None else super().turn_relevance(ids, query, unknown, before, after, self_weight)
 
     def overlap_searches(self) -> bool:
         # Through both indexes the two searches take ~0.5 ms each, mostly holding the GIL: a second thread only
