@@ -227,10 +227,12 @@ class SQLiteIndexedSearch(SQLiteParts):
         rows = np.fromiter(place, dtype=np.int64, count=len(place))
         held, units = self.vector_index.unit_vectors(rows)
         units = np.vstack([np.zeros((1, units.shape[1]), dtype=np.float32), units])
-        if not held.all():  # rows the index lacks: the database's copies
+        if not held.all():  # rows the index lacks: the database's copies (a row gone from both counts for nothing)
             lacking = {memory_of[row]: row for row, inside in zip(rows.tolist(), held.tolist()) if not inside}
             for memory_id, vector in super().get_vectors(list(lacking)).items():
-                units[place[lacking[memory_id]]] = vector / (np.linalg.norm(vector) or 1.0)
+                units[place[lacking.pop(memory_id)]] = vector / (np.linalg.norm(vector) or 1.0)
+            asked = {i: r for i, r in asked.items() if i not in lacking}
+            blended = {i: r for i, r in blended.items() if i not in lacking}
         query_unit = query / (np.linalg.norm(query) or 1.0)
         cosines = dict(zip(asked, (units[[place[r] for r in asked.values()]] @ query_unit).tolist()))
         in_context = blended_cosines(
