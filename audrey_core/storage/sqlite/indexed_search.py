@@ -174,11 +174,11 @@ class SQLiteIndexedSearch(SQLiteParts):
         self, ids: Sequence[str], query: np.ndarray, unknown: Collection[str], before: int, after: int, weight: float
     ) -> TurnRelevance | None:
         """:meth:`~audrey_core.storage.Storage.turn_relevance` in one read: the windows and the vector rows of the
-        turns among ``ids`` and of their neighbours, their unit vectors from the index's float32 copies as one matrix,
-        blended by :func:`~audrey_core.rules.turns.blended_cosines` (the windows' read, a lookup of each of ~240 ids'
-        vector row and a dictionary of their vectors cost three times the blend on a store of turns). None when the
-        store holds no turns, this thread is inside a write, or the index cannot answer: the store then reads and
-        blends as every backend does."""
+        turns among ``ids`` and of their neighbours (~240 on a store of turns), their unit vectors taken from the
+        index's float32 copies as one matrix and blended in place by :func:`~audrey_core.rules.turns.blended_cosines`
+        (a dictionary of the vectors, stacked again for the blend, cost more than the blend). None when the store
+        holds no turns, this thread is inside a write, or the index cannot answer: the store then reads and blends as
+        every backend does."""
         if self.vector_index is None or not ids or self.held_by_this_thread():
             return None
         if not presence(self, "turns").holds_any(self._read_value):
