@@ -15,7 +15,7 @@ import numpy as np
 from ...errors import AudreyError, IndexNotReady
 from ...index_settings import GRAPH_US_BASE, GRAPH_US_PER_CANDIDATE
 from ...rules.ownership import Tenant
-from ...rules.turns import blended_cosines
+from ...rules.turns import blended_cosines, cosines
 from ..base import KeywordHit, TurnRelevance, VectorFilter, VectorHit, with_margin
 from ..sql.filters import scope_match, scope_test
 from ..sql.presence import presence
@@ -203,21 +203,16 @@ class SQLiteIndexedSearch(SQLiteParts):
                 "WHERE c.session IS NOT NULL OR c.speaker IS NOT NULL",
                 [json.dumps(list(ids)), int(before), int(after)],
             ).fetchall()
-            memory_of: dict[int, str] = {}  # the memory of each vector row read
             for memory_id, speaker, row, neighbour, neighbour_row in found:
                 if memory_id not in speakers:
                     speakers[memory_id], own[memory_id] = speaker, row
-                    if row is not None:
-                        memory_of[row] = memory_id
                 if neighbour is not None:
                     nearby = around.setdefault(memory_id, [])
                     if neighbour_row is not None:
                         nearby.append(neighbour_row)
-                        memory_of[neighbour_row] = neighbour
             others = [i for i in ids if i in unknown and i not in speakers]  # found by their words, not turns
             asked = {i: r for i in ids if i in unknown and (r := own.get(i)) is not None}
             asked.update(self._vector_rows(db, others) if others else {})
-        memory_of.update((r, i) for i, r in asked.items())
         blended = {i: r for i, r in own.items() if r is not None and i in around}
         place: dict[int, int] = {}  # each vector row's place in the matrix (0: a zero vector, for padding)
         for row in (*blended.values(), *asked.values(), *(r for i in blended for r in around[i])):
@@ -228,17 +223,18 @@ class SQLiteIndexedSearch(SQLiteParts):
         held, units = self.vector_index.unit_vectors(rows)
         units = np.vstack([np.zeros((1, units.shape[1]), dtype=np.float32), units])
         if not held.all():  # rows the index lacks: the database's copies (a row gone from both counts for nothing)
+            pairs = [*((r, i) for _, _, _, i, r in found), *((r, i) for i, r in (*own.items(), *asked.items()))]
+            memory_of = {r: i for r, i in pairs if r is not None}  # the memory of each vector row read
             lacking = {memory_of[row]: row for row, inside in zip(rows.tolist(), held.tolist()) if not inside}
             for memory_id, vector in super().get_vectors(list(lacking)).items():
                 units[place[lacking.pop(memory_id)]] = vector / (np.linalg.norm(vector) or 1.0)
             asked = {i: r for i, r in asked.items() if i not in lacking}
             blended = {i: r for i, r in blended.items() if i not in lacking}
-        query_unit = query / (np.linalg.norm(query) or 1.0)
-        cosines = dict(zip(asked, (units[[place[r] for r in asked.values()]] @ query_unit).tolist()))
+        asked_cosines = cosines({i: units[place[r]] for i, r in asked.items()}, query)
         in_context = blended_cosines(
             query, units, [place[r] for r in blended.values()], [[place[r] for r in around[i]] for i in blended], weight
         )
-        return TurnRelevance(speakers, cosines, dict(zip(blended, in_context.tolist())))
+        return TurnRelevance(speakers, asked_cosines, dict(zip(blended, in_context.tolist())))
 
     def _graph_plan(self, where: VectorFilter, k: int) -> tuple[np.ndarray, int, int, int]:
         """The partitions ``where`` allows, the rows they hold, the graph's size, and how many of the graph's nearest
