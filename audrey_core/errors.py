@@ -9,8 +9,9 @@ DISTRIBUTION = "audrey-agent-memory"  # the name to pip install (the import name
 
 
 def install_hint(extra: str) -> str:
-    """The command that installs an optional part of Audrey, for error messages."""
-    return f"pip install '{DISTRIBUTION}[{extra}]'"
+    """The command that installs an optional part of Audrey, for error messages: from a clone, until the
+    distribution is published."""
+    return f"pip install -e '.[{extra}]' in a clone of Audrey"
 
 
 class AudreyError(Exception):

@@ -1,21 +1,20 @@
 """[langchain] alone: README's LangGraph store and retriever on LangChain's own embeddings, and the middleware in a
-real create_agent agent, remembering across threads (no local model: LangChain's embedder)."""
+real create_agent agent, remembering across threads, on the default local model."""
 
 import sys
 import tempfile
 from pathlib import Path
 
 from langchain.agents import create_agent
-from langchain_core.embeddings import DeterministicFakeEmbedding
 from langchain_core.language_models.fake_chat_models import FakeMessagesListChatModel
 from langchain_core.messages import AIMessage
 from langgraph.checkpoint.memory import InMemorySaver
 
 from audrey_core import Audrey
-from audrey_langchain import AudreyMemoryMiddleware, AudreyRetriever, AudreyStore, LangChainEmbedder
+from audrey_langchain import AudreyMemoryMiddleware, AudreyRetriever, AudreyStore
 
 path = Path(tempfile.mkdtemp()) / "lc.db"
-with Audrey(path=path, embedder=LangChainEmbedder(DeterministicFakeEmbedding(size=384))) as brain:
+with Audrey(path=path) as brain:
     store = AudreyStore(audrey=brain, index={"fields": ["text"]})
     store.put(("users", "ada"), "diet", {"text": "Ada is vegetarian"})
     assert store.get(("users", "ada"), "diet").value == {"text": "Ada is vegetarian"}

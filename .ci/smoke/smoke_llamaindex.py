@@ -1,19 +1,18 @@
-"""[llamaindex] alone: a chat engine with AudreyMemory recalls a fact told in an earlier session, on LlamaIndex's own
-embedding model (no local model)."""
+"""[llamaindex] alone: a chat engine with AudreyMemory recalls a fact told in an earlier session, on the default local
+model."""
 
 import sys
 import tempfile
 from pathlib import Path
 
 from llama_index.core.chat_engine import SimpleChatEngine
-from llama_index.core.embeddings import MockEmbedding
 from llama_index.core.llms import MockLLM
 
 from audrey_core import Audrey
-from audrey_llamaindex import AudreyMemory, AudreyRetriever, LlamaIndexEmbedder
+from audrey_llamaindex import AudreyMemory, AudreyRetriever
 
 path = Path(tempfile.mkdtemp()) / "li.db"
-with Audrey(path=path, embedder=LlamaIndexEmbedder(MockEmbedding(embed_dim=384))) as brain:
+with Audrey(path=path) as brain:
     SimpleChatEngine.from_defaults(llm=MockLLM(), memory=AudreyMemory.from_defaults(audrey=brain)).chat(
         "My sister Ines lives in Lisbon"
     )

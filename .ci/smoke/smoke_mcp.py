@@ -1,7 +1,7 @@
 """[mcp] alone: `audrey mcp` through the official MCP client of the SDK the extra installs (2.x, the current major;
 the test suite covers 1.x, which [mcp-langchain] gets), over stdio and over streamable HTTP with a token: the tools
-are listed, the server names Audrey's version, remember and recall answer, a bad call is a tool error (the store on
-the deterministic embedder: no local model)."""
+are listed, the server names Audrey's version, remember and recall answer, a bad call is a tool error (on the
+default local model)."""
 
 import asyncio
 import os
@@ -39,9 +39,7 @@ async def exercise(client: Client, how: str) -> None:
 
 
 async def over_stdio(db: str) -> None:
-    params = StdioServerParameters(
-        command=AUDREY, args=["--db", db, "--embedder", "deterministic", "mcp"], env=dict(os.environ)
-    )
+    params = StdioServerParameters(command=AUDREY, args=["--db", db, "mcp"], env=dict(os.environ))
     async with Client(params) as client:
         await exercise(client, "stdio")
 
@@ -50,7 +48,7 @@ async def over_http(db: str) -> None:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
-    serving = [AUDREY, "--db", db, "--embedder", "deterministic", "mcp", "--http", f"127.0.0.1:{port}"]
+    serving = [AUDREY, "--db", db, "mcp", "--http", f"127.0.0.1:{port}"]
     server = subprocess.Popen([*serving, "--token", "s3cret"])
     try:
         url = f"http://127.0.0.1:{port}/mcp"

@@ -7,10 +7,9 @@ import sys
 from pathlib import Path
 
 from audrey_core import Audrey
-from audrey_core.testing import DeterministicEmbedder
 
 url = os.environ["AUDREY_SMOKE_PG_URL"]
-with Audrey(url, embedder=DeterministicEmbedder()) as brain:
+with Audrey(url) as brain:  # the default local model
     brain.encode("The nightly export takes forty minutes")
     assert brain.recall("nightly export", limit=1)[0].content == "The nightly export takes forty minutes"
 status = subprocess.run(

@@ -1,4 +1,4 @@
-"""[ui] alone: `audrey ui` serves the page on a store (the deterministic embedder: no local model), which answers a
+"""[ui] alone: `audrey ui` serves the page on a store (on the default local model), which answers a
 search."""
 
 import socket
@@ -11,7 +11,7 @@ from pathlib import Path
 
 AUDREY = str(Path(sys.executable).parent / "audrey")
 db = str(Path(tempfile.mkdtemp()) / "ui.db")
-subprocess.run([AUDREY, "--db", db, "--embedder", "deterministic", "encode", "The backup runs nightly"], check=True)
+subprocess.run([AUDREY, "--db", db, "encode", "The backup runs nightly"], check=True)
 with socket.socket() as probe:
     probe.bind(("127.0.0.1", 0))
     port = probe.getsockname()[1]

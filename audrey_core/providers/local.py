@@ -7,7 +7,9 @@ from __future__ import annotations
 
 import logging
 import os
+import sys
 from collections.abc import Sequence
+from importlib.util import find_spec
 from typing import Any
 
 import numpy as np
@@ -126,13 +128,24 @@ class SentenceTransformerEmbedder:
         return f"SentenceTransformerEmbedder({self.model_name!r})"
 
 
+def _installed(package: str) -> bool:
+    """Whether ``package`` can be imported (a module set to None in ``sys.modules`` is blocked, as a test does)."""
+    if package in sys.modules:
+        return sys.modules[package] is not None
+    return find_spec(package) is not None
+
+
 def local_embedder(model_name: str = DEFAULT_LOCAL_MODEL) -> Any:
     """The local embedder for ``model_name``: through ONNX Runtime when it can run here (the model's graph is in the
     wheel, cached, or can be written once; no torch import), else sentence-transformers. Both give the same vectors
-    under the same name, so a store opens with either."""
+    under the same name, so a store opens with either. Raises :class:`ConfigurationError` at once, before anything
+    is stored, when neither can run here."""
     from .onnx_local import OnnxEmbedder
 
     folder = onnx_model_path(short_name(model_name))
-    if OnnxEmbedder.can_run(folder, short_name(model_name)):
+    why = OnnxEmbedder.why_not(folder, short_name(model_name))
+    if why is None:
         return OnnxEmbedder(short_name(model_name), model_dir=folder)
+    if not _installed("sentence_transformers"):
+        raise ConfigurationError(f"the local model {short_name(model_name)} cannot run here: {why}")
     return SentenceTransformerEmbedder(model_name)

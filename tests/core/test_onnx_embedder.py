@@ -133,18 +133,20 @@ np.save({str(tmp_path / "vectors.npy")!r}, OnnxEmbedder(model_dir={str(bundle)!r
     assert (vectors * reference).sum(axis=1).min() >= 0.9999
 
 
-def test_without_a_runtime_or_a_model_one_line_says_what_to_install(monkeypatch):
+def test_without_a_runtime_or_a_model_one_line_says_what_to_do_before_anything_is_stored(monkeypatch, tmp_path):
     from audrey_core.errors import ConfigurationError
     from audrey_core.providers import local
 
     monkeypatch.setattr(local, "onnx_model_path", lambda name: None)
     monkeypatch.setitem(sys.modules, "sentence_transformers", None)  # not installed
     local._loaded_models.clear()
-    embedder = local_embedder()
     with pytest.raises(ConfigurationError) as error:
-        embedder.embed(["hello"])
+        local_embedder()
     message = str(error.value)
-    assert "\n" not in message and "[onnx]" in message and "no torch" in message and "[local]" in message
+    assert "\n" not in message and "graph" in message and "no torch" in message and "[local]" in message
+    with pytest.raises(ConfigurationError, match="cannot run here"):
+        Audrey(tmp_path / "never.db")
+    assert not (tmp_path / "never.db").exists()  # said at start, before the store was made
     monkeypatch.setattr("audrey_core.providers.local_models.onnx_model_path", lambda name: None)
-    with pytest.raises(ConfigurationError, match=r"\[onnx\].*no torch.*\[local\]"):
+    with pytest.raises(ConfigurationError, match=r"graph.*no torch.*\[local\]"):
         OnnxEmbedder()

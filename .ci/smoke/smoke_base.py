@@ -1,5 +1,6 @@
-"""[onnx] alone: no torch, the graph the wheel carries, offline, nothing written to a cache; sentence-transformers'
-vectors (a reference made by it, .ci/smoke/minilm_reference.json) and a recall by meaning."""
+"""The base install (no extra): the default model runs with no torch, the graph the wheel carries, offline, nothing
+written to a cache; sentence-transformers' vectors (a reference made by it, .ci/smoke/minilm_reference.json) and a
+recall by meaning."""
 
 import importlib.util
 import json
@@ -15,7 +16,7 @@ os.environ["AUDREY_CACHE"] = str(cache)
 from audrey_core import Audrey, OnnxEmbedder, local_embedder  # noqa: E402
 
 assert os.environ.get("HF_HUB_OFFLINE") == "1"
-assert importlib.util.find_spec("torch") is None, "the onnx extra installed torch"
+assert importlib.util.find_spec("torch") is None, "the base install installed torch"
 embedder = local_embedder()
 assert isinstance(embedder, OnnxEmbedder), embedder
 assert "site-packages" in str(embedder.model_dir) and "bundled_models" in str(embedder.model_dir), embedder.model_dir
@@ -30,4 +31,4 @@ with Audrey(path=path) as brain:
     top = brain.recall("how often are declined card payments attempted again?", limit=1)[0]
     assert top.content.startswith("The payment service"), top.content
 assert "torch" not in sys.modules and not any(cache.iterdir()), "something was exported or cached"
-print(f"onnx: {embedder!r} without torch, cosine to sentence-transformers >= {cosines.min():.6f}", file=sys.stderr)
+print(f"base: {embedder!r} without torch, cosine to sentence-transformers >= {cosines.min():.6f}", file=sys.stderr)
