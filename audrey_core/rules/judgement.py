@@ -16,8 +16,8 @@ from typing import Literal
 from ..config import ValidationConfig
 from ..models import ClaimUpdate
 from ..states import MemoryState, Relation, UpdateSignal
+from .lineage import DERIVED_SOURCES
 
-DERIVED_SOURCES = frozenset({"inference", "model-generated"})  # the agent's own conclusions, not evidence
 JudgeMethod = Literal["heuristic", "llm", "evidence", "caller"]
 Action = Literal["reinforce", "restate", "supersede", "dispute", "hold_in_context", "nothing"]
 

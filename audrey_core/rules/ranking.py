@@ -10,9 +10,8 @@ from dataclasses import dataclass, replace
 from ..config import RecallConfig
 from ..models import Memory
 from .confidence import ConfidenceBreakdown
+from .lineage import DERIVED_SOURCES
 from .recall_options import RecallOptions
-
-SELF_GENERATED_SOURCES = frozenset({"inference", "model-generated"})
 
 
 @dataclass(frozen=True)
@@ -89,7 +88,7 @@ def is_self_citation(memory: Memory, origins: Sequence[tuple[str, str]], retriev
     Such a memory gains nothing from being retrieved by that agent (seed 002: self-citation guard).
     """
     chain = list(origins) or [(memory.source, memory.agent)]
-    return all(source in SELF_GENERATED_SOURCES and agent == retriever for source, agent in chain)
+    return all(source in DERIVED_SOURCES and agent == retriever for source, agent in chain)
 
 
 def each_statement_once(ranked: Sequence[Ranked]) -> list[Ranked]:

@@ -13,7 +13,7 @@ from ..ids import deterministic_id
 from ..models import Contradiction, Memory, Resolution
 from ..rules.confidence import memory_confidence
 from ..rules.judgement import Judgement, resolve
-from ..rules.lineage import parents
+from ..rules.lineage import conversation, counts_against, parents
 from ..states import MemoryEvent, memory_move, movable
 from ..storage import Storage, VectorFilter, VectorHit
 from .context import StageContext
@@ -86,8 +86,10 @@ def _since(old: Memory, new: Memory) -> datetime:
 def record_contradiction(
     ctx: StageContext, existing: Memory, incoming: Memory, verdict: Judgement, run_id: str | None = None
 ) -> Contradiction | None:
-    """Keep both claims, record the contradiction and apply the resolution rules to their states. A pair already
-    recorded (validated again, say after a crash) is left as it is: returns ``None``."""
+    """Keep both claims, record the contradiction and apply the resolution rules to their states. Each side's
+    challenges count the other only where it is evidence against it (:func:`~audrey_core.rules.lineage.counts_against`;
+    claims that hold in their contexts challenge neither). A pair already recorded (validated again, say after a
+    crash) is left as it is: returns ``None``."""
     contradiction_id = deterministic_id("C", existing.id, incoming.id)
     now = ctx.clock()
     cfg = ctx.config.confidence
@@ -126,6 +128,11 @@ def record_contradiction(
         consolidation_run_id=run_id,
     )
     event: dict[str, MemoryEvent] = {"active": "hold", "disputed": "set_aside", "context_dependent": "hold_in_context"}
+    lineage = lineages(ctx.storage, [existing, incoming])
+    against = {  # each side's challenge: evidence against it only from a report that may count so
+        existing.id: verdict.relation != "context_dependent" and counts_against(incoming, existing, lineage),
+        incoming.id: verdict.relation != "context_dependent" and counts_against(existing, incoming, lineage),
+    }
     with ctx.storage.transaction():
         if _recorded(ctx, existing.id, incoming.id):
             return None  # recorded already, or meanwhile by another validation of the same pair
@@ -137,7 +144,8 @@ def record_contradiction(
             current = ctx.storage.lock_memory(memory.id)
             if current is None or current.state not in movable(event[state]):
                 continue  # forgotten, superseded or asleep meanwhile: its state is not this dispute's to change
-            change: dict[str, object] = {"challenge_count": current.challenge_count + 1, "state": state}
+            challenges = current.challenge_count + int(against[memory.id])
+            change: dict[str, object] = {"challenge_count": challenges, "state": state}
             if verdict.relation == "context_dependent":
                 change["conditions"] = {"context": context}
             changes[memory.id] = change
@@ -187,7 +195,8 @@ def add_evidence(
 
 
 def lineages(storage: Storage, memories: Iterable[Memory], max_depth: int = 50) -> dict[str, frozenset[str]]:
-    """The lineage (itself included) of each memory, walking the store level by level."""
+    """The lineage of each memory (:mod:`audrey_core.rules.lineage`): itself, its ancestors, walking the store level
+    by level, and the conversation each of them was said in."""
     result: dict[str, set[str]] = {}
     known: dict[str, Memory] = {}
     for memory in memories:
@@ -206,4 +215,5 @@ def lineages(storage: Storage, memories: Iterable[Memory], max_depth: int = 50) 
         frontier = {root: ids for root, ids in next_frontier.items() if ids}
         if not frontier:
             break
-    return {root: frozenset(ids) for root, ids in result.items()}
+    said_in = {i: mark for i, m in known.items() if (mark := conversation(m)) is not None}
+    return {root: frozenset(ids | {said_in[i] for i in ids if i in said_in}) for root, ids in result.items()}

@@ -36,7 +36,7 @@ from ..rules.english.conflict import different_things
 from ..rules.expiry import expired
 from ..rules.judgement import Decision, decide
 from ..rules.keywords import words_all_hold
-from ..rules.lineage import independent
+from ..rules.lineage import first_hand, independent
 from ..rules.prompts import PRINCIPLE_EXTRACTION, SAME_LESSON
 from ..rules.union_find import UnionFind
 from ..states import CLAIM_STATES
@@ -150,15 +150,16 @@ class Assessment:
 def assess(
     members: Sequence[Episodic], matrix: np.ndarray, lineage: dict[str, frozenset[str]], cfg: ConsolidationConfig
 ) -> Assessment:
-    """The independent-evidence rules: episodes sharing an ancestor count once; enough of them for the cluster's
-    spread; at least ``min_source_types`` distinct sources; never only model-generated evidence."""
+    """The independent-evidence rules: episodes sharing a provenance chain (an ancestor, a conversation) count once;
+    enough of them for the cluster's spread; at least ``min_source_types`` distinct first-hand sources (the agent's
+    own conclusions are no witness); never only the agent's own output."""
     ordered = sorted(members, key=lambda e: e.id)
     backing = tuple(independent(ordered, lineage))
     variance = cluster_variance(matrix)
     needed = minimum_size(variance, cfg)
-    sources = {e.source for e in backing}
-    if sources <= {"model-generated"}:
-        return Assessment(False, "only model-generated evidence", backing, needed, variance)
+    sources = {e.source for e in backing if first_hand(e)}
+    if not sources:
+        return Assessment(False, "only the agent's own conclusions", backing, needed, variance)
     if len(backing) < needed:
         return Assessment(False, f"{len(backing)} independent episodes, {needed} needed", backing, needed, variance)
     if len(sources) < cfg.min_source_types:
@@ -192,7 +193,7 @@ def extract(
     if ctx.llm is None:
         unit = matrix / np.linalg.norm(matrix, axis=1, keepdims=True)
         medoid = members[int(np.argmax((unit @ unit.T).sum(axis=1)))]
-        diverse = len({e.source for e in backing}) >= ctx.config.consolidation.min_source_types
+        diverse = len({e.source for e in backing if first_hand(e)}) >= ctx.config.consolidation.min_source_types
         shared = words_all_hold(medoid.content, [e.content for e in members])
         return Extraction(
             medoid.content, "semantic", None, None, None, None, diverse, "extractive", None, medoid.id, shared

@@ -26,7 +26,7 @@ from ..providers.llm import ask, model_name_of
 from ..rules.english.conflict import detect_conflict, is_statement
 from ..rules.expiry import expired
 from ..rules.judgement import Decision, Judgement, Pair, decide
-from ..rules.lineage import independent
+from ..rules.lineage import first_hand, independent
 from ..rules.prompts import CLAIM_EXTRACTION
 from ..rules.typed_claims import claim_from_reply, claim_update
 from ..states import CLAIM_STATES, contradiction_movable, contradiction_move, movable
@@ -274,7 +274,10 @@ def reinforce(
     lineage: dict[str, frozenset[str]] | None = None,
 ) -> str:
     """Add the episode as evidence of the principle ``claim`` unless they share a provenance chain (then it counts
-    once). ``lineage``: both memories' lineages, when the caller has them."""
+    once) or the episode is the agent's own conclusion (no report: :mod:`audrey_core.rules.lineage`). ``lineage``:
+    both memories' lineages, when the caller has them."""
+    if not first_hand(episode):
+        return "self-citation"
     if lineage is None or claim.id not in lineage or episode.id not in lineage:
         lineage = lineages(ctx.storage, [claim, episode])
     if lineage[claim.id] & lineage[episode.id]:
@@ -293,27 +296,52 @@ def restate(
     ctx: StageContext, episode: Episodic, claims: Sequence[tuple[Memory, float]], lineage: dict[str, frozenset[str]]
 ) -> dict[str, str]:
     """Record the episode as restating each earlier episode in ``claims`` and each of them as restating it (two
-    episodes saying one thing back each other; :mod:`audrey_core.stages.evidence` counts them), in one transaction;
-    one sharing a provenance chain with it counts once. Returns each claim's outcome: restated, self-citation or
-    nothing (forgotten meanwhile)."""
+    episodes saying one thing back each other; :mod:`audrey_core.stages.evidence` counts them), in one transaction.
+    A memory gains a report only from a first-hand restater of a provenance chain it does not hold yet
+    (:mod:`audrey_core.rules.lineage`): an echo counts once, and the assistant's "Noted: you are vegetarian" backs
+    nothing. Returns each claim's outcome: restated, self-citation or nothing (forgotten meanwhile)."""
     outcomes = {c.id: "self-citation" for c, _ in claims if lineage[c.id] & lineage[episode.id]}
-    fresh = {c.id: s for c, s in claims if c.id not in outcomes}
+    fresh = {c.id: c for c, _ in claims if c.id not in outcomes}
     if not fresh:
         return outcomes
-    pairs = [(claim_id, episode.id) for claim_id in fresh] + [(episode.id, claim_id) for claim_id in fresh]
-    added = ctx.storage.add_restatements(pairs, ctx.clock())  # counted in the store: no read-modify-write
-    gone = {m for m in fresh if (m, episode.id) not in added and ctx.storage.get_memory(m) is None}
-    outcomes.update({claim_id: "nothing" if claim_id in gone else "restated" for claim_id in fresh})
+    similarity = {c.id: s for c, s in claims}
+    held = _chains_held(ctx, [episode.id, *fresh], lineage)
+    pairs = [(c, episode.id) for c in fresh if first_hand(episode) and not lineage[episode.id] & held[c]]
+    chains = set(held[episode.id])
+    for claim_id, claim in fresh.items():  # closest first: of two restaters of one chain, the closer counts
+        if first_hand(claim) and not lineage[claim_id] & chains:
+            pairs.append((episode.id, claim_id))
+            chains |= lineage[claim_id]
+    added = ctx.storage.add_restatements(pairs, ctx.clock()) if pairs else []  # counted in the store
+    tried = {m for pair in pairs for m in pair} - {episode.id}
+    for claim_id in fresh:
+        if claim_id not in tried:
+            outcomes[claim_id] = "self-citation"
+        else:
+            outcomes[claim_id] = "restated" if ctx.storage.get_memory(claim_id) is not None else "nothing"
     for claim_id, episode_id in added:
         if episode_id == episode.id:
             event = {
                 "kind": "restatement",
                 "memory_id": claim_id,
                 "episode_id": episode_id,
-                "similarity": fresh[claim_id],
+                "similarity": similarity[claim_id],
             }
             ctx.emit("reinforcement", event)
     return outcomes
+
+
+def _chains_held(
+    ctx: StageContext, ids: Sequence[str], lineage: dict[str, frozenset[str]]
+) -> dict[str, frozenset[str]]:
+    """For each memory, the provenance chains behind it already: its own lineage and its restaters'."""
+    supporters = {memory_id: ctx.storage.claim_support(memory_id) for memory_id in ids}
+    wanted = {s for found in supporters.values() for s in found}
+    theirs = lineages(ctx.storage, ctx.storage.get_memories(wanted).values()) if wanted else {}
+    return {
+        memory_id: lineage[memory_id].union(*(theirs.get(s, frozenset({s})) for s in supporters[memory_id]))
+        for memory_id in ids
+    }
 
 
 def support_disputed_claim(
@@ -333,7 +361,7 @@ def support_disputed_claim(
     supporters = [m for m in ctx.storage.get_memories(ctx.storage.claim_support(claim.id)).values()]
     supporters.sort(key=lambda m: m.id)
     lineage = lineages(ctx.storage, [claim, *supporters])
-    eligible = [s for s in supporters if not lineage[s.id] & lineage[claim.id]]
+    eligible = [s for s in supporters if first_hand(s) and not lineage[s.id] & lineage[claim.id]]
     backing = independent(eligible, lineage, distinct_sources=True)
     if len(backing) < cfg.reopen_min_sources:
         return False
