@@ -230,6 +230,7 @@ class Audrey(MemoryUpkeep):
         limit: int = 10,
         *,
         min_confidence: float = 0.0,
+        min_similarity: float | None = None,
         types: Sequence[MemoryType] | None = None,
         tags: Sequence[str] | None = None,
         sources: Sequence[Source] | None = None,
@@ -266,6 +267,10 @@ class Audrey(MemoryUpkeep):
             query: What to look for, in words.
             limit: How many results at most (a positive int).
             min_confidence: Leave out memories whose confidence is below this (0 to 1).
+            min_similarity: A relevance floor: leave out memories whose cosine to the query (a conversation turn's,
+                in its context) is below this, whatever words they share, as an agent's prompt wants unrelated
+                memories kept out (0.2 suits all-MiniLM-L6-v2, where unrelated sentences meet at about 0.06; a floor
+                keeps its place under another model, see :mod:`audrey_core.rules.calibration`). Not in keyword mode.
             types: Only these memory types: ``episodic``, ``semantic``, ``procedural``.
             tags: Only memories carrying at least one of these tags.
             sources: Only memories from these sources (``told-by-user``, ``tool-result``, ...).
@@ -296,6 +301,7 @@ class Audrey(MemoryUpkeep):
             InvalidInputError: an argument is out of range or of the wrong kind (nothing is searched).
         """
         given: dict[str, Any] = {"min_confidence": min_confidence, "types": types, "tags": tags, "sources": sources}
+        given["min_similarity"] = min_similarity
         given |= {"include_dormant": include_dormant, "include_provenance": include_provenance, "states": states}
         given |= {"filter": filter, "scope": scope, "scope_prefix": scope_prefix, "scoped": scoped, "mode": mode}
         given |= {"token_budget": token_budget, "time_range": time_range, "as_of": as_of, "order": order}

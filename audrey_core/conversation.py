@@ -1,11 +1,13 @@
-"""Conversations, as both framework adapters need them: which source a speaker's words get, how recalled memories
-are rendered into a prompt, Audrey's fields on a document's metadata (and the rule when a key is taken), and ids for
-messages. The adapters translate types; the policy lives here, once."""
+"""Conversations, as both framework adapters need them: which source a speaker's words get, what of a conversation
+becomes a long-term memory (:class:`Remembering`), how recalled memories are rendered into a prompt, Audrey's fields
+on a document's metadata (and the rule when a key is taken), and ids for messages. The adapters translate types; the
+policy lives here, once."""
 
 from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
@@ -13,6 +15,7 @@ from .config import SOURCES
 from .ids import deterministic_id, new_ulid
 from .models import Memory, RecallResult
 from .providers.embedding import CHARS_PER_TOKEN, count_tokens
+from .rules.chatter import is_non_answer, is_request, is_small_talk, restates
 from .timeutil import system_clock
 
 # Who said it decides how far it is trusted: the user's words are testimony, a tool's output an observation of the
@@ -34,20 +37,27 @@ ROLE_SPEAKERS: Mapping[str, str] = {
     "assistant": "assistant",
     "ai": "assistant",
 }
-# What the adapters remember by default: what the user and the model say. A tool's output (its acknowledgements and
-# error strings included) is kept only when asked, and a message that only asks a question never: it states nothing,
-# and stored it outranks the statement that answers it.
-REMEMBERED_SPEAKERS: tuple[str, ...] = ("user", "assistant")
+# Whose words the adapters remember by default: the user's. The assistant's replies are its own text (at best a
+# restatement of what it was told or recalled, at worst a guess), and a tool's output is kept only for the tools the
+# caller marks as lasting (a profile lookup, not today's weather).
+REMEMBERED_SPEAKERS: tuple[str, ...] = ("user",)
+# The prompt block's relevance floor in the adapters: a memory whose cosine to the user's message is below this
+# (under all-MiniLM-L6-v2; kept at its place under another model) is left out of the prompt. Unrelated sentences meet
+# at about 0.06 under that model and a fact that answers a question at 0.2 to 0.7.
+PROMPT_SIMILARITY_FLOOR = 0.2
 MEMORY_HEADER = "Relevant memories (most relevant first; confidence, source and date observed in brackets):"
 AUDREY_FIELDS = ("confidence", "state", "memory_type", "source")
 
 __all__ = [
     "AUDREY_FIELDS",
     "CHARS_PER_TOKEN",
+    "DEFAULT_REMEMBERING",
     "MEMORY_HEADER",
+    "PROMPT_SIMILARITY_FLOOR",
     "REMEMBERED_SPEAKERS",
     "ROLE_SOURCES",
     "ROLE_SPEAKERS",
+    "Remembering",
     "audrey_fields",
     "count_tokens",
     "disputed",
@@ -61,7 +71,6 @@ __all__ = [
     "source_for_role",
     "speaker_for_role",
     "with_fields",
-    "worth_remembering",
 ]
 
 
@@ -97,14 +106,59 @@ def is_question(text: str) -> bool:
     return bool(sentences) and all(s.rstrip().endswith(("?", "\uff1f")) for s in sentences)
 
 
-def worth_remembering(role: str, text: str, speakers: frozenset[str], questions: bool = False) -> bool:
-    """Whether an adapter stores a message: a role that is remembered at all (never system text), one of the chosen
-    ``speakers``, with text, and not a bare question unless ``questions``."""
-    if source_for_role(role) is None or not text.strip():
-        return False
-    if ROLE_SPEAKERS.get(str(role).lower()) not in speakers:
-        return False
-    return questions or not is_question(text)
+@dataclass(frozen=True)
+class Remembering:
+    """What an adapter stores of a conversation as long-term memory; the conversation's own history, which a chat
+    engine or an agent replays, stays whole whatever this says.
+
+    By default: what the user states. Not their questions and requests of the moment ("Check my profile"; both kept
+    with ``questions``), nor acknowledgements, greetings, thanks,
+    bare non-answers and, when the assistant's replies are stored (``speakers`` with ``"assistant"``), its
+    restatements of what was said and its non-answers (``chatter``); a tool's output only for the tools named in
+    ``lasting_tools`` (or every tool's, with ``"tool"`` in ``speakers``). The rules of what a message says are
+    :mod:`audrey_core.rules.chatter`."""
+
+    speakers: frozenset[str] = frozenset(REMEMBERED_SPEAKERS)
+    questions: bool = False
+    chatter: bool = False
+    lasting_tools: frozenset[str] = frozenset()
+
+    @classmethod
+    def of(
+        cls,
+        speakers: Sequence[str] = REMEMBERED_SPEAKERS,
+        questions: bool = False,
+        chatter: bool = False,
+        lasting_tools: Sequence[str] = (),
+    ) -> Remembering:
+        """The policy from an adapter's options, checked (``ValueError`` / ``TypeError`` saying what is wrong)."""
+        if isinstance(lasting_tools, str) or not all(isinstance(t, str) and t.strip() for t in lasting_tools):
+            raise TypeError(f"lasting_tools is a sequence of tool names, e.g. ('get_profile',); not {lasting_tools!r}")
+        for name, flag in (("remember_questions", questions), ("remember_chatter", chatter)):
+            if not isinstance(flag, bool):
+                raise TypeError(f"{name} is True or False, not {flag!r}")
+        return cls(remembered_speakers(speakers), questions, chatter, frozenset(lasting_tools))
+
+    def keeps(self, role: str, text: str, *, tool: str | None = None, said: Sequence[str] = ()) -> bool:
+        """Whether a message becomes a memory: a role that is remembered at all (never system text), one of the
+        chosen speakers (a tool's output: a lasting tool's), with text, not a bare question and not chatter. ``tool``:
+        the tool that returned it; ``said``: what the conversation said before it (an assistant's restatement of it
+        is no memory)."""
+        if source_for_role(role) is None or not text.strip():
+            return False
+        speaker = ROLE_SPEAKERS.get(str(role).lower())
+        if speaker == "tool":
+            if "tool" not in self.speakers and tool not in self.lasting_tools:
+                return False
+        elif speaker not in self.speakers:
+            return False
+        if not self.questions and (is_question(text) or (speaker == "user" and is_request(text))):
+            return False
+        if self.chatter:
+            return True
+        if is_small_talk(text) or is_non_answer(text, strict=speaker == "user"):
+            return False
+        return not (speaker == "assistant" and restates(text, said))
 
 
 def disputed(result: RecallResult) -> str:
@@ -228,3 +282,7 @@ def message_id(kind: str, agent: str, *parts: str) -> str:
 def new_session_id() -> str:
     """A fresh, time-ordered id for a conversation."""
     return new_ulid(system_clock())
+
+
+DEFAULT_REMEMBERING = Remembering()
+"""What the adapters store when told nothing else."""

@@ -4,22 +4,26 @@ themselves. Recall and encoding are Audrey's; this module only moves messages in
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Sequence
-from typing import Any
+from typing import Annotated, Any
 
-from langchain.agents.middleware import AgentMiddleware, ModelRequest, ModelResponse
+from langchain.agents.middleware import AgentMiddleware, AgentState, ModelRequest, ModelResponse
+from langchain.agents.middleware.types import PrivateStateAttr
 from langchain.tools import ToolRuntime
-from langchain_core.messages import AnyMessage, HumanMessage, SystemMessage, ToolMessage
+from langchain_core.messages import AIMessage, AnyMessage, HumanMessage, SystemMessage, ToolMessage
 from langchain_core.tools import BaseTool, StructuredTool
+from langgraph.channels.untracked_value import UntrackedValue
+from typing_extensions import NotRequired
 
 from audrey_core import SOURCES, Audrey, RecallResult
 from audrey_core.conversation import (
+    DEFAULT_REMEMBERING,
+    PROMPT_SIMILARITY_FLOOR,
     REMEMBERED_SPEAKERS,
+    Remembering,
     message_id,
-    remembered_speakers,
     render_memories,
     source_for_role,
     speaker_for_role,
-    worth_remembering,
 )
 
 from .adapters import message_text
@@ -44,25 +48,31 @@ def turn_items(
     agent: str,
     scope: tuple[str, ...] | None,
     session: str | None = None,
-    speakers: frozenset[str] = frozenset(REMEMBERED_SPEAKERS),
-    questions: bool = False,
+    remembering: Remembering = DEFAULT_REMEMBERING,
+    recalled: Sequence[str] = (),
 ) -> list[dict[str, Any]]:
-    """``encode_batch`` items for the last turn (from the last human message on) worth remembering
-    (``audrey_core.conversation.worth_remembering``): the user's words as told-by-user, the model's own text as
-    model-generated and, when ``speakers`` has ``tool``, tool output as tool-result (never a tool's error, nor the
-    output of Audrey's own memory tools: what recall returned is not a new memory). Ids derive from message ids, so
-    encoding a turn twice stores it once. With a ``session`` (the thread), each message is stored as a turn of it,
-    with its speaker (the message's ``name`` when it has one): recall reads it with its neighbours."""
+    """``encode_batch`` items for what the last turn (from the last human message on) holds worth remembering
+    (:class:`audrey_core.conversation.Remembering`): the user's words as told-by-user and, when asked, the model's
+    own text as model-generated and a lasting tool's output as tool-result (never a tool's error, nor the output of
+    Audrey's own memory tools: what recall returned is not a new memory). Ids derive from message ids, so encoding a
+    turn twice stores it once. A reply records what it came from (``derived_from``): the user's words stored from the
+    same turn and the ``recalled`` memories the model was shown, so it never counts as a second report of them. With
+    a ``session`` (the thread), each message is stored as a turn of it, with its speaker (the message's ``name`` when
+    it has one): recall reads it with its neighbours."""
     start = max((i for i, m in enumerate(messages) if isinstance(m, HumanMessage)), default=None)
     if start is None:
         return []
-    items = []
+    items: list[dict[str, Any]] = []
+    said: list[str] = [message_text(m) for m in messages[:start] if not isinstance(m, SystemMessage)]
+    told: list[str] = []  # ids of the user's words stored from this turn
     for message in messages[start:]:
         text = message_text(message).strip()
-        if not worth_remembering(message.type, text, speakers, questions):
-            continue  # e.g. an AI message that only calls tools, a bare question, tool output not asked for
-        if isinstance(message, ToolMessage) and (message.status == "error" or message.name in MEMORY_TOOL_NAMES):
-            continue
+        tool = message.name if isinstance(message, ToolMessage) else None
+        failed = isinstance(message, ToolMessage) and (message.status == "error" or tool in MEMORY_TOOL_NAMES)
+        kept = not failed and remembering.keeps(message.type, text, tool=tool, said=said)
+        said.append(text)
+        if not kept:
+            continue  # a question, thanks, a non-answer, transient tool output, a reply that only calls tools
         item: dict[str, Any] = {
             "content": text,
             "source": source_for_role(message.type),
@@ -74,6 +84,10 @@ def turn_items(
             item["id"] = message_id("T", agent, message.id)
         if scope:
             item["scope"] = scope
+        if isinstance(message, HumanMessage):
+            told.extend([item["id"]] if "id" in item else [])
+        elif isinstance(message, AIMessage) and (told or recalled):
+            item["derived_from"] = list(dict.fromkeys([*told, *recalled]))
         items.append(item)
     return items
 
@@ -103,19 +117,34 @@ def thread_of(runtime: Any) -> str | None:
     return str(thread) if thread else None
 
 
-class AudreyMemoryMiddleware(AgentMiddleware):
+class AudreyMemoryState(AgentState):
+    """The agent's state with what Audrey put in front of the model for this run (neither is checkpointed): the
+    rendered block and the ids of the memories in it, which the reply is recorded as drawn from."""
+
+    audrey_memories: NotRequired[Annotated[str, UntrackedValue, PrivateStateAttr]]
+    audrey_recalled: NotRequired[Annotated[list[str], UntrackedValue, PrivateStateAttr]]
+
+
+class AudreyMemoryMiddleware(AgentMiddleware[AudreyMemoryState]):
     """Long-term memory for an agent: before each model call, what Audrey recalls for the latest user message is
-    added to the system message (at most ``k`` memories within ``token_budget`` tokens); after the agent's turn,
-    the exchange is encoded. ``with_tools=True`` also gives the model the remember / recall / forget_or_supersede
-    tools.
+    added to the system message (at most ``k`` memories within ``token_budget`` tokens, none whose similarity to
+    the message is under ``min_similarity``: unrelated memories stay out of the prompt); after the agent's turn,
+    what the turn holds worth remembering is encoded. ``with_tools=True`` also gives the model the remember / recall /
+    forget_or_supersede tools.
 
     ``scope`` keeps one user's memories apart from another's: a fixed path (``("user", "ada")``), or a callable
     given the run's runtime that returns one, so one middleware serves many users (``scope=lambda runtime: ("user",
-    runtime.context.user_id)`` with ``create_agent(..., context_schema=...)``). ``remember`` names whose messages are
-    stored: ``"user"`` and ``"assistant"`` by default; add ``"tool"`` for tool output (a tool's errors and the memory
-    tools' own output are never stored). A message that only asks a question is not stored unless
-    ``remember_questions``: it states nothing, and stored it would outrank the statement that answers it.
+    runtime.context.user_id)`` with ``create_agent(..., context_schema=...)``).
+
+    What is stored (:class:`audrey_core.conversation.Remembering`): what the user states. Not questions (unless
+    ``remember_questions``), acknowledgements, thanks or bare non-answers (unless ``remember_chatter``). The
+    model's replies only when ``remember`` names ``"assistant"`` (as model-generated, recorded as drawn from the
+    user's words and the memories it was shown, and never its restatements of them); a tool's output only for the
+    tools named in ``lasting_tools`` (``"tool"`` in ``remember``: every tool's), never a tool's error or the memory
+    tools' own output. The thread's messages in the agent's state stay whole.
     """
+
+    state_schema = AudreyMemoryState
 
     def __init__(
         self,
@@ -124,21 +153,24 @@ class AudreyMemoryMiddleware(AgentMiddleware):
         k: int = 5,
         token_budget: int = 400,
         min_confidence: float = 0.0,
+        min_similarity: float | None = PROMPT_SIMILARITY_FLOOR,
         scope: ScopeOption = None,
         with_tools: bool = False,
         remember: Sequence[str] = REMEMBERED_SPEAKERS,
         remember_questions: bool = False,
+        remember_chatter: bool = False,
+        lasting_tools: Sequence[str] = (),
     ) -> None:
         super().__init__()
         self.audrey = audrey
         self.k = k
         self.token_budget = token_budget
         self.min_confidence = min_confidence
+        self.min_similarity = min_similarity
         if isinstance(scope, str):
             raise TypeError("scope is a sequence of labels, e.g. ('user', 'ada'), or a callable returning one")
         self.scope: ScopeOption = scope if callable(scope) else (tuple(scope) if scope else None)
-        self.remember = remembered_speakers(remember)
-        self.remember_questions = remember_questions
+        self.remembering = Remembering.of(remember, remember_questions, remember_chatter, lasting_tools)
         self.tools = memory_tools(audrey, scope=self.scope) if with_tools else []
 
     @property
@@ -149,6 +181,7 @@ class AudreyMemoryMiddleware(AgentMiddleware):
         options: dict[str, Any] = {
             "limit": self.k,
             "min_confidence": self.min_confidence,
+            "min_similarity": self.min_similarity,
             "token_budget": self.token_budget,
         }
         scope = scope_for(self.scope, runtime)
@@ -158,13 +191,29 @@ class AudreyMemoryMiddleware(AgentMiddleware):
 
     def _items(self, state: Any, runtime: Any) -> list[dict[str, Any]]:
         scope = scope_for(self.scope, runtime)
-        messages = state["messages"]
-        return turn_items(
-            messages, self.audrey.agent, scope, thread_of(runtime), self.remember, self.remember_questions
-        )
+        shown = list(state.get("audrey_recalled") or ())
+        recalled = [i for i, m in zip(shown, self.audrey.get_many(shown)) if m is not None]  # not forgotten since
+        return turn_items(state["messages"], self.audrey.agent, scope, thread_of(runtime), self.remembering, recalled)
 
-    def _with_memories(self, request: ModelRequest, results: Sequence[RecallResult]) -> ModelRequest:
-        block = format_memories(results)
+    @staticmethod
+    def _shown(results: Sequence[RecallResult]) -> dict[str, Any]:
+        return {"audrey_memories": format_memories(results), "audrey_recalled": [r.id for r in results]}
+
+    def before_model(self, state: Any, runtime: Any) -> dict[str, Any] | None:
+        query = latest_user_text(state["messages"])
+        if query is None:
+            return self._shown([])
+        return self._shown(self.audrey.recall(query, **self._recall_options(runtime)))
+
+    async def abefore_model(self, state: Any, runtime: Any) -> dict[str, Any] | None:
+        query = latest_user_text(state["messages"])
+        if query is None:
+            return self._shown([])
+        return self._shown(await self.audrey.arecall(query, **self._recall_options(runtime)))
+
+    @staticmethod
+    def _with_memories(request: ModelRequest) -> ModelRequest:
+        block = request.state.get("audrey_memories") if request.state else None
         if not block:
             return request
         current = request.system_message.text if request.system_message is not None else ""
@@ -172,20 +221,12 @@ class AudreyMemoryMiddleware(AgentMiddleware):
         return request.override(system_message=SystemMessage(content=content))
 
     def wrap_model_call(self, request: ModelRequest, handler: Callable[[ModelRequest], ModelResponse]) -> Any:
-        query = latest_user_text(request.messages)
-        if query is None:
-            return handler(request)
-        results = self.audrey.recall(query, **self._recall_options(request.runtime))
-        return handler(self._with_memories(request, results))
+        return handler(self._with_memories(request))
 
     async def awrap_model_call(
         self, request: ModelRequest, handler: Callable[[ModelRequest], Awaitable[ModelResponse]]
     ) -> Any:
-        query = latest_user_text(request.messages)
-        if query is None:
-            return await handler(request)
-        results = await self.audrey.arecall(query, **self._recall_options(request.runtime))
-        return await handler(self._with_memories(request, results))
+        return await handler(self._with_memories(request))
 
     def after_agent(self, state: Any, runtime: Any) -> dict[str, Any] | None:
         items = self._items(state, runtime)

@@ -2,7 +2,8 @@
 
 It keeps this session's chat buffer, returns the recent part of it within ``token_limit`` (what ``get`` returns is
 what the LLM sees), and puts in front of it what Audrey recalls for the latest user message from every earlier
-session. Every message is encoded as it is put, so a new session (a new memory, a new process) remembers it.
+session. What a message holds worth remembering is encoded as it is put, so a new session (a new memory, a new
+process) remembers it and nothing said before a session ends is lost.
 """
 
 from __future__ import annotations
@@ -16,11 +17,12 @@ from pydantic import ConfigDict, Field, PrivateAttr, field_validator
 from audrey_core import Audrey
 from audrey_core.conversation import (
     CHARS_PER_TOKEN,
+    PROMPT_SIMILARITY_FLOOR,
     REMEMBERED_SPEAKERS,
+    Remembering,
     count_tokens,
     message_id,
     new_session_id,
-    remembered_speakers,
 )
 
 from .messages import latest_user_text, message_items, render
@@ -36,9 +38,14 @@ class AudreyMemory(BaseMemory):
     message instead of in a system message (as LlamaIndex's ``Memory`` can; ReActAgent drops a leading system
     message, so use it there). ``ttl`` (seconds) makes the stored messages expire: never recalled after it, then swept.
 
-    Every message is in the chat buffer; what is stored for later sessions is what ``remember`` names (``"user"``,
-    ``"assistant"``, ``"tool"``; by default the user's and the assistant's words, not tool output), without bare
-    questions unless ``remember_questions``. A message's ``additional_kwargs["name"]`` is stored as its speaker.
+    Every message is in the chat buffer; what is stored for later sessions is what it holds worth remembering
+    (:class:`audrey_core.conversation.Remembering`): what the user states, not their questions (unless
+    ``remember_questions``), acknowledgements, thanks or bare non-answers (unless ``remember_chatter``). The
+    assistant's replies only when ``remember`` names ``"assistant"`` (model-generated, recorded as drawn from the
+    user's words they answer and the memories ``get`` showed, never their restatements); a tool's output only for the
+    tools named in ``lasting_tools`` (``"tool"`` in ``remember``: every tool's). Recalled memories whose similarity
+    to the latest user message is under ``min_similarity`` stay out. A message's ``additional_kwargs["name"]`` is
+    stored as its speaker.
     """
 
     audrey: Audrey
@@ -50,9 +57,14 @@ class AudreyMemory(BaseMemory):
     scope: tuple[str, ...] | None = None
     insert_method: Literal["system", "user"] = "system"
     ttl: float | None = Field(default=None, gt=0)  # seconds until a stored message expires (never, by default)
+    min_similarity: float | None = Field(default=PROMPT_SIMILARITY_FLOOR, ge=-1.0, le=1.0)
     remember: tuple[str, ...] = REMEMBERED_SPEAKERS
     remember_questions: bool = False
+    remember_chatter: bool = False
+    lasting_tools: tuple[str, ...] = ()
     _buffer: list[ChatMessage] = PrivateAttr(default_factory=list)
+    _told: list[str] = PrivateAttr(default_factory=list)  # the user's words stored since the last reply
+    _shown: list[str] = PrivateAttr(default_factory=list)  # the memories the last get put before the model
 
     model_config = ConfigDict(arbitrary_types_allowed=True)
 
@@ -82,20 +94,33 @@ class AudreyMemory(BaseMemory):
     @field_validator("remember", mode="before")
     @classmethod
     def _speakers(cls, value: Any) -> tuple[str, ...]:
-        return tuple(sorted(remembered_speakers(value)))
+        return tuple(sorted(Remembering.of(value).speakers))
 
-    def _items(self, messages: list[ChatMessage]) -> list[dict[str, Any]]:
-        return message_items(messages, self.scope, frozenset(self.remember), self.remember_questions)
+    @property
+    def _remembering(self) -> Remembering:
+        return Remembering.of(self.remember, self.remember_questions, self.remember_chatter, self.lasting_tools)
 
     def _encode(self, start: int, messages: list[ChatMessage]) -> None:
-        placed = [(offset, item) for offset, m in enumerate(messages) for item in self._items([m])]
-        items = [item for _, item in placed]
-        for offset, item in placed:
-            # The id ties a message to its place in this session, so set() can re-put history without duplicates.
-            item["id"] = message_id("L", self.audrey.agent, self.session_id, str(start + offset), item["content"])
-            item["metadata"]["session_id"] = self.session_id
-            item["session"] = self.session_id  # a turn of this conversation: recall reads it with its neighbours
-            item["ttl"] = self.ttl
+        said = [m.content or "" for m in self._buffer[:start] if m.role != MessageRole.SYSTEM]
+        placed = dict(message_items(messages, self.scope, self._remembering, said))
+        alive = self.audrey.get_many(self._shown) if self._shown else []
+        shown = [i for i, m in zip(self._shown, alive) if m is not None]
+        items = []
+        for offset, message in enumerate(messages):
+            item = placed.get(offset)
+            if item is not None:
+                # The id ties a message to its place in this session, so set() can re-put history without duplicates.
+                item["id"] = message_id("L", self.audrey.agent, self.session_id, str(start + offset), item["content"])
+                item["metadata"]["session_id"] = self.session_id
+                item["session"] = self.session_id  # a turn of this conversation: recall reads it with its neighbours
+                item["ttl"] = self.ttl
+                items.append(item)
+            if message.role == MessageRole.USER and item is not None:
+                self._told.append(item["id"])
+            elif message.role == MessageRole.ASSISTANT:
+                if item is not None and (self._told or shown):
+                    item["derived_from"] = list(dict.fromkeys([*self._told, *shown]))  # what it answers, was shown
+                self._told = []
         if items:
             self.audrey.encode_batch(items, replace=True)
 
@@ -118,6 +143,7 @@ class AudreyMemory(BaseMemory):
     def reset(self) -> None:
         """Start this session afresh; long-term memories stay."""
         self._buffer = []
+        self._told, self._shown = [], []
 
     # -- reading ------------------------------------------------------------------------------------------------
 
@@ -155,10 +181,10 @@ class AudreyMemory(BaseMemory):
         if not query or budget <= 0:
             return None
         where = {"scope": self.scope} if self.scope else {}
-        results = self.audrey.recall(
-            query, limit=self.k + len(self._buffer), min_confidence=self.min_confidence, token_budget=budget, **where
-        )
+        floors = {"min_confidence": self.min_confidence, "min_similarity": self.min_similarity}
+        results = self.audrey.recall(query, limit=self.k + len(self._buffer), token_budget=budget, **floors, **where)
         in_session = {(m.content or "").strip() for m in self._buffer}
         fresh = [r for r in results if r.metadata.get("session_id") != self.session_id and r.content not in in_session]
+        self._shown = [r.id for r in fresh[: self.k]]
         text = render(fresh[: self.k])
         return ChatMessage(role=MessageRole.SYSTEM, content=text) if text else None

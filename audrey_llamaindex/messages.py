@@ -9,11 +9,11 @@ from llama_index.core.llms import ChatMessage, MessageRole
 
 from audrey_core import RecallResult
 from audrey_core.conversation import (
-    REMEMBERED_SPEAKERS,
+    DEFAULT_REMEMBERING,
+    Remembering,
     render_memories,
     source_for_role,
     speaker_for_role,
-    worth_remembering,
 )
 
 HEADER = "Relevant memories from earlier sessions (confidence, source, date observed):"
@@ -22,28 +22,35 @@ HEADER = "Relevant memories from earlier sessions (confidence, source, date obse
 def message_items(
     messages: Sequence[ChatMessage],
     scope: tuple[str, ...] | None = None,
-    speakers: frozenset[str] = frozenset(REMEMBERED_SPEAKERS),
-    questions: bool = False,
-) -> list[dict[str, Any]]:
-    """``encode_batch`` items for the messages worth remembering (``audrey_core.conversation.worth_remembering``):
-    user text as told-by-user, assistant text as model-generated, tool output (when ``speakers`` has ``tool``) as
-    tool-result, each with its speaker (the message's ``additional_kwargs["name"]`` when it has one). System
-    messages, messages without text (e.g. tool calls) and, unless ``questions``, bare questions are skipped."""
+    remembering: Remembering = DEFAULT_REMEMBERING,
+    said: Sequence[str] = (),
+) -> list[tuple[int, dict[str, Any]]]:
+    """``encode_batch`` items for the messages that hold something worth remembering
+    (:class:`audrey_core.conversation.Remembering`; ``said``: what the conversation said before them), each with its
+    place in ``messages``: user text as told-by-user, assistant text as model-generated, tool output as tool-result
+    (a tool's name is its ``additional_kwargs["name"]`` or ``["tool_name"]``), each with its speaker (the message's
+    ``additional_kwargs["name"]`` when it has one). System messages and messages without text (a tool call) are
+    never stored."""
     items = []
-    for message in messages:
+    before = list(said)
+    for place, message in enumerate(messages):
         role = message.role.value
         text = (message.content or "").strip()
-        if not worth_remembering(role, text, speakers, questions):
+        extra = message.additional_kwargs
+        tool = (extra.get("tool_name") or extra.get("name")) if message.role == MessageRole.TOOL else None
+        kept = remembering.keeps(role, text, tool=tool, said=before)
+        before.append(text)
+        if not kept:
             continue
         item: dict[str, Any] = {
             "content": text,
             "source": source_for_role(role),
-            "speaker": speaker_for_role(role, message.additional_kwargs.get("name")),
+            "speaker": speaker_for_role(role, extra.get("name")),
             "metadata": {"role": role},
         }
         if scope:
             item["scope"] = scope
-        items.append(item)
+        items.append((place, item))
     return items
 
 

@@ -74,6 +74,24 @@ def baseline_for(store: BaselineStore, embedder: Any, now: datetime) -> Baseline
     return baseline
 
 
+_measured: dict[str, Baseline] = {}  # baselines measured by reads, per model, once per process (never recorded)
+
+
+def read_baseline(store: BaselineStore, embedder: Any, now: datetime) -> Baseline:
+    """:func:`baseline_for` for a read, which writes nothing: the recorded baseline or the embedder's own, else one
+    measured once per process and kept in memory (the next write-side use records it)."""
+    recorded = store.similarity_baseline()
+    if recorded is not None and recorded.model == embedder.model_name:
+        return recorded
+    stated = getattr(embedder, "similarity_baseline", None)
+    if stated is not None:
+        return Baseline(embedder.model_name, float(stated), now)
+    if embedder.model_name not in _measured:
+        vectors = embed_texts(embedder, list(REFERENCE_TEXTS))
+        _measured[embedder.model_name] = measure(embedder.model_name, vectors, now)
+    return _measured[embedder.model_name]
+
+
 def calibrated(threshold: float, baseline: Baseline | None) -> float:
     """``threshold`` (a cosine under the reference model) under the store's model: the same fraction of the way from
     the baseline to 1. The reference model's stores get the threshold itself."""

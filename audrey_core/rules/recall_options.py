@@ -78,6 +78,7 @@ class RecallArguments(ListingFilters, total=False):
     documents each; ``recall_by_vector`` and the adapters pass them through as they are."""
 
     min_confidence: float
+    min_similarity: float | None
     types: Sequence[MemoryType] | None
     include_dormant: bool
     include_provenance: bool
@@ -103,6 +104,7 @@ class RecallOptions:
     parse_time: bool = True  # read the query's time ("in May 2023", "last week", "the first time")
     spread: Spread = False  # spread the results over conversations: True, or "auto" for list questions
     reinforce: bool = True  # False: look without touching (nothing returned is reinforced), as a dashboard does
+    min_similarity: float | None = None  # the relevance floor: a cosine to the query, under the reference model
 
 
 def check_options(
@@ -110,6 +112,7 @@ def check_options(
     agent: str | None,
     limit: Any = 10,
     min_confidence: Any = 0.0,
+    min_similarity: Any = None,
     types: Any = None,
     tags: Any = None,
     sources: Any = None,
@@ -141,6 +144,12 @@ def check_options(
         or not (0.0 <= min_confidence <= 1.0)
     ):
         raise InvalidInputError(f"min_confidence must be a number in [0, 1], got {min_confidence!r}")
+    if min_similarity is not None and (
+        isinstance(min_similarity, bool)
+        or not isinstance(min_similarity, (int, float))
+        or not (-1.0 <= min_similarity <= 1.0)
+    ):
+        raise InvalidInputError(f"min_similarity must be None or a cosine in [-1, 1], got {min_similarity!r}")
     chosen_states = _choice("states", states, STATES) or RECALLABLE_STATES
     if include_dormant and "dormant" not in chosen_states:
         chosen_states = (*chosen_states, "dormant")
@@ -171,7 +180,10 @@ def check_options(
     if not isinstance(reinforce, bool):
         raise InvalidInputError(f"reinforce must be True or False, got {reinforce!r}")
     options = RecallOptions(int(limit), float(min_confidence), where, bool(include_provenance), mode)
-    return replace(options, order=order, parse_time=parse_time, spread=spread, reinforce=reinforce)
+    floor = None if min_similarity is None else float(min_similarity)
+    return replace(
+        options, order=order, parse_time=parse_time, spread=spread, reinforce=reinforce, min_similarity=floor
+    )
 
 
 def _check_time_range(value: Any) -> tuple[datetime | None, datetime | None] | None:

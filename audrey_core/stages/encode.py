@@ -20,12 +20,12 @@ from .context import StageContext
 
 
 def check_references(storage: Storage, requests: Sequence[EncodeRequest], tenant: Tenant) -> None:
-    """Each request's scope lies in the tenant's; ``derived_from`` names the tenant's stored memories; each
-    ``supersedes`` an existing, not yet superseded episode of the tenant, at most once per batch. Another tenant's
-    memory is reported exactly like a missing one."""
+    """Each request's scope lies in the tenant's; ``derived_from`` names the tenant's stored memories or others of the
+    batch (a reply and the message it answers, stored together); each ``supersedes`` an existing, not yet superseded
+    episode of the tenant, at most once per batch. Another tenant's memory is reported exactly like a missing one."""
     for request in requests:
         tenant.require_scope(request.scope)
-    lineage = {i for r in requests for i in r.derived_from}
+    lineage = {i for r in requests for i in r.derived_from} - {r.id for r in requests if r.id is not None}
     if lineage:
         missing = sorted(lineage - set(storage.get_memories(lineage, owner=tenant)))
         if missing:

@@ -21,6 +21,7 @@ from ..config import ConfidenceConfig, RecallConfig
 from ..errors import InvalidInputError, StorageError
 from ..models import Counterclaim, Memory, RecallResult
 from ..providers.embedding import count_tokens, to_matrix
+from ..rules.calibration import calibrated, read_baseline
 from ..rules.english.answers import answer_groups
 from ..rules.inputs import check_int, check_text
 from ..rules.keywords import query_terms
@@ -55,6 +56,9 @@ def options(
     arguments = dict(arguments)
     budget = check_budget(arguments.pop("token_budget", None))
     checked = check_options(agent=ctx.agent, limit=limit, **within_tenant(ctx.tenant, arguments))
+    if checked.min_similarity is not None:  # the floor at its place under the store's model
+        baseline = read_baseline(ctx.storage, ctx.embedder, ctx.clock())
+        checked = replace(checked, min_similarity=calibrated(checked.min_similarity, baseline))
     return replace(checked, token_budget=budget, where=replace(checked.where, alive_at=ctx.clock()))
 
 
@@ -173,7 +177,7 @@ def rank(
     """The best ``options.limit`` memories, best first: by vector, by keyword ``terms``, or both fused; with the
     ``timing`` a question's time asks for (:mod:`.recall_time`), and spread over conversations when it asks for
     ``many`` things (:mod:`audrey_core.rules.lists`). When the floors drop too many candidates and the store may hold
-    more, the pool widens and the searches run again.
+    more, the pool widens and the searches run again (not past the relevance floor, ``options.min_similarity``).
 
     Without vector search (sqlite-vec unavailable) hybrid recall is keyword recall and vector recall an error."""
     unavailable = storage.vector_search_error()
@@ -206,9 +210,13 @@ def rank(
             timing.most(recall_cfg),
             fused,
             options.where,
+            options.min_similarity if vector is not None else None,
         )
         ranked = shaped(ranked, timing, many, options.limit, recall_cfg)
         exhausted = (len(found.vector) < k and len(found.keyword) < k) or k >= recall_cfg.max_candidates
+        if options.min_similarity is not None and vector is not None and found.vector:
+            # the vector hits come nearest first: past one under the relevance floor, a wider pool holds no more
+            exhausted = exhausted or found.vector[-1].similarity < options.min_similarity
         if len(ranked) >= options.limit or exhausted:
             return with_chunks(storage, ranked[: options.limit])
         k = min(recall_cfg.max_candidates, k * recall_cfg.widen_factor)

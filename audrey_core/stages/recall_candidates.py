@@ -51,11 +51,13 @@ def score(
     lift: float = 1.0,
     fused: bool = True,
     where: VectorFilter | None = None,
+    similarity_floor: float | None = None,
 ) -> list[Ranked]:
     """Recall's one scorer: each candidate's relevance, weighed by its confidence, best first. Relevance is the
     cosine to the query (a conversation turn's in its context, :mod:`audrey_core.rules.turns`) or, when ``fused``,
     that fused with the keyword list (a convex combination of normalised scores, or reciprocal rank); the turns of a
-    speaker the query ``terms`` name gain a little. Candidates under the confidence floor or their type's similarity
+    speaker the query ``terms`` name gain a little. Candidates under the confidence floor, under
+    ``similarity_floor`` (the caller's relevance floor: a cosine, whatever matched) or under their type's similarity
     floor (unless their words matched) are left out. With ``limit``, candidates are read in order of relevance only
     until no later one can reach the ``limit`` best (confidence never lifts a score above relevance x the largest
     type weight, and what follows, the question's time, by more than ``lift``): the same first ``limit``, without
@@ -113,6 +115,8 @@ def score(
             if memory is None or expired(memory.expires_at, now):  # removed since, or expired (a scan has no filter)
                 continue
             cosine = similarity.get(memory_id, 0.0)
+            if similarity_floor is not None and cosine < similarity_floor:
+                continue  # unrelated to the question, whatever words it shares
             reached = memory_id in matched_words or memory_id in resting  # not by its cosine alone
             if not reached and cosine < recall_cfg.similarity_floors[memory.memory_type]:
                 floored.add(memory_id)

@@ -7,7 +7,7 @@ import pytest
 
 from audrey_core import SOURCES, STATES, Audrey
 from audrey_core.conversation import (
-    REMEMBERED_SPEAKERS,
+    Remembering,
     is_question,
     item_from_metadata,
     placed_fields,
@@ -16,8 +16,8 @@ from audrey_core.conversation import (
     source_for_role,
     speaker_for_role,
     with_fields,
-    worth_remembering,
 )
+from audrey_core.rules.chatter import is_non_answer, is_small_talk, restates
 from audrey_core.testing import DeterministicEmbedder
 from tests.conftest import SYNC
 
@@ -37,20 +37,60 @@ def test_a_named_person_or_agent_is_the_speaker_and_a_tool_stays_a_tool():
 
 
 def test_what_is_worth_remembering():
-    default = frozenset(REMEMBERED_SPEAKERS)
-    assert worth_remembering("user", "I moved to Porto.", default)
-    assert not worth_remembering("user", "Where does Bob live?", default)
-    assert worth_remembering("user", "Where does Bob live?", default, questions=True)
-    assert worth_remembering("human", "Thanks! I am flying there tomorrow.", default)
-    assert not worth_remembering("tool", "stored", default) and worth_remembering("tool", "stored", default | {"tool"})
-    assert not worth_remembering("system", "Be brief.", default | {"tool"}) and not worth_remembering(
-        "ai", " ", default
-    )
+    default = Remembering()
+    assert default.keeps("user", "I moved to Porto.") and default.keeps("human", "Thanks! I am flying there tomorrow.")
+    assert not default.keeps("user", "Where does Bob live?")
+    assert Remembering.of(questions=True).keeps("user", "Where does Bob live?")
+    for chatter in ("ok thanks", "Thank you so much!", "Great, see you tomorrow!", "Sure.", "I don't know", "hi"):
+        assert not default.keeps("user", chatter), chatter
+        assert Remembering.of(chatter=True).keeps("user", chatter), chatter
+    assert default.keeps("user", "I don't know anyone in Lisbon.")  # not knowing someone is a fact about the user
+    # the assistant's replies and tools' output only when asked; a tool by name when it is lasting
+    assert not default.keeps("ai", "Porto is lovely in May.") and not default.keeps("tool", "stored")
+    replies = Remembering.of(("user", "assistant"))
+    assert replies.keeps("ai", "Porto is lovely in May.")
+    assert not replies.keeps("ai", "I don't know of any allergy of yours.")  # a non-answer
+    said = ["I'm vegetarian, and I'm allergic to peanuts."]
+    assert not replies.keeps("ai", "Noted: you are vegetarian and allergic to peanuts.", said=said)  # an echo
+    assert replies.keeps("ai", "Then skip the satay: it is made with peanuts.", said=said)
+    lasting = Remembering.of(lasting_tools=["profile"])
+    assert lasting.keeps("tool", "Home airport: LIS", tool="profile")
+    assert not lasting.keeps("tool", "Sunny, 21C", tool="weather")
+    assert Remembering.of(("user", "tool")).keeps("tool", "Sunny, 21C", tool="weather")
+    assert not default.keeps("system", "Be brief.") and not replies.keeps("ai", " ")
     assert is_question("Is it far? How long does it take?") and not is_question("It is far. Is it?")
     assert is_question("Wo wohnt Bob\uff1f") and not is_question("")
     assert remembered_speakers("tool") == {"tool"}
     with pytest.raises(ValueError, match="not 'system'"):
         remembered_speakers(("user", "system"))
+    with pytest.raises(TypeError, match="tool names"):
+        Remembering.of(lasting_tools="profile")
+
+
+@pytest.mark.parametrize(
+    "text,small_talk",
+    [("ok thanks", True), ("Thanks a lot, that helps!", True), ("Hello there", True), ("No.", True),
+     ("Thanks! I'm flying to Lisbon tomorrow.", False), ("I live in Porto", False), ("Yes, 8:15.", False)],
+)  # fmt: skip
+def test_small_talk_is_what_carries_no_word_of_its_own(text, small_talk):
+    assert is_small_talk(text) is small_talk
+
+
+def test_a_non_answer_says_only_that_its_speaker_does_not_know():
+    assert is_non_answer("I don't know.") and is_non_answer("Not sure, sorry.") and is_non_answer("No idea!")
+    assert not is_non_answer("I don't know anyone in Lisbon.")  # strict, as for a user's words
+    assert is_non_answer("I don't know of any allergy of yours.", strict=False)
+    assert is_non_answer("I'm not sure which hotel you booked. Could you tell me?", strict=False)
+    assert is_non_answer("Sorry, I couldn't find any flights.", strict=False)
+    assert not is_non_answer("I know you love Rust.", strict=False)
+    assert not is_non_answer("It's sunny and 21C in Lisbon.", strict=False)
+
+
+def test_a_restatement_carries_no_word_the_conversation_had_not_said():
+    said = ["I'm vegetarian, and I'm allergic to peanuts."]
+    assert restates("Noted: you're vegetarian and allergic to peanuts!", said)
+    assert not restates("You're vegetarian, so try the falafel place.", said)
+    assert not restates("ok", said)  # small talk restates nothing: it is chatter
 
 
 def test_a_field_never_overwrites_a_different_value_the_caller_stored():

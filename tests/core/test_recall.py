@@ -216,6 +216,25 @@ def test_confidence_floor_widens_the_candidate_pool(brain):
     assert brain.recall("stripe rate limit guess", limit=5, min_confidence=0.99) == []
 
 
+def test_a_relevance_floor_leaves_out_what_is_unrelated_whatever_words_it_shares(db_path, clock):
+    from .vectors import PlacedEmbedder
+
+    placed = PlacedEmbedder(dimensions=64)
+    query = placed.anchor("what should I eat on the flight")
+    with Audrey(db_path, embedder=placed, clock=clock) as brain:
+        close = brain.encode(placed.place("I am allergic to peanuts", 0.35))
+        far = brain.encode(placed.place("the flight leaves from gate 12", 0.1))  # shares the word "flight"
+        brain.encode_batch([placed.place(f"unrelated note {i}", 0.05) for i in range(40)])
+        assert far in [r.id for r in brain.recall(query, limit=5)]
+        assert [r.id for r in brain.recall(query, limit=5, min_similarity=0.2)] == [close]
+        assert [r.id for r in brain.recall(query, limit=5, min_similarity=0.2, mode="vector")] == [close]
+        assert brain.recall(query, limit=5, min_similarity=0.5) == []
+        assert far in [r.id for r in brain.recall(query, limit=5, min_similarity=0.2, mode="keyword")]  # no cosine
+        for bad in (1.5, "high", True):
+            with pytest.raises(InvalidInputError, match="min_similarity"):
+                brain.recall(query, min_similarity=bad)
+
+
 def test_filters_by_type_tag_and_source(brain):
     episode = brain.encode("stripe limits observed", tags=["stripe"], source="tool-result")
     brain.encode("stripe limits rumoured", tags=["gossip"], source="model-generated")

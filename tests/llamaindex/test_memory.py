@@ -22,7 +22,7 @@ def test_simple_chat_engine_recalls_a_fact_from_an_earlier_session(li_brain):
     later = SimpleChatEngine.from_defaults(llm=MockLLM(), memory=AudreyMemory.from_defaults(audrey=li_brain))
     answer = later.chat("Where does my sister live?").response  # MockLLM echoes the prompt it was given
     assert re.search(r"\[0\.82, told-by-user, \d{4}-\d\d-\d\d\] My sister Ines lives in Lisbon", answer)
-    assert {m.source for m in li_brain.list_memories(limit=10)} == {"told-by-user", "model-generated"}
+    assert {m.source for m in li_brain.list_memories(limit=10)} == {"told-by-user"}  # the user's words, not replies
 
 
 async def test_condense_plus_context_engine(li_brain):
@@ -67,8 +67,11 @@ def test_get_respects_the_token_limit_and_keeps_the_newest_message(li_brain):
 
 
 def test_set_reset_and_no_duplicates(li_brain):
-    memory = AudreyMemory.from_defaults(audrey=li_brain, session_id="s1")
-    history = [ChatMessage(role="user", content="I like jazz"), ChatMessage(role="assistant", content="Noted")]
+    memory = AudreyMemory.from_defaults(audrey=li_brain, session_id="s1", remember=("user", "assistant"))
+    history = [
+        ChatMessage(role="user", content="I like jazz"),
+        ChatMessage(role="assistant", content="Try Kind of Blue by Miles Davis."),
+    ]
     memory.set(history)
     memory.set(history + [ChatMessage(role="user", content="and blues")])
     assert len(li_brain.list_memories(limit=10)) == 3  # set twice, stored once
@@ -88,10 +91,10 @@ def test_set_reset_and_no_duplicates(li_brain):
 
 
 def test_a_message_is_stored_with_its_speakers_name_its_session_and_the_time_it_was_put(li_brain, clock):
-    memory = AudreyMemory.from_defaults(audrey=li_brain, session_id="s7")
+    memory = AudreyMemory.from_defaults(audrey=li_brain, session_id="s7", remember=("user", "assistant"))
     memory.put(ChatMessage(role="user", content="I adopted a greyhound.", additional_kwargs={"name": "Melanie"}))
     clock.advance(days=3)
-    memory.put(ChatMessage(role="assistant", content="What a lovely dog!"))
+    memory.put(ChatMessage(role="assistant", content="Greyhounds love a long nap after a sprint."))
     first, second = sorted(li_brain.list_memories(limit=10), key=lambda m: m.turn)
     assert (first.speaker, first.session, first.source) == ("Melanie", "s7", "told-by-user")
     assert (second.speaker, second.session) == ("assistant", "s7")
@@ -108,7 +111,7 @@ def test_tool_output_and_bare_questions_are_kept_only_when_asked(li_brain):
         ChatMessage(role="assistant", content="Bob lives in Leeds."),
     ]
     AudreyMemory.from_defaults(audrey=li_brain, session_id="a").put_messages(messages)
-    assert {m.content for m in li_brain.list_memories(limit=10)} == {"Bob lives in Leeds."}
+    assert li_brain.list_memories(limit=10) == []  # a question, a tool's output and a reply: none is the user's fact
     everything = AudreyMemory.from_defaults(
         audrey=li_brain, session_id="b", remember=("user", "assistant", "tool"), remember_questions=True
     )
@@ -148,7 +151,7 @@ async def test_memory_block_receives_flushed_messages_and_renders_with_confidenc
         await memory.aput(ChatMessage(role="user", content=f"fact {i}: the build server is in rack {i} " * 2))
         await memory.aput(ChatMessage(role="assistant", content=f"noted fact {i}"))
     stored = li_brain.list_memories(limit=100)
-    assert stored and {m.source for m in stored} == {"told-by-user", "model-generated"}  # flushed into Audrey
+    assert stored and {m.source for m in stored} == {"told-by-user"}  # what the user said, not "noted fact"
     await memory.aput(ChatMessage(role="user", content="which rack holds the build server?"))
     messages = await memory.aget()
     assert "Relevant memories" in messages[0].content and "told-by-user, 20" in messages[0].content
@@ -173,6 +176,37 @@ def test_messages_stored_with_a_ttl_are_not_recalled_after_it(li_brain, clock):
     assert "7731" in later.get("What is my locker code?")[0].content
     clock.advance(hours=1)
     assert all("7731" not in (m.content or "") for m in AudreyMemory.from_defaults(audrey=li_brain).get("locker code"))
-    assert len(li_brain.sweep_expired()) == 2  # the user's message and the reply
+    assert len(li_brain.sweep_expired()) == 1  # the user's message
     with pytest.raises(ValueError):
         AudreyMemory.from_defaults(audrey=li_brain, ttl=0)
+
+
+def test_memory_and_its_block_keep_what_the_user_says_last_in_a_session_and_no_chatter(li_brain):
+    def engine(session):
+        block = AudreyMemoryBlock(audrey=li_brain, name="audrey", priority=1)
+        memory = Memory.from_defaults(session_id=session, token_limit=30_000, memory_blocks=[block])
+        return SimpleChatEngine.from_defaults(llm=MockLLM(), memory=memory)
+
+    first = engine("monday")
+    for said in ("I'm vegetarian.", "ok thanks", "What time is it?", "Also my dentist is Dr. Okafor on Rua Augusta."):
+        first.chat(said)  # nothing is flushed: the session ends with every message in short-term memory
+    assert {m.content for m in li_brain.list_memories(limit=10)} == {
+        "I'm vegetarian.",
+        "Also my dentist is Dr. Okafor on Rua Augusta.",
+    }
+    answer = engine("tuesday").chat("Who is my dentist?").response  # MockLLM echoes its prompt
+    assert "Dr. Okafor on Rua Augusta" in answer
+
+
+def test_an_assistant_echo_is_no_second_report(li_brain):
+    said = "I'm vegetarian, and I'm allergic to peanuts."
+    memory = AudreyMemory.from_defaults(audrey=li_brain, remember=("user", "assistant"), remember_chatter=True)
+    memory.put(ChatMessage(role="user", content=said))
+    memory.put(ChatMessage(role="assistant", content="Noted: you are vegetarian and allergic to peanuts."))
+    user, echo = sorted(li_brain.list_memories(limit=10), key=lambda m: m.turn)
+    assert (user.source, echo.source) == ("told-by-user", "model-generated") and user.id in echo.derived_from
+    assert li_brain.get(user.id).evidence_count == 1
+    plain = AudreyMemory.from_defaults(audrey=li_brain, remember=("user", "assistant"))
+    plain.put(ChatMessage(role="user", content="My daughter's school starts at 8:15."))
+    plain.put(ChatMessage(role="assistant", content="Noted: your daughter's school starts at 8:15."))
+    assert len(li_brain.list_memories(limit=10)) == 3  # a restatement is not stored by default
