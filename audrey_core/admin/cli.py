@@ -17,6 +17,7 @@ import click
 
 from ..config import AudreyConfig
 from ..errors import AudreyError, InvalidInputError, StorageError
+from ..rules.arguments import parse_scope_path, scope_path
 from ..rules.inputs import check_text
 from .cli_memory import consolidate, decay, encode, history, recall, reindex, rollback, status, sweep
 from .cli_settings import (
@@ -109,8 +110,17 @@ def mcp_cmd(s: Settings, address: str | None, scope: str | None, token: str | No
     if address is not None:
         http = parse_address(address, "127.0.0.1:8765")
         check_http(http[0], token)
-    labels = tuple(scope.strip("/").split("/")) if scope else None
+    labels = parse_scope_path(scope, "--scope") if scope else None
     with s.audrey(create=True, scope=labels, config=AudreyConfig()) as brain:  # a server validates in the background
+        if http is not None:  # stdout is the protocol over stdio: only HTTP says where it listens (on stderr)
+            host, port = http
+            shown = f"[{host}]" if ":" in host else host
+            where = f"scope {scope_path(brain.scope)}" if brain.scope else "every scope"
+            guard = ", bearer token required" if token else ", this machine only"
+            click.echo(
+                f"audrey mcp: serving {s.name} (agent {s.agent}, {where}) at http://{shown}:{port}/mcp{guard}",
+                err=True,
+            )
         serve(brain, http, token)
 
 

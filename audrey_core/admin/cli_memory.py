@@ -3,14 +3,19 @@ reindex."""
 
 from __future__ import annotations
 
+import io
+import json
 import sys
+from collections.abc import Iterable
 from dataclasses import asdict
 from typing import Any
 
 import click
 
 from ..config import MEMORY_TYPES, SOURCES
-from ..errors import InvalidInputError
+from ..errors import InvalidInputError, NotFoundError
+from ..rules.arguments import parse_scope_path
+from ..rules.documents import UNITS, Unit, pieces
 from .cli_settings import (
     EXIT_NOT_FOUND,
     EXIT_REFUSED,
@@ -25,13 +30,33 @@ from .cli_settings import (
 )
 
 DEFAULT_MAX_CHARS = 1_000_000
+BULK_BATCH = 256  # pieces of a document stored (and embedded) together
+PIPE_PROGRESS_SECONDS = 5.0
+METADATA_EXAMPLE = """'{"team": "payments"}'"""
+
+
+def _metadata(text: str | None) -> dict[str, Any] | None:
+    if text is None:
+        return None
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise CliError(f"--metadata must be a JSON object such as {METADATA_EXAMPLE}: {exc}", EXIT_USAGE) from None
+    if not isinstance(value, dict):
+        raise CliError(f"--metadata must be a JSON object such as {METADATA_EXAMPLE}, got {text}", EXIT_USAGE)
+    return value
 
 
 @click.command()
 @json_option
 @click.argument("text", required=False)
+@click.option("--file", "file", type=click.File("r", encoding="utf-8"), default=None, help="Read the text from FILE.")
+@click.option("--split", type=click.Choice(UNITS), default=None, help="Store each paragraph, line or sentence apart.")
 @click.option("--source", type=click.Choice(SOURCES), default="direct-observation", show_default=True)
 @click.option("--tag", "tags", multiple=True, help="Repeat for several tags.")
+@click.option("--scope", default=None, metavar="PATH", help="Where it goes, e.g. user/ada (default: the root).")
+@click.option("--key", default=None, help="A claim key: a later memory with the same key in the scope replaces it.")
+@click.option("--metadata", "metadata_json", default=None, metavar="JSON", help="A JSON object stored with it.")
 @click.option("--salience", type=float, default=0.5, show_default=True)
 @click.option("--ttl", type=float, default=None, help="Seconds until it expires (never recalled again, then swept).")
 @click.option(
@@ -39,30 +64,73 @@ DEFAULT_MAX_CHARS = 1_000_000
     type=click.IntRange(min=1),
     default=DEFAULT_MAX_CHARS,
     show_default=True,
-    help="Refuse a longer text (one memory is recalled whole; split a long document into several).",
+    help="Refuse a longer text as one memory (one memory is recalled whole: --split stores a document in pieces).",
 )
 @click.pass_obj
 def encode(
     s: Settings,
     text: str | None,
+    file: Any,
+    split: Unit | None,
     source: str,
     tags: tuple[str, ...],
+    scope: str | None,
+    key: str | None,
+    metadata_json: str | None,
     salience: float,
     ttl: float | None,
     max_chars: int,
 ) -> None:
-    """Store TEXT (or standard input, when TEXT is - or missing) as one episode; creates the database if needed. A
-    long text is embedded in chunks, with progress on a terminal."""
-    content = (sys.stdin.read() if text in (None, "-") else text).strip("\n")
+    """Store TEXT (or --file, or standard input when TEXT is - or missing) as one episode, or with --split as one
+    episode per paragraph, line or sentence, stored in batches with progress (on a terminal, or a line every few
+    seconds in a pipe); creates the database if needed. A long text is embedded in chunks."""
+    if file is not None and text not in (None, "-"):
+        raise CliError("give the text or --file, not both", EXIT_USAGE)
+    if split is not None and key is not None:
+        raise CliError("--key names one fact; with --split every piece would replace the one before", EXIT_USAGE)
+    where = parse_scope_path(scope, "--scope") if scope is not None else None
+    fields: dict[str, Any] = {"source": source, "salience": salience, "tags": list(tags) or None, "ttl": ttl}
+    fields |= {"scope": where, "metadata": _metadata(metadata_json)}
+    stream = file if file is not None else (sys.stdin if text in (None, "-") else None)
+    if split is not None:
+        lines = stream if stream is not None else io.StringIO(text or "")
+        ids = _encode_pieces(s, pieces(lines, split), fields, max_chars)
+        s.emit({"ids": ids, "count": len(ids)}, lambda: f"stored {len(ids):,} memories, one per {split}")
+        return
+    content = (stream.read() if stream is not None else text or "").strip("\n")
     if len(content) > max_chars:
         raise CliError(
             f"the text is {len(content):,} characters, over --max-chars {max_chars:,}: one memory is recalled whole, "
-            f"so split a long document into several (or pass --max-chars {len(content)} to store it as one)",
+            "so store a document in pieces (--split paragraph, line or sentence), or pass "
+            f"--max-chars {len(content)} to store it as one",
             EXIT_USAGE,
         )
     with s.audrey(create=True, embedding_progress="embedding chunks") as brain:
-        memory_id = brain.encode(content, source=source, salience=salience, tags=list(tags) or None, ttl=ttl)
+        memory_id = brain.encode(content, key=key, **fields)
     s.emit({"id": memory_id}, lambda: memory_id)
+
+
+def _encode_pieces(s: Settings, found: Iterable[str], fields: dict[str, Any], max_chars: int) -> list[str]:
+    """Store each piece as an episode, ``BULK_BATCH`` to an ``encode_batch`` call, reporting progress."""
+    ids: list[str] = []
+    with s.audrey(create=True) as brain, progress_bar("stored", None, PIPE_PROGRESS_SECONDS) as advance:
+        batch: list[dict[str, Any]] = []
+        for piece in found:
+            if len(piece) > max_chars:
+                raise CliError(
+                    f"piece {len(ids) + len(batch) + 1} is {len(piece):,} characters, over --max-chars {max_chars:,}: "
+                    "split finer (--split line or sentence) or raise --max-chars",
+                    EXIT_USAGE,
+                )
+            batch.append({"content": piece, **fields})
+            if len(batch) == BULK_BATCH:
+                ids += brain.encode_batch(batch)
+                advance(len(batch))
+                batch = []
+        if batch:
+            ids += brain.encode_batch(batch)
+            advance(len(batch))
+    return ids
 
 
 @click.command()
@@ -70,12 +138,38 @@ def encode(
 @click.argument("query")
 @click.option("--limit", type=click.IntRange(min=1), default=10, show_default=True)
 @click.option("--min-confidence", type=click.FloatRange(0, 1), default=0.0, show_default=True)
+@click.option(
+    "--min-similarity",
+    type=click.FloatRange(-1, 1),
+    default=None,
+    help="Leave out memories less similar to the query than this cosine (0.2 keeps unrelated ones out).",
+)
 @click.option("--type", "types", multiple=True, type=click.Choice(MEMORY_TYPES), help="Repeat for several types.")
+@click.option("--tag", "tags", multiple=True, help="Only memories with this tag (repeat: any of them).")
+@click.option("--source", "sources", multiple=True, type=click.Choice(SOURCES), help="Only this source (repeat).")
+@click.option("--scope", default=None, metavar="PATH", help="Only this scope and those below it, e.g. user/ada.")
+@click.option("--include-dormant", is_flag=True, help="Also memories that faded to dormant.")
 @click.pass_obj
-def recall(s: Settings, query: str, limit: int, min_confidence: float, types: tuple[str, ...]) -> None:
-    """Memories relevant to QUERY, best first."""
+def recall(
+    s: Settings,
+    query: str,
+    limit: int,
+    min_confidence: float,
+    min_similarity: float | None,
+    types: tuple[str, ...],
+    tags: tuple[str, ...],
+    sources: tuple[str, ...],
+    scope: str | None,
+    include_dormant: bool,
+) -> None:
+    """Memories relevant to QUERY, best first (a long memory's text is cut short in the table; --json has it whole)."""
+    options: dict[str, Any] = {"min_confidence": min_confidence, "min_similarity": min_similarity}
+    options |= {"types": list(types) or None, "tags": list(tags) or None, "sources": list(sources) or None}
+    options |= {"include_dormant": include_dormant}
+    if scope is not None:
+        options["scope_prefix"] = parse_scope_path(scope, "--scope")
     with s.audrey() as brain:
-        hits = brain.recall(query, limit=limit, min_confidence=min_confidence, types=list(types) or None)
+        hits = brain.recall(query, limit=limit, **options)
         if not hits and not s.as_json:
             note_other_agents(brain.agents(), s.agent)
     rows = [(h.score, h.confidence, h.memory_type, h.source, h.state, h.id, h.content) for h in hits]
@@ -136,6 +230,10 @@ def rollback(s: Settings, run_id: str) -> None:
             run = brain.rollback(run_id)
         except InvalidInputError as exc:
             raise CliError(str(exc), EXIT_REFUSED) from exc
+        except NotFoundError as exc:
+            raise CliError(
+                f"no consolidation run {run_id} for agent {s.agent}; `audrey history` lists the runs", EXIT_NOT_FOUND
+            ) from exc
     s.emit(run, lambda: f"run {run.id} rolled back ({len(run.output_memory_ids)} principles now rolled_back)")
 
 

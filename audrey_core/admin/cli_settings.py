@@ -9,6 +9,7 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import datetime
+from pathlib import Path
 from typing import Any
 
 import click
@@ -108,12 +109,25 @@ class Settings:
         """The store opened with its own embedding model; ``embedding_progress`` labels the progress of long
         embedding calls on a terminal."""
         info = self.info(must_exist=not create)
+        if info is None:
+            self.check_folder()
         embedder = self.embedder(info)
         with progress_bar(embedding_progress or "", None) as advance:
             if embedding_progress and sys.stderr.isatty():
                 embedder = ProgressEmbedder(embedder, advance)
             with Audrey(self.db, agent=self.agent, embedder=embedder, config=config, scope=scope) as brain:
                 yield brain
+
+    def check_folder(self) -> None:
+        """A new SQLite file goes into a folder that exists, except the default one (``./audrey-data``), which is
+        made: a mistyped --db is refused, not made into a tree of new folders."""
+        if isinstance(self.db, str) or self.db.parent.exists() or self.db == Path(DEFAULT_DB):
+            return
+        raise CliError(
+            f"the folder {self.db.parent} does not exist: create it (mkdir -p {self.db.parent}) or point --db at a "
+            "file in an existing folder",
+            EXIT_NO_DATABASE,
+        )
 
     @contextmanager
     def storage(self) -> Iterator[Storage]:
@@ -221,12 +235,49 @@ class Progress:
             self.stream.flush()
 
 
+class PipeProgress(Progress):
+    """Progress where stderr is not a terminal (a pipe, a log file): a whole line every ``every`` seconds and one at
+    the end, so a long job in a pipe is never silent, and no line is redrawn."""
+
+    def __init__(self, label: str, total: int | None, every: float, stream: Any = None) -> None:
+        super().__init__(label, total, stream)
+        self.every = every
+        self.drawn = time.monotonic()  # the first line after ``every`` seconds: a short job prints one line at most
+        self.shown = 0  # what the last line said was done
+
+    def advance(self, n: int, total: int | None = None) -> None:
+        self.done += n
+        if total is not None:
+            self.total = total
+        now = time.monotonic()
+        if now - self.drawn >= self.every:
+            self.drawn = now
+            self._write(now)
+
+    def _write(self, now: float) -> None:
+        self.shown = self.done
+        self.stream.write(self.line(now) + "\n")
+        self.stream.flush()
+
+    def finish(self) -> None:
+        if self.done != self.shown and time.monotonic() - self.started >= self.every:
+            self._write(time.monotonic())
+
+
 @contextmanager
-def progress_bar(label: str, total: int | None) -> Iterator[Callable[..., None]]:
-    """Progress with a rate on stderr while the work runs (``advance(n, total=None)``); nothing when stderr is not a
-    terminal (a pipe, a log file): scripts read the result, not the bar."""
+def progress_bar(label: str, total: int | None, pipe_every: float | None = None) -> Iterator[Callable[..., None]]:
+    """Progress with a rate on stderr while the work runs (``advance(n, total=None)``). Where stderr is not a
+    terminal (a pipe, a log file), nothing, unless ``pipe_every``: then a line every that many seconds (scripts read
+    the result, a person watching a long job's log sees it move)."""
     if not sys.stderr.isatty():
-        yield lambda n, total=None: None
+        if pipe_every is None:
+            yield lambda n, total=None: None
+            return
+        piped = PipeProgress(label, total, pipe_every)
+        try:
+            yield piped.advance
+        finally:
+            piped.finish()
         return
     progress = Progress(label, total)
     try:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 import sys
 from dataclasses import asdict
 from pathlib import Path
@@ -65,6 +66,7 @@ def import_cmd(s: Settings, file: str) -> None:
                 EXIT_REFUSED,
             )
         created = not is_postgres_url(s.db) and not Path(s.db).exists()
+        folder_made = created and not Path(f"{s.db}-indexes").exists()
         storage = open_storage(
             s.db, model_name=header["embedding_model"], dimensions=int(header["embedding_dimensions"])
         )
@@ -75,9 +77,11 @@ def import_cmd(s: Settings, file: str) -> None:
                 count = import_snapshot(storage, lines, advance, header)
         except BaseException:
             storage.close()
-            if created:  # a failed import into a new file leaves no file behind
+            if created:  # a failed import into a new file leaves no file behind, nor the indexes' folder
                 for suffix in ("", "-wal", "-shm"):
                     Path(f"{s.db}{suffix}").unlink(missing_ok=True)
+                if folder_made:
+                    shutil.rmtree(f"{s.db}-indexes", ignore_errors=True)
             raise
         storage.close()
     s.emit({"records": count}, lambda: f"imported {count} records into {s.name}")

@@ -9,6 +9,7 @@ import click
 
 from ..audrey import Audrey
 from ..config import AudreyConfig, ValidationConfig
+from ..rules.arguments import parse_scope_path
 from ..rules.serving import needs_token
 from .cli_settings import EXIT_FAILED, EXIT_USAGE, CliError, Settings, parse_address
 
@@ -45,7 +46,7 @@ def ui_cmd(s: Settings, address: str, scope: str | None, allow_writes: bool, tok
             "this memory; use 127.0.0.1 to serve this machine only",
             EXIT_USAGE,
         )
-    labels = tuple(scope.strip("/").split("/")) if scope else None
+    labels = parse_scope_path(scope, "--scope") if scope else None
     import uvicorn
 
     listening = bound(host, port)  # before anything says "at": a busy port is reported, not served

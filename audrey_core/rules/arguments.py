@@ -197,6 +197,23 @@ def check_scope(scope: Any) -> tuple[str, ...]:
     return tuple(scope)
 
 
+def parse_scope_path(text: str, what: str = "scope") -> tuple[str, ...]:
+    """A scope written as a path, ``user/alice`` -> ``("user", "alice")`` (an empty path, or ``/``, is the root):
+    how the command line, the MCP server and the page take a scope."""
+    if not isinstance(text, str):
+        raise InvalidInputError(f"{what} must be a path such as user/alice, got {text!r}")
+    stripped = text.strip().strip("/")
+    labels = tuple(label.strip() for label in stripped.split("/")) if stripped else ()
+    if any(not label for label in labels):
+        raise InvalidInputError(f"{what} {text!r} has an empty label: write it as user/alice")
+    return check_scope(labels)
+
+
+def scope_path(scope: Sequence[str]) -> str:
+    """A scope as a path: ``("user", "alice")`` -> ``user/alice``; the root is ``/``."""
+    return "/".join(scope) or "/"
+
+
 def _check_ids(name: str, ids: Any) -> tuple[str, ...]:
     if ids is None:
         return ()

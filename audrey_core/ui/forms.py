@@ -10,6 +10,7 @@ from typing import Any
 
 from ..config import MEMORY_TYPES, SOURCES, STATES
 from ..errors import InvalidInputError
+from ..rules.arguments import parse_scope_path
 
 MODES = ("hybrid", "vector", "keyword")
 SHOW = ("recall", "dormant", "all")  # no state ticked: what recall answers, that and dormant memories, or every state
@@ -78,7 +79,7 @@ def search_from(params: Mapping[str, Any]) -> Search:
         tags=tags,
         sources=tuple(_choice(s, SOURCES, "source") for s in _many(params, "source")),
         states=tuple(_choice(s, STATES, "state") for s in _many(params, "state")),
-        scope=scope_path(_one(params, "scope")),
+        scope=parse_scope_path(_one(params, "scope")),
         start=start,
         end=end,
         min_confidence=confidence,
@@ -86,14 +87,6 @@ def search_from(params: Mapping[str, Any]) -> Search:
         echo={key: _many(params, key) for key in ("type", "source", "state")}
         | {key: _one(params, key) for key in ("q", "mode", "limit", "tags", "scope", "from", "to", "min_confidence")},
     )
-
-
-def scope_path(text: str) -> tuple[str, ...]:
-    """``user/alice`` -> ``("user", "alice")``; empty -> the root."""
-    labels = tuple(part for part in text.strip().strip("/").split("/") if part)
-    if any(not label.strip() for label in labels):
-        raise InvalidInputError(f"scope {text!r} has an empty label: write it as user/alice")
-    return labels
 
 
 def offset_from(params: Mapping[str, Any]) -> int:

@@ -17,6 +17,7 @@ from audrey_core.testing import DeterministicEmbedder
 @pytest.fixture
 def run(tmp_path):
     db = tmp_path / "cli" / "audrey.db"
+    db.parent.mkdir()
 
     def invoke(*args, db_path=db, input=None):
         return CliRunner().invoke(cli, ["--db", str(db_path), "--embedder", "deterministic", *args], input=input)
@@ -91,6 +92,7 @@ def test_consolidate_history_rollback_and_decay(run):
     assert again.exit_code == 5 and "already rolled back" in again.output
     missing = run("rollback", "no-such-run")
     assert missing.exit_code == 4 and "no consolidation run" in missing.output
+    assert "`audrey history` lists the runs" in missing.output and "()" not in missing.output  # in the command's terms
     assert j(run("--json", "decay"))["examined"] == 3
 
 
@@ -158,6 +160,69 @@ def test_status_counts_contradictions_in_words(run):
     assert total > 0 and line.startswith(f"contradictions: {total} ({total} open)") and "{" not in line
 
 
+def test_a_document_goes_in_as_many_memories_with_its_source_tags_and_scope(run, tmp_path):
+    notes = tmp_path / "notes.txt"
+    notes.write_text(
+        "The billing service retries a failed charge three times.\nIt waits an hour between tries.\n\n"
+        "Refunds over 500 EUR need a second approval. The finance team approves them.\n\n\n"
+        "The invoice export runs nightly at 02:00.\n"
+    )
+    stored = j(run("--json", "encode", "--file", str(notes), "--split", "paragraph", "--source", "tool-result",
+                   "--tag", "runbook", "--scope", "team/billing"))  # fmt: skip
+    assert stored["count"] == 3 and len(stored["ids"]) == 3
+    memories = [j(run("--json", "recall", "billing", "--scope", "team/billing", "--limit", "10"))]
+    contents = {h["content"] for h in memories[0]}
+    assert "The billing service retries a failed charge three times. It waits an hour between tries." in contents
+    every = j(run("--json", "recall", "refunds approval", "--limit", "10", "--tag", "runbook"))
+    assert all(h["scope"] == ["team", "billing"] and h["source"] == "tool-result" for h in every)
+    lines = j(run("--json", "encode", "--split", "line", input="first fact\n\nsecond fact\n"))
+    sentences = j(run("--json", "encode", "--split", "sentence", "--file", str(notes)))
+    assert lines["count"] == 2 and sentences["count"] == 5
+    assert "stored 2 memories, one per line" in run("encode", "--split", "line", input="a b\nc d\n").output
+    assert run("encode", "--split", "line", "--key", "k", input="x\n").exit_code == 2  # one key, many pieces
+    assert run("encode", "words", "--file", str(notes)).exit_code == 2
+
+
+def test_a_long_job_in_a_pipe_says_how_far_it_got_every_few_seconds():
+    import io
+
+    from audrey_core.admin.cli_settings import PipeProgress
+
+    stream = io.StringIO()
+    progress = PipeProgress("stored", None, every=0.0, stream=stream)
+    progress.advance(256)
+    progress.advance(256)
+    assert stream.getvalue().splitlines()[-1].startswith("stored: 512, ") and "\r" not in stream.getvalue()
+    progress.finish()  # nothing new to say
+    assert len(stream.getvalue().splitlines()) == 2
+    quiet = PipeProgress("stored", None, every=60.0, stream=io.StringIO())
+    quiet.advance(10)
+    quiet.finish()
+    assert quiet.stream.getvalue() == ""  # a job shorter than the interval prints nothing
+
+
+def test_encode_takes_a_scope_a_key_and_metadata_and_recall_filters_as_python_does(run):
+    first = j(run("--json", "encode", "Ada lives in Porto", "--scope", "user/ada", "--key", "user.home_city",
+                  "--metadata", '{"channel": "chat"}', "--source", "told-by-user"))["id"]  # fmt: skip
+    second = j(run("--json", "encode", "Ada lives in Lisbon", "--scope", "user/ada", "--key", "user.home_city"))["id"]
+    run("encode", "Bo lives in Leeds", "--scope", "user/bo", "--tag", "people")
+    found = j(run("--json", "recall", "where does Ada live", "--scope", "user/ada"))
+    assert [h["id"] for h in found] == [second]  # the key replaced the first
+    assert j(run("--json", "recall", "lives", "--tag", "people"))[0]["content"] == "Bo lives in Leeds"
+    assert j(run("--json", "recall", "lives", "--source", "told-by-user")) == []  # the first is superseded
+    assert all(h["id"] != first for h in j(run("--json", "recall", "Ada", "--include-dormant")))
+    assert j(run("--json", "recall", "Ada lives", "--min-similarity", "0.99")) == []
+    assert run("encode", "x", "--metadata", "[1, 2]").exit_code == 2
+    assert "empty label" in run("encode", "x", "--scope", "user//ada").output
+
+
+def test_a_new_file_goes_in_an_existing_folder(tmp_path):
+    missing = tmp_path / "no" / "such" / "x.db"
+    result = CliRunner().invoke(cli, ["--db", str(missing), "--embedder", "deterministic", "encode", "hello"])
+    assert result.exit_code == 3 and "does not exist" in result.output and "mkdir -p" in result.output
+    assert not (tmp_path / "no").exists()  # nothing was made
+
+
 def test_bad_usage(run):
     assert run("encode", "x", "--source", "rumour").exit_code == 2
     run("encode", "seed memory")
@@ -194,6 +259,10 @@ def test_export_then_import_reproduces_everything(run, tmp_path):
     bad = tmp_path / "bad.jsonl"
     bad.write_text('{"hello": 1}\n')
     assert run("import", str(bad), db_path=tmp_path / "fresh.db").exit_code == 2
+    broken = tmp_path / "broken.jsonl"
+    broken.write_text("".join(snapshot.read_text().splitlines(keepends=True)[:3]) + "not json\n")
+    assert run("import", str(broken), db_path=tmp_path / "half.db").exit_code != 0
+    assert not list(tmp_path.glob("half.db*"))  # neither the file nor its indexes' folder is left behind
 
 
 def restored_filter():
@@ -263,7 +332,7 @@ def test_reembed_to_the_local_model(run):
 @pytest.mark.slow
 def test_demo_command_tells_the_story_to_the_default_agent_of_the_store_given_and_says_how_to_look(tmp_path):
     result = CliRunner().invoke(cli, ["demo"])
-    assert result.exit_code == 0 and "recalled principle" in result.output and "contradiction" in result.output
+    assert result.exit_code == 0 and "recalled principle" in result.output and "dispute open" in result.output
     db = tmp_path / "story.db"
     told = CliRunner().invoke(cli, ["--db", str(db), "demo"])
     assert told.exit_code == 0 and f"look at it: audrey --db {db} ui" in told.output
