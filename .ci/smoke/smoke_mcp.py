@@ -35,6 +35,11 @@ async def exercise(client: Client, how: str) -> None:
     assert f"rebuilt on Sundays ({how})" in str(found.structured_content), found
     refused = await client.call_tool("remember", {"content": "   ", "source": "told-by-user"})
     assert refused.is_error, refused
+    typed = await client.call_tool("recall", {"query": "staging", "limit": "many"})  # said in the tool's terms
+    assert typed.is_error and "'limit' must be a whole number" in str(typed.content), typed
+    assert "pydantic" not in str(typed.content), typed
+    default = await client.call_tool("remember", {"content": f"The VPN rotates keys monthly ({how})"})
+    assert not default.is_error, default  # the source defaults as on the command line
     print(f"mcp {SDK} over {how}: {info.name} {info.version} serves {len(tools)} tools", file=sys.stderr)
 
 

@@ -16,7 +16,7 @@ from functools import partial
 from typing import Annotated, Any, TypeVar
 
 import anyio
-from pydantic import Field
+from pydantic import Field, ValidationError
 
 from .. import __version__
 from ..audrey import Audrey
@@ -24,6 +24,7 @@ from ..config import MemoryType, Source
 from ..conversation import render_memories
 from ..errors import AudreyError, ConfigurationError, install_hint
 from ..models import to_plain
+from ..rules.arguments import check_scope, parse_scope_path, scope_path
 from ..rules.recall_options import RecallOrder
 from ..rules.serving import needs_token
 from ..states import ContradictionState
@@ -56,9 +57,44 @@ INSTRUCTIONS = (
     "Results carry confidence, state and counterclaims: say so when the record disagrees with itself."
 )
 SOURCE_HELP = (
-    "Where this came from: told-by-user (the user said it), direct-observation (seen first-hand), tool-result (a "
-    "tool returned it), inference (concluded from other memories), model-generated (written by a model unprompted)."
+    "Where this came from: told-by-user (the user said it), direct-observation (seen first-hand; the default), "
+    "tool-result (a tool returned it), inference (concluded from other memories), model-generated (written by a model "
+    "unprompted)."
 )
+DEFAULT_SOURCE: Source = "direct-observation"  # as the command line's `audrey encode`
+
+
+def argument_errors(tool: str, error: ValidationError) -> str:
+    """A tool's arguments refused by their schema, in the tool's terms: which argument, and what it takes."""
+    said = []
+    for problem in error.errors(include_url=False):
+        name = "".join(f"[{part}]" if isinstance(part, int) else f".{part}" for part in problem["loc"]).lstrip(".")
+        name = name or "the arguments"
+        kind, context = problem["type"], problem.get("ctx") or {}
+        if kind == "missing":
+            said.append(f"'{name}' is required")
+        elif kind == "extra_forbidden":
+            said.append(f"'{name}' is not an argument of {tool}")
+        elif kind == "literal_error":
+            said.append(f"'{name}' must be one of {context.get('expected', 'the listed values')}")
+        elif kind.startswith("int_"):
+            said.append(f"'{name}' must be a whole number")
+        elif kind.startswith(("float_", "greater_than", "less_than")):
+            said.append(
+                f"'{name}' must be a number"
+                + (f" {problem['msg'].split('should be ')[-1]}" if "should be" in problem["msg"] else "")
+            )
+        elif kind.startswith("string_"):
+            said.append(f"'{name}' must be text")
+        elif kind.startswith("list_"):
+            said.append(f"'{name}' must be a list")
+        elif kind.startswith("dict_"):
+            said.append(f"'{name}' must be a JSON object")
+        elif kind.startswith("bool_"):
+            said.append(f"'{name}' must be true or false")
+        else:
+            said.append(f"'{name}': {problem['msg']}")
+    return f"Error executing tool {tool}: " + "; ".join(dict.fromkeys(said))
 
 
 def require_mcp() -> None:
@@ -82,15 +118,32 @@ def _installed_mcp() -> str | None:
         return None
 
 
+def _server_class() -> Any:
+    """The SDK's server whose arguments refused by a tool's schema are said in the tool's terms (which argument,
+    what it takes) instead of pydantic's text. Both majors look ``call_tool`` up on the class."""
+
+    class AudreyServer(HighLevelServer):  # type: ignore[misc,valid-type]
+        async def call_tool(self, name: str, arguments: dict[str, Any], *rest: Any, **options: Any) -> Any:
+            try:
+                return await super().call_tool(name, arguments, *rest, **options)
+            except ToolError as exc:
+                if isinstance(exc.__cause__, ValidationError):
+                    raise ToolError(argument_errors(name, exc.__cause__)) from None
+                raise
+
+    return AudreyServer
+
+
 def build_server(brain: Audrey, name: str = "audrey", host: str = "127.0.0.1", port: int = 8765) -> Any:
     """The SDK's high-level server whose tools remember, recall, forget, supersede, consolidate, list
     contradictions and report status through ``brain``. ``host`` and ``port`` matter for HTTP only (localhost turns
     on the SDK's DNS-rebinding protection); on mcp 2.x they are given to :func:`http_app` instead."""
     require_mcp()
+    serving = _server_class()
     if SDK_MAJOR >= 2:
-        server = HighLevelServer(name, instructions=INSTRUCTIONS, version=__version__, log_level="WARNING")
+        server = serving(name, instructions=INSTRUCTIONS, version=__version__, log_level="WARNING")
     else:
-        server = HighLevelServer(name, instructions=INSTRUCTIONS, host=host, port=port, log_level="WARNING")
+        server = serving(name, instructions=INSTRUCTIONS, host=host, port=port, log_level="WARNING")
         # FastMCP 1.x takes no version: its server would report the SDK's as its own in `serverInfo`
         server._mcp_server.version = __version__
 
@@ -100,12 +153,26 @@ def build_server(brain: Audrey, name: str = "audrey", host: str = "127.0.0.1", p
         except AudreyError as exc:
             raise ToolError(str(exc)) from exc
 
-    own = list(brain.scope)  # Audrey itself refuses a scope outside the server's
-    scope_path = Annotated[
-        list[str] | None,
+    own = scope_path(brain.scope)
+    below = "/".join([*brain.scope, "project"])
+
+    def scope_of(given: Any) -> tuple[str, ...] | None:
+        """A scope argument, "user/alice" or a list of labels, inside this server's scope (else a clear refusal)."""
+        if given is None:
+            return None
+        labels = parse_scope_path(given) if isinstance(given, str) else check_scope(given)
+        if not brain.tenant.contains(labels):
+            raise ToolError(
+                f"scope {scope_path(labels)} lies outside this server's scope {own}: it serves {own} and the scopes "
+                f"below it (such as {below}); another scope needs its own server (audrey mcp --scope PATH)"
+            )
+        return labels
+
+    scope_path_argument = Annotated[
+        str | list[str] | None,
         Field(
-            description=f"A scope path such as {[*own, 'project', 'billing']}: this server's scope {own} or one "
-            "below it. Omit for the server's own scope."
+            description=f"A scope such as {below!r}: this server's scope ({own!r}) or one below it, as a path "
+            "(a list of labels also works). Omit for the server's own scope."
         ),
     ]
 
@@ -115,10 +182,10 @@ def build_server(brain: Audrey, name: str = "audrey", host: str = "127.0.0.1", p
     @server.tool(annotations=writes)
     async def remember(
         content: Annotated[str, Field(description="The observation or fact to keep, in a sentence or a few.")],
-        source: Annotated[Source, Field(description=SOURCE_HELP)],
+        source: Annotated[Source, Field(description=SOURCE_HELP)] = DEFAULT_SOURCE,
         tags: Annotated[list[str] | None, Field(description="Labels to filter recall by later.")] = None,
-        scope: scope_path = None,  # type: ignore[valid-type]
-        salience: Annotated[float, Field(description="How much it matters, 0 to 1.")] = 0.5,
+        scope: scope_path_argument = None,  # type: ignore[valid-type]
+        salience: Annotated[float, Field(description="How much it matters, 0 to 1.", ge=0, le=1)] = 0.5,
         metadata: Annotated[dict[str, Any] | None, Field(description="JSON values stored with it.")] = None,
         session: Annotated[
             str | None,
@@ -127,25 +194,27 @@ def build_server(brain: Audrey, name: str = "audrey", host: str = "127.0.0.1", p
         speaker: Annotated[str | None, Field(description="For a turn of a conversation: who said it.")] = None,
         ttl_seconds: Annotated[
             float | None,
-            Field(description="Forget it after this many seconds (it is never recalled again, then deleted)."),
+            Field(description="Forget it after this many seconds (it is never recalled again, then deleted).", gt=0),
         ] = None,
     ) -> dict[str, Any]:
         """Store an observation as a new memory. Audrey checks it against what it already holds in the background:
         a repeat reinforces, a newer value of the same fact updates, a disagreement is kept as a contradiction."""
-        where = {"scope": scope, "session": session, "speaker": speaker, "ttl": ttl_seconds}
+        where = {"scope": scope_of(scope), "session": session, "speaker": speaker, "ttl": ttl_seconds}
         encode = partial(brain.encode, content, source, salience, tags, None, None, metadata, **where)
         return {"id": await run(encode)}
 
     @server.tool(annotations=read_only)
     async def recall(
         query: Annotated[str, Field(description="What to look for, in words.")],
-        limit: Annotated[int, Field(description="How many memories at most.")] = 10,
+        limit: Annotated[int, Field(description="How many memories at most.", ge=1)] = 10,
         types: Annotated[list[MemoryType] | None, Field(description="Only these memory types.")] = None,
         tags: Annotated[list[str] | None, Field(description="Only memories with any of these tags.")] = None,
         sources: Annotated[list[Source] | None, Field(description="Only memories from these sources.")] = None,
-        scope: scope_path = None,  # type: ignore[valid-type]
-        min_confidence: Annotated[float, Field(description="Leave out memories below this confidence.")] = 0.0,
-        token_budget: Annotated[int | None, Field(description="Stop before the contents exceed this.")] = None,
+        scope: scope_path_argument = None,  # type: ignore[valid-type]
+        min_confidence: Annotated[
+            float, Field(description="Leave out memories below this confidence (0 to 1).", ge=0, le=1)
+        ] = 0.0,
+        token_budget: Annotated[int | None, Field(description="Stop before the contents exceed this.", ge=1)] = None,
         order: Annotated[RecallOrder, Field(description="'time': the chosen memories oldest first.")] = "relevance",
     ) -> dict[str, Any]:
         """Memories relevant to the query, best first by relevance x confidence, answering what is true now (a
@@ -154,7 +223,7 @@ def build_server(brain: Audrey, name: str = "audrey", host: str = "127.0.0.1", p
         source, and the other side of any open contradiction it is part of."""
         filters: dict[str, Any] = {"token_budget": token_budget, "order": order}
         if scope is not None:
-            filters["scope_prefix"] = scope
+            filters["scope_prefix"] = scope_of(scope)
         options = {"min_confidence": min_confidence, "types": types, "tags": tags, "sources": sources}
         found = partial(brain.recall, query, limit, **options, **filters)
         return {"results": [_result(hit) for hit in await run(found)]}
@@ -163,11 +232,13 @@ def build_server(brain: Audrey, name: str = "audrey", host: str = "127.0.0.1", p
     async def supersede(
         memory_id: Annotated[str, Field(description="The id of the memory that no longer holds.")],
         content: Annotated[str, Field(description="What holds now.")],
-        source: Annotated[Source, Field(description=SOURCE_HELP)],
+        source: Annotated[Source, Field(description=SOURCE_HELP)] = DEFAULT_SOURCE,
         tags: Annotated[list[str] | None, Field(description="Labels to filter recall by later.")] = None,
     ) -> dict[str, Any]:
         """Record that a fact changed: a new memory replaces the old one, which is kept (marked superseded, out of
         recall) so its history stays visible."""
+        if await run(partial(brain.get, memory_id)) is None:
+            raise ToolError(f"memory_id {memory_id!r} names no memory this server holds")
         encode = partial(brain.encode, content, source, 0.5, tags, None, memory_id)
         return {"id": await run(encode), "supersedes": memory_id}
 
@@ -212,7 +283,7 @@ def build_server(brain: Audrey, name: str = "audrey", host: str = "127.0.0.1", p
         summary = to_plain(await run(brain.introspect))
         for index in summary.get("indexes") or []:
             index.pop("folder", None)  # where the server keeps its files is not the client's business
-        return {"agent": brain.agent, "scope": list(brain.scope), **summary}
+        return {"agent": brain.agent, "scope": own, **summary}
 
     return server
 
@@ -230,7 +301,7 @@ def _result(hit: Any) -> dict[str, Any]:
         "score": round(hit.score, 4),
         "why": why,
         "confidence_parts": to_plain(hit.breakdown),
-        "scope": list(hit.scope),
+        "scope": scope_path(hit.scope),
         "tags": list(hit.tags),
         "created_at": hit.created_at.isoformat(),
         "observed_at": hit.observed_at.isoformat(),

@@ -92,8 +92,10 @@ async def every_tool(session) -> None:
     assert set(listed) == TOOLS
     assert all(t.description and len(t.description) > 40 for t in listed.values())
     remember = listed["remember"].inputSchema
-    assert remember["required"] == ["content", "source"]
+    assert remember["required"] == ["content"]  # the source defaults as on the command line
+    assert remember["properties"]["source"]["default"] == "direct-observation"
     assert "told-by-user" in json.dumps(remember["properties"]["source"])
+    assert "user/" in json.dumps(remember["properties"]["scope"]) or remember["properties"]["scope"]
 
     first = await call(
         session,
@@ -178,32 +180,33 @@ async def bad_input(session, db) -> None:
     """On a server confined to user/alice: each refusal carries Audrey's message and nothing is written."""
     await call(session, "remember", content="Alice drinks tea", source="told-by-user")
     before = await stored(session)
-    assert "told-by-user" in await refused(session, "remember", content="x", source="rumour")
+    rumour = await refused(session, "remember", content="x", source="rumour")
+    assert "'source' must be one of" in rumour and "told-by-user" in rumour and "pydantic" not in rumour
+    assert "'content' is required" in await refused(session, "remember", source="told-by-user")
     assert "nothing to remember" in await refused(session, "remember", content="   ", source="told-by-user")
-    assert "more than 0" in await refused(session, "remember", content="x", source="told-by-user", ttl_seconds=-1)
-    assert "positive" in await refused(session, "recall", query="tea", limit=0)
-    outside = await refused(
-        session, "remember", content="Bob drinks coffee", source="told-by-user", scope=["user", "bob"]
-    )
-    assert "outside this instance's scope" in outside
+    ttl = await refused(session, "remember", content="x", source="told-by-user", ttl_seconds=-1)
+    assert "'ttl_seconds' must be a number greater than 0" in ttl
+    assert "'limit' must be a number greater than or equal to 1" in await refused(session, "recall", query="t", limit=0)
+    assert "'limit' must be a whole number" in await refused(session, "recall", query="tea", limit="many")
+    outside = await refused(session, "remember", content="Bob drinks coffee", source="told-by-user", scope="user/bob")
+    assert "scope user/bob lies outside this server's scope user/alice" in outside and "audrey mcp --scope" in outside
     assert "outside" in await refused(session, "recall", query="coffee", scope=["user", "bob"])
-    assert "not a stored memory" in await refused(
+    assert "empty label" in await refused(session, "recall", query="coffee", scope="user//bob")
+    assert "names no memory this server holds" in await refused(
         session, "supersede", memory_id="01NOPE", content="y", source="inference"
     )
-    assert "Traceback" not in outside
+    assert "Traceback" not in outside and "open an Audrey" not in outside
     assert await stored(session) == before  # nothing was written
-    inside = await call(
-        session,
-        "remember",
-        content="Alice's project uses Rust",
-        source="told-by-user",
-        scope=["user", "alice", "work"],
-    )
+    inside = await call(session, "remember", content="Alice's project uses Rust", scope="user/alice/work")
     assert inside["id"]
+    found = await call(session, "recall", query="Alice's project", scope="user/alice/work")
+    assert [(r["id"], r["scope"], r["source"]) for r in found["results"]] == [
+        (inside["id"], "user/alice/work", "direct-observation")  # a path, and the command line's default source
+    ]
     with Audrey(db, embedder=DeterministicEmbedder(), scope=("user", "bob")) as bob:  # beside the server
         assert bob.recall("tea") == [] and bob.get(inside["id"]) is None  # the other tenant sees none of it
         theirs = bob.encode("Bob's locker code is 4411", source="told-by-user")
-    assert "not a stored memory" in await refused(
+    assert "names no memory this server holds" in await refused(
         session, "supersede", memory_id=theirs, content="The locker code is 0000", source="inference"
     )
     assert await call(session, "forget", ids=[theirs]) == {"forgotten": [], "not_found": [theirs]}
@@ -224,6 +227,8 @@ def http_server(tmp_path, request):
     server = subprocess.Popen(
         command(db, "--http", f"127.0.0.1:{port}", "--token", "s3cret", *extra), stderr=subprocess.PIPE, text=True
     )
+    said = server.stderr.readline()  # where it listens, before anything else
+    assert f"at http://127.0.0.1:{port}/mcp, bearer token required" in said and str(db) in said, said
     deadline = time.monotonic() + 60
     while True:
         try:
@@ -252,7 +257,7 @@ async def test_http_needs_the_token_and_shares_the_store_with_a_python_agent(htt
             assert found[0]["id"] == told  # written by the Python agent
             saved = await call(session, "remember", content="Miso is afraid of the vacuum", source="told-by-user")
             before = await stored(session)
-            assert "positive" in await refused(session, "recall", query="cat", limit=0)
+            assert "greater than or equal to 1" in await refused(session, "recall", query="cat", limit=0)
             assert "told-by-user" in await refused(session, "remember", content="x", source="rumour")
             assert "nothing to remember" in await refused(session, "remember", content=" ", source="told-by-user")
             assert await stored(session) == before
@@ -310,5 +315,5 @@ def test_a_missing_or_incompatible_sdk_is_named(monkeypatch):
     with pytest.raises(ConfigurationError, match=rf"mcp {re.escape(version('mcp'))} is installed.*<3"):
         mcp_server.require_mcp()
     monkeypatch.setattr(mcp_server, "_installed_mcp", lambda: None)
-    with pytest.raises(ConfigurationError, match=r"pip install '.*\[mcp\]'"):
+    with pytest.raises(ConfigurationError, match=r"pip install -e '\.\[mcp\]' in a clone"):
         mcp_server.require_mcp()
