@@ -72,7 +72,7 @@ def search(request: Request) -> Response:
             **options,
         )
         influence = brain.config.recall.confidence_influence
-        results = [(r, score_parts(r, influence)) for r in found]
+        results = [(r, score_parts(r, influence, brain.config.confidence)) for r in found]
     else:
         listed = brain.list_memories(limit=PAGE + 1, offset=form.offset, **options)
     others: dict[str, int] = {}

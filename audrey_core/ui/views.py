@@ -16,9 +16,11 @@ CURVE_POINTS = 60
 PROJECTED_DAYS = 30
 
 
-def score_parts(result: RecallResult, influence: float) -> dict[str, Any]:
+def score_parts(result: RecallResult, influence: float, cfg: ConfidenceConfig | None = None) -> dict[str, Any]:
     """How ``result``'s score was made: relevance x confidence (with ``RecallConfig.confidence_influence`` w below 1,
-    relevance x (1 - w + w x confidence)), and the confidence's own parts."""
+    relevance x (1 - w + w x confidence)), and the confidence's own parts, each with its weight (``cfg``'s), so the
+    page shows how they add up to the confidence (``combined``)."""
+    cfg = cfg or ConfidenceConfig()
     relevance = result.relevance if result.relevance is not None else result.similarity
     weight = 1 - influence + influence * result.confidence
     formula = f"{relevance:.3f} × {result.confidence:.3f}"
@@ -26,17 +28,22 @@ def score_parts(result: RecallResult, influence: float) -> dict[str, Any]:
         formula = f"{relevance:.3f} × (1 − {influence:g} + {influence:g} × {result.confidence:.3f})"
         formula += f" = {relevance:.3f} × {weight:.3f}"
     parts = result.breakdown
+    weighted = [
+        ("source", cfg.weight_source, parts.source),
+        ("evidence", cfg.weight_evidence, parts.evidence),
+        ("recency", cfg.weight_recency, parts.recency),
+        ("retrieval", cfg.weight_retrieval, parts.retrieval),
+    ]
+    combined = " + ".join(f"{weight:.2f} × {name} {value:.2f}" for name, weight, value in weighted)
+    if parts.capped:
+        combined += f", capped at {cfg.model_generated_cap:.2f} (model-generated)"
     return {
         "relevance": relevance,
         "formula": formula,
         "score": result.score,
         "confidence": result.confidence,
-        "parts": [
-            ("source", parts.source),
-            ("evidence", parts.evidence),
-            ("recency", parts.recency),
-            ("retrieval", parts.retrieval),
-        ],
+        "parts": [(name, value) for name, _, value in weighted],
+        "combined": combined,
         "capped": parts.capped,
     }
 

@@ -136,6 +136,18 @@ def test_numbers_on_a_memory_page_are_rounded_for_reading(brain):
     assert "0.30 · " in page and "0.30000000000000004" not in page
 
 
+def test_a_result_shows_how_its_confidence_adds_up_its_scope_and_readable_dispute_reasons(brain):
+    brain.encode("the API allows 80 requests per second", source="told-by-user", scope=("team", "core"))
+    brain.encode("the API allows 200 requests per second", source="tool-result", scope=("team", "core"))
+    page = client(brain).get("/", params={"q": "API requests per second"}).text
+    assert "0.30 × source 0.90 + 0.35 × evidence" in page and "0.15 × retrieval 0.00" in page
+    assert "scope team/core" in page and "scope team/core" in client(brain).get("/").text  # the list too
+    disputes = client(brain).get("/disputes").text
+    assert "80 vs 200 (req/s)" in disputes and "['" not in disputes
+    brain.consolidate()
+    assert "1 run, newest first" in client(brain).get("/runs").text
+
+
 def test_the_command_checks_its_address_and_token(tmp_path):
     db = tmp_path / "cli.db"
     runner = CliRunner()

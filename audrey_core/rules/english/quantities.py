@@ -247,11 +247,12 @@ def same_quantities(existing: str, incoming: str, value_leads: frozenset[str] | 
 
 
 def show(values: frozenset[Value], dimension: str = "") -> str:
-    """Values for a reason string (a clock time as HH:MM)."""
+    """Values for a reason a person reads: "80", "80 or 100", "10-20" (a clock time as HH:MM)."""
 
     def one(x: float) -> str:
         return f"{int(x) // 60:02d}:{int(x) % 60:02d}" if dimension == "clock" else f"{x:g}"
 
-    return str(
-        sorted(v if isinstance(v, str) else one(v[0]) if v[0] == v[1] else f"{one(v[0])}-{one(v[1])}" for v in values)
+    shown = sorted(
+        v if isinstance(v, str) else one(v[0]) if v[0] == v[1] else f"{one(v[0])}-{one(v[1])}" for v in values
     )
+    return " or ".join(shown)
