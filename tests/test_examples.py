@@ -36,22 +36,29 @@ def test_quickstart():
 
 
 @pytest.mark.slow
-def test_stripe_demo_offline():
-    out = run_example("stripe_demo.py")
-    assert "principle (extractive" in out
+def test_stripe_demo_offline(tmp_path):
+    db = tmp_path / "demo.db"
+    out = run_example("stripe_demo.py", "--db", str(db))
+    assert "principle (extractive, offline): what every report says: Stripe API returned HTTP 429" in out
+    assert "learned from 2 independent reports (direct-observation, tool-result)" in out
     assert "recalled principle" in out and "evidence [direct-observation]" in out and "evidence [tool-result]" in out
-    assert "~ update of the principle" in out and "the principle is now superseded" in out
-    # the test-mode detail meets both reports and their principle: three disputes, each naming its other side
+    assert "~ replaces the principle" in out and "the principle is now superseded" in out
+    # the test-mode detail meets both reports and their principle: each holds beside it, in its context
     detail = out.split("5. Days later")[1].split("the principle is context_dependent")[0]
-    met = [line.split(":")[0] for line in detail.splitlines() if "! contradiction" in line]
-    assert len(met) == len(set(met)) == 3, detail
-    assert "the principle is context_dependent: both claims hold" in out
+    met = [line.split(",")[0] for line in detail.splitlines() if "= holds beside" in line]
+    assert len(met) == len(set(met)) == 3 and "contradiction" not in detail and "!" not in detail, detail
+    assert "['" not in out  # no Python list in what a person reads
     shown = out.split("what a model is shown:")[1].split("6. Weeks later")[0]
     assert "— in another context" in shown and "In test mode the Stripe API rate limit is 25" in shown
     assert "recall now answers: Stripe lowered the live API rate limit from 100 to 80" in out
-    assert "contradiction open" in out and "flagged for review" in out
+    assert "dispute open" in out and "flagged for review" in out
+    resolution = next(line for line in out.splitlines() if "confidence before -> after the dispute" in line)
+    user, guess = (float(side.split("-> ")[1]) for side in resolution.split(": ", 2)[2].split("; "))
+    assert "told-by-user" in resolution and "inference" in resolution and user > guess  # the guess outweighs nothing
     assert "live memories went dormant" in out and "still there, dormant: Stripe lowered" in out
     assert "an ordinary recall returns 0 of them" in out
+    again = run_example("stripe_demo.py", "--db", str(db))  # into the same store: a telling of its own
+    assert "scope: stripe-demo/telling-2" in again and "no cluster qualified" not in again
 
 
 @pytest.mark.slow
@@ -90,7 +97,7 @@ def test_stripe_demo_with_an_openai_compatible_llm():
     with FakeOpenAIServer(chat=chat) as server:
         out = run_example("stripe_demo.py", "--llm-model", "fake-model", env={"AUDREY_LLM_BASE_URL": server.base_url})
     assert "extracted by fake-model" in out and "Stripe throttles clients above 100" in out
-    assert "causal link (causal)" in out and "contradiction context_dependent" in out
+    assert "causal link (causal)" in out and "= holds beside the told-by-user report" in out.split("7. The agent")[1]
 
 
 @pytest.mark.slow

@@ -42,6 +42,18 @@ def _which(memory: Memory | None) -> str:
     return "the principle" if memory.memory_type == "semantic" else "the procedure"
 
 
+def _met(event: dict) -> str:
+    """One line for a claim meeting another: a dispute, or two claims that each hold in their own context."""
+    resolution = event["resolution"]
+    if resolution.relation == "context_dependent":
+        return f"   = holds beside {_which(event['existing'])}, each in its context ({resolution.reason})"
+    return f"   ! disputes {_which(event['existing'])}: {resolution.reason}"
+
+
+def _count(n: int, what: str) -> str:
+    return f"{n} {what}" + ("" if n == 1 else "s")
+
+
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description="Audrey's Stripe rate-limit demo")
     parser.add_argument("--db", help="SQLite file to use (default: a new temporary one)")
@@ -67,12 +79,13 @@ def main(argv: list[str] | None = None) -> int:
     # The story spans a year: a clock the demo moves on, started so that the story ends today (the page and the
     # command then show its dates as they were, none in the future).
     clock = ManualClock(datetime.now(timezone.utc) - timedelta(days=STORY_DAYS))
-    with Audrey(path, llm=llm, config=config, clock=clock) as brain:  # the default agent, as the command's
-        # Each event names the memory the new claim met: one claim may dispute both reports and their principle.
-        brain.on(
-            "contradiction",
-            lambda e: print(f"   ! contradiction with {_which(e['existing'])}: {e['resolution'].reason}"),
-        )
+    with Audrey(path, config=config) as store:  # each telling in a scope of its own: a re-run starts afresh
+        told = sum(1 for scope in store.scopes() if scope[:1] == ("stripe-demo",))
+    scope = ("stripe-demo", f"telling-{told + 1}")
+    print(f"scope: {'/'.join(scope)} (the default agent, as the command's)")
+    with Audrey(path, llm=llm, config=config, clock=clock, scope=scope) as brain:
+        # Each event names the memory the new claim met: one claim may meet both reports and their principle.
+        brain.on("contradiction", lambda e: print(_met(e)))
 
         print("\n1-2. Two code paths hit Stripe's rate limit:")
         for text, source, job in [
@@ -98,14 +111,17 @@ def main(argv: list[str] | None = None) -> int:
             )
             print(f"   encoded ({source}): {text}")
 
-        print("\n3. Sleep: consolidation")
+        print("\n3. Sleep: consolidation turns the two reports into a principle")
         run = brain.consolidate()
         for memory_id in run.output_memory_ids:
             principle = brain.get(memory_id)
-            how = "extracted by " + run.consolidation_model if llm else "extractive: the cluster's most central episode"
-            print(f"   principle ({how}): {principle.content}")
-            if principle.metadata.get("shared_words"):
-                print(f"   what every report says: {principle.metadata['shared_words']}")
+            sources = ", ".join(principle.metadata.get("source_types") or [])
+            if llm:
+                print(f"   principle (extracted by {run.consolidation_model}): {principle.content}")
+            else:
+                shared = principle.metadata.get("shared_words") or principle.content
+                print(f"   principle (extractive, offline): what every report says: {shared}")
+            print(f"   learned from {_count(principle.evidence_count, 'independent report')} ({sources})")
             for link in brain.causal_links(memory_id):
                 print(f"   causal link ({link.link_type}): {link.cause} -> {link.effect}")
         if not run.output_memory_ids:
@@ -120,7 +136,10 @@ def main(argv: list[str] | None = None) -> int:
             include_provenance=True,
         )
         top = hits[0]
-        print(f"   recalled principle (confidence {top.confidence:.2f}, score {top.score:.2f}): {top.content}")
+        print(
+            f"   recalled principle (confidence {top.confidence:.2f}, score {top.score:.2f}, learned from "
+            f"{_count(top.evidence_count, 'report')}): {top.content}"
+        )
         for episode in top.provenance.evidence:
             print(f"     evidence [{episode.source}]: {episode.content}")
         print("   -> the agent throttles to under 100 req/s before it hits the error")
@@ -130,12 +149,13 @@ def main(argv: list[str] | None = None) -> int:
         brain.encode("In test mode the Stripe API rate limit is 25 requests per second", source="told-by-user")
         brain.wait_for_idle()
         for memory_id in run.output_memory_ids:
-            print(f"   the principle is {brain.get(memory_id).state}: both claims hold, each in its context")
+            state = brain.get(memory_id).state
+            print(f"   the principle is {state}: the live limit and the test-mode limit both hold, each in its context")
         shown = brain.recall("Stripe API rate limit in test mode", limit=2)
         print("   what a model is shown:\n" + "\n".join(f"   {line}" for line in render_memories(shown).splitlines()))
 
         print("\n6. Weeks later, Stripe support says the live limit changed")
-        brain.on("update", lambda e: print(f"   ~ update of {_which(brain.get(e['old']))}: {e['reason']}"))
+        brain.on("update", lambda e: print(f"   ~ replaces {_which(brain.get(e['old']))}: {e['reason']}"))
         clock.advance(days=30)
         newer = "Stripe lowered the live API rate limit from 100 to 80 requests per second for this account"
         brain.encode(newer, source="told-by-user", tags=["stripe"])
@@ -150,35 +170,50 @@ def main(argv: list[str] | None = None) -> int:
         top = brain.recall("Stripe API rate limit", limit=1)[0]
         print(f"   recall now answers: {top.content}")
 
-        print("\n7. The agent guesses otherwise: its own inference cannot replace what it was told")
+        print("\n7. The agent guesses otherwise: its own inference cannot replace what it was told, nor outweigh it")
         guess = brain.encode("Stripe's rate limit is probably 200 requests per second", source="inference")
         brain.wait_for_idle()
         for c in brain.contradictions():
-            if guess not in (c.claim_a_id, c.claim_b_id):
+            if guess not in (c.claim_a_id, c.claim_b_id) or c.state == "context_dependent":
                 continue
             a, b = brain.get(c.claim_a_id), brain.get(c.claim_b_id)
-            print(f"   contradiction {c.state}: '{a.content}' [{a.state}] vs '{b.content}' [{b.state}]")
+            print(f"   dispute {c.state}: '{a.content}' [{a.state}] vs '{b.content}' [{b.state}]")
             verdict = (
                 "flagged for review (confidence gap <= 0.3)"
                 if c.resolution is not None and c.resolution.flagged
                 else c.state
             )
-            confidences = ", ".join(f"{v:.2f}" for v in c.resolution.confidence.values())
-            print(f"   resolution: {verdict}; confidences {confidences}")
+            before = c.resolution.confidence if c.resolution is not None else {}
+            sides = [
+                f"{m.source} {before.get(m.id, 0.0):.2f} -> {brain.confidence(m).value:.2f}"
+                for m in (a, b)
+                if m is not None
+            ]
+            print(f"   resolution: {verdict}; confidence before -> after the dispute: {'; '.join(sides)}")
 
         print("\n8. A year without a word about Stripe: decay")
         clock.advance(days=365)
         faded = brain.decay()
         print(
-            f"   {faded.newly_dormant} of {faded.examined} live memories went dormant "
-            f"(retention, confidence x recency, fell below {faded.threshold})"
+            f"   {faded.newly_dormant} of {_count(faded.examined, 'live memory').replace('memorys', 'memories')} "
+            f"went dormant (retention, confidence x recency, fell below {faded.threshold})"
         )
         asleep = brain.recall("Stripe API rate limit", limit=3, include_dormant=True)
         for hit in asleep:
             print(f"   still there, {hit.state}: {hit.content} (confidence {hit.confidence:.2f})")
         awake = brain.recall("Stripe API rate limit", limit=3)
         print(f"   an ordinary recall returns {len(awake)} of them: dormant memories are kept, never deleted")
-        print(f"\nintrospect: {brain.introspect().counts}, contradictions {brain.introspect().contradictions}")
+        held = brain.introspect()
+        kinds = ", ".join(
+            _count(
+                n,
+                kind.replace("episodic", "episode").replace("semantic", "principle").replace("procedural", "procedure"),
+            )
+            for kind, n in held.counts.items()
+            if n
+        )
+        disputes = ", ".join(f"{n} {state.replace('_', ' ')}" for state, n in held.contradictions.items() if n)
+        print(f"\nthis telling holds {kinds}; claims met: {disputes or 'none'}")
     where = shlex.quote(str(path))
     print(f"\nlook at it: audrey --db {where} ui   (or: audrey --db {where} status)")
     return 0
