@@ -38,7 +38,8 @@ def test_search_open_a_memory_and_follow_its_evidence(store, page, tmp_path):
         assert results.count() >= 3
         first = results.first
         assert "×" in first.locator(".score").inner_text()  # the score as relevance x confidence
-        assert re.search(r"source [\d.]+ · evidence [\d.]+ · recency [\d.]+ · retrieval", first.inner_text())
+        parts = r"= [\d.]+ × source [\d.]+ \+ [\d.]+ × evidence [\d.]+ \+ [\d.]+ × recency [\d.]+ \+ [\d.]+ × retrieval"
+        assert re.search(parts, first.inner_text())  # how the confidence adds up
         assert "dormant" in first.locator(".meta").inner_text()  # the story ends a year later: faded, kept
         page.screenshot(path=str(tmp_path / "search.png"), full_page=False)
         if os.environ.get("AUDREY_UPDATE_SCREENSHOT"):
