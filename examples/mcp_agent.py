@@ -5,7 +5,7 @@ what the user says in one conversation and recalls it in another. The chat model
 ``GenericFakeChatModel`` playing a script (no API key needed); what matters is what the tools return, which the demo
 prints. Finally a plain Python ``Audrey`` opens the same file: one memory shared by the MCP server and your code.
 
-    pip install 'audrey-agent-memory[local,mcp-langchain]'
+    pip install -e '.[mcp-langchain]'   # from a clone
     python examples/mcp_agent.py
 """
 

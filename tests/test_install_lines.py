@@ -10,7 +10,7 @@ import pytest
 
 tomllib = pytest.importorskip("tomllib")
 ROOT = Path(__file__).resolve().parents[1]
-LINE = re.compile(r"pip install -?e? ?'([^'{\[]+)\[([^\]]+)\]'")  # not the template in errors.py
+LINE = re.compile(r"pip install -?e? ?'([^'{\[]+)\[([^\]{]+)\]'")  # not the template in errors.py
 
 
 def texts() -> dict[str, str]:
