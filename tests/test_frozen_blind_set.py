@@ -44,3 +44,19 @@ def test_the_second_frozen_blind_set_is_unchanged_and_has_what_the_issue_asks_fo
     assert len(texts) == len(set(texts))
     first = {s for c in FROZEN_BLIND_CASES for s in c.statements}
     assert not first & {s for c in second.SECOND_FROZEN_BLIND_CASES for s in c.statements}
+
+
+CLAIMS = FROZEN.with_name("claims_blind.py")
+CLAIMS_SHA256 = "30a08b8d12a2761ea78d4243d2455b8e4cc94f2cae4e957d8a191ac091507729"
+
+
+def test_the_claims_blind_set_is_unchanged_and_has_what_issue_73_asks_for():
+    from benchmarks.update_cases.case import L, T
+    from benchmarks.update_cases.claims_blind import CLAIMS_BLIND_CASES
+
+    assert hashlib.sha256(CLAIMS.read_bytes()).hexdigest() == CLAIMS_SHA256
+    kinds = [c.kind for c in CLAIMS_BLIND_CASES]
+    assert len(kinds) >= 60 and {U, K, R, T, L} <= set(kinds) and {T, L} <= set(KEPT_KINDS)
+    assert all(len(c.statements) == 3 for c in CLAIMS_BLIND_CASES if c.kind == T)
+    texts = [c.statements for c in CLAIMS_BLIND_CASES]
+    assert len(texts) == len(set(texts))

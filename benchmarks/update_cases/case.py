@@ -25,7 +25,10 @@ Q, E = "qualified", "evidence"
 # Two facts that hold together, said in the same frame with another value (a second pet, a second allergy, the
 # designers after the engineers): nothing explicit says the first stopped holding, so it must stay recallable.
 K = "coexist"
-KEPT_KINDS = (R, N, W, Q, E, K)  # kinds whose earlier statements must stay recallable (never superseded)
+# Issue 73: routine notes about one subject (three compatible notes; the question asks about the first), and look-alike
+# subjects (the same frame about another person or thing; the question asks about the first): all hold, none flags.
+T, L = "routine", "lookalike"
+KEPT_KINDS = (R, N, W, Q, E, K, T, L)  # kinds whose earlier statements must stay recallable (never superseded)
 
 
 def sources_of(case: Case) -> tuple[str, ...]:
