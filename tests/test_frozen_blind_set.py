@@ -47,7 +47,7 @@ def test_the_second_frozen_blind_set_is_unchanged_and_has_what_the_issue_asks_fo
 
 
 CLAIMS = FROZEN.with_name("claims_blind.py")
-CLAIMS_SHA256 = "30a08b8d12a2761ea78d4243d2455b8e4cc94f2cae4e957d8a191ac091507729"
+CLAIMS_SHA256 = "cfb60bdeb1d5b192bf32b34d5aa807f7bd6f82a701111a146b56b7094f58b267"
 
 
 def test_the_claims_blind_set_is_unchanged_and_has_what_issue_73_asks_for():

@@ -6,10 +6,9 @@ notes about one subject (three compatible notes: none contradicts another, and t
 look-alike subjects (the same frame about two people or things: neither flags the other, and a question about the
 first recalls it first); restatements in other words."""
 
-# ruff: noqa: E501  (a data file: one case a line reads better than wrapped strings)
 from __future__ import annotations
 
-from .case import K, L, R, T, U, Case
+from .case import Case, K, L, R, T, U
 
 CLAIMS_BLIND_CASES: tuple[Case, ...] = (
     # updates said without cue words: the same attribute, another value, weeks later
