@@ -3,7 +3,8 @@
     python -m benchmarks.updates [--embedder local|deterministic] [--misses]
 
 Each case of ``benchmarks.update_cases`` (development, held-out, blind, fresh, unseen, the trap sets and issue 43's
-first blind set; its second, frozen, only when named: ``--sets "second frozen blind"``) is told to one Audrey in a
+first blind set and issue 73's development set; the frozen blind sets only when named: ``--sets "second frozen
+blind"``, ``--sets "claims blind"``) is told to one Audrey in a
 scope of its own, its statements ``days`` apart (a manual clock), then its question is asked. Printed per case
 kind, and as a final JSON line:
 
@@ -12,6 +13,10 @@ kind, and as a final JSON line:
 * flagged: of updates and chains, the share of older statements superseded or in a recorded contradiction; of
   weaker-source changes, the share kept (not superseded) with a contradiction recorded;
 * false flags: of restatements and unrelated pairs, the share with any statement superseded or contradicted;
+* routine notes in a contradiction: of routine notes about one subject (all true), the share superseded or in a
+  recorded contradiction; own first (routine, lookalike): the share of questions about a case's first statement
+  that recall it first among the case's statements (for a look-alike, above the newer statement about another
+  subject);
 * hidden (traps): of the kinds whose statements all still hold (restatements, unrelated, weaker, qualified,
   evidence), the share with any statement superseded, which takes it out of recall;
 * qualified kept as context: of qualified pairs, the share recorded as context-dependent; evidence kept and
@@ -43,6 +48,8 @@ from .update_cases import (
     BLIND_CASES,
     BLIND_TRAP_CASES,
     CASES,
+    CLAIMS_BLIND_CASES,
+    CLAIMS_DEV_CASES,
     COEXIST_DEV_CASES,
     FRESH_CASES,
     FROZEN_BLIND_CASES,
@@ -58,7 +65,7 @@ from .update_cases import (
     sources_of,
 )
 
-RUN_ONLY_BY_NAME = ("second frozen blind",)  # a blind set is run once, at the end of the work it judges
+RUN_ONLY_BY_NAME = ("second frozen blind", "claims blind")  # a blind set is run once, at the end of the work it judges
 
 
 def oracle_llm(cases: tuple[Case, ...]) -> Any:
@@ -73,6 +80,8 @@ def oracle_llm(cases: tuple[Case, ...]) -> Any:
             "unrelated": "unrelated",
             "qualified": "context_dependent",
             "coexist": "unrelated",  # both hold: a second pet is no update of the first
+            "routine": "unrelated",  # notes of one subject that all hold
+            "lookalike": "unrelated",  # the same frame about another subject
         }
         for older in case.statements:
             for newer in case.statements:
@@ -150,13 +159,19 @@ def run(embedder: Any, cases: tuple[Case, ...], llm: Any = None, misses: list[st
                 verdicts = {"qualified kept as context": [case_ids[0] in in_context]}
             elif case.kind == "evidence":
                 verdicts = {"evidence kept and contradicted": [all(i in contradicted for i in case_ids[:-1])]}
+            elif case.kind == "routine":
+                first = next((i for i in found if i in case_ids), None)
+                verdicts = {"routine notes in a contradiction": flagged, "own first (routine)": [first == case_ids[0]]}
+            elif case.kind == "lookalike":
+                first = next((i for i in found if i in case_ids), None)
+                verdicts = {"false flags (lookalike)": [any(flagged)], "own first (lookalike)": [first == case_ids[0]]}
             else:
                 verdicts = {f"false flags ({case.kind})": [any(flagged)]}
             if case.kind in KEPT_KINDS:  # a true memory superseded is out of recall: the agent cannot see it
                 verdicts["hidden (traps)"] = [any(m.state == "superseded" for m in memories)]
             for metric, values in verdicts.items():
                 outcome[metric].extend(values)
-                wrong = any(values) if metric.startswith(("false", "hidden")) else not all(values)
+                wrong = any(values) if metric.startswith(("false", "hidden", "routine")) else not all(values)
                 if wrong and misses is not None:
                     misses.append(f"{metric}: {' -> '.join(case.statements)}")
     rates = {name: round(100 * sum(v) / len(v), 1) for name, v in outcome.items()}
@@ -199,6 +214,8 @@ def main() -> None:
         ("restatements, development", RESTATEMENT_DEV_CASES),
         ("first blind, development", FROZEN_BLIND_CASES),
         ("second frozen blind", SECOND_FROZEN_BLIND_CASES),
+        ("claims, development", CLAIMS_DEV_CASES),
+        ("claims blind", CLAIMS_BLIND_CASES),
     ):
         if (args.sets and name not in args.sets) or (name in RUN_ONLY_BY_NAME and name not in (args.sets or ())):
             continue

@@ -23,6 +23,11 @@ rules: a development set now (its file still frozen by a hash, so its figures st
 ``SECOND_FROZEN_BLIND_CASES`` (118), the same kinds, was written before that revision and is never looked at case by
 case: frozen by a hash, run once at its end, only when named (``--sets "second frozen blind"``).
 
+``CLAIMS_DEV_CASES`` (26), routine notes and look-alike subjects, was written for issue 73 after its blind set
+``CLAIMS_BLIND_CASES`` (62: updates without cue words, facts that hold together, routine notes, look-alikes,
+restatements) was frozen; the first is looked at while the claims parser is built, the second run once at its end,
+only when named (``--sets "claims blind"``).
+
 Each case is a short history: statements told weeks apart, and a question whose answer is the newest statement.
 
 * ``update``: a fact replaced later (a new address, manager, limit, schedule, tool, diet, ...): the newest statement
@@ -37,11 +42,17 @@ Each case is a short history: statements told weeks apart, and a question whose 
 * ``evidence``: three independent observations, then one statement of another value: they stay recallable, in a
   recorded contradiction;
 * ``coexist``: two facts that hold together, said in the same frame with another value (a second pet): both stay
-  recallable.
+  recallable;
+* ``routine``: three compatible notes about one subject (its config refactored, its flags cleaned up): none in a
+  contradiction, and a question about the first recalls it first;
+* ``lookalike``: the same frame about another subject ("the user's sister lives in Lyon" / "the user's brother lives
+  in Berlin"): neither flagged, and a question about the first recalls it first though the second is newer.
 """
 
 from .blind import BLIND_CASES
 from .case import KEPT_KINDS, Case, sources_of
+from .claims_blind import CLAIMS_BLIND_CASES
+from .claims_dev import CLAIMS_DEV_CASES
 from .coexist_dev import COEXIST_DEV_CASES
 from .development import CASES
 from .fresh import FRESH_CASES
@@ -59,6 +70,8 @@ __all__ = [
     "BLIND_CASES",
     "BLIND_TRAP_CASES",
     "CASES",
+    "CLAIMS_BLIND_CASES",
+    "CLAIMS_DEV_CASES",
     "COEXIST_DEV_CASES",
     "FRESH_CASES",
     "FROZEN_BLIND_CASES",
