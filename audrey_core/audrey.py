@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from .aio import collected, stream_twin, twin
+from .claims.parse import say_once_without_parser
 from .config import AudreyConfig, MemoryType, Source
 from .errors import InvalidInputError
 from .events import EventBus, Handler
@@ -86,6 +87,8 @@ class Audrey(MemoryUpkeep):
         self.embedder = embedder if embedder is not None else local_embedder()
         check_embedder(self.embedder)
         self.llm = as_llm(llm)
+        if self.llm is None and self.config.validation.offline_rules:
+            say_once_without_parser()
         self.clock: Clock = clock or system_clock
         self.events = EventBus()
         self._storage: Storage = open_storage(

@@ -10,6 +10,7 @@ import logging
 from collections.abc import Sequence
 from typing import Any, NamedTuple
 
+from ..claims.parse import parser_available
 from ..config import ValidationConfig
 from ..errors import LLMError
 from ..models import ClaimUpdate
@@ -68,8 +69,9 @@ def _judged_update_zone(pair: Pair, cfg: ValidationConfig) -> bool:
 
 
 def offline_verdict(pair: Pair, incoming: str, cfg: ValidationConfig) -> Judgement | None:
-    """The offline rules' verdict, or ``None`` when they are turned off."""
-    if not cfg.offline_rules:
+    """The offline rules' verdict, or ``None`` when they are turned off or no parser can read the claims (then only
+    explicit signals change anything: :func:`~audrey_core.claims.parse.say_once_without_parser`)."""
+    if not cfg.offline_rules or not parser_available():
         return None
     return judge_offline(pair.existing, incoming, pair.similarity, cfg, pair.newer, pair.strict)
 

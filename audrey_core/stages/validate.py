@@ -20,6 +20,7 @@ from datetime import datetime
 
 import numpy as np
 
+from ..claims.parse import read_many
 from ..errors import LLMError
 from ..models import Contradiction, Episodic, Memory
 from ..providers.llm import ask, model_name_of
@@ -119,6 +120,8 @@ def validate_episodes(ctx: StageContext, episode_ids: Sequence[str]) -> None:
         episodes.update(read_claims(ctx, [e for e in episodes.values() if isinstance(e, Episodic)]))
         vectors = ctx.storage.get_vectors(list(episodes))
         batch = [e for e in episodes.values() if isinstance(e, Episodic)]
+        if ctx.llm is None and ctx.config.validation.offline_rules:  # their claims, parsed in one batch
+            read_many([e.content for e in batch if is_statement(e.content)])
         near, disputed = batch_neighbours(ctx, batch, vectors), batch_disputed_claims(ctx, batch, vectors)
         for episode_id in episode_ids:
             episode = episodes.get(episode_id)

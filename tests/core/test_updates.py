@@ -13,6 +13,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from audrey_core import Audrey, AudreyConfig, InvalidInputError
+from audrey_core.claims.parse import parser_available
 from audrey_core.config import ValidationConfig
 from audrey_core.rules.english.answers import answer_groups
 from audrey_core.rules.english.judge import judge_offline
@@ -577,9 +578,12 @@ def test_which_recalled_texts_answer_one_question(texts, question, groups):
 
 
 def test_a_topic_many_recalled_texts_answer_is_no_changed_value():
-    said = ["The dance studio needs a new floor.", "The dance studio opens in May.", "The dance studio is busy."]
-    assert answer_groups(said, "What is happening at the dance studio?") == []
-    assert answer_groups(said[:2], "What is happening at the dance studio?") == [[0, 1]]
+    assert parser_available()  # recall reads claims once the parser is loaded (validation loads it)
+    said = ["The dance studio opens in May.", "The dance studio opens in June.", "The dance studio opens in July."]
+    assert answer_groups(said, "When does the dance studio open?") == []
+    assert answer_groups(said[:2], "When does the dance studio open?") == [[0, 1]]
+    other = ["The dance studio needs a new floor.", "The dance studio opens in May."]  # two claims of one subject
+    assert answer_groups(other, "What is happening at the dance studio?") == []
 
 
 @given(

@@ -16,6 +16,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from ...claims.about import about_one_thing
 from ..keywords import query_terms
 from ..union_find import UnionFind
 from .conflict import MAX_STATEMENT_WORDS, same_words
@@ -75,11 +76,14 @@ def same_question(
 ) -> bool:
     """Whether two answering sentences answer the question alike: they share the same words of it (two or more, or
     its only one), one of them no name (two remarks to one person share only the name: ``named_not`` are the
-    question's words that are no name), and do not say the same thing (a restatement is no other answer)."""
+    question's words that are no name), do not say the same thing (a restatement is no other answer), and the
+    parser does not read them as of another subject or predicate (:mod:`audrey_core.claims.about`)."""
     if a is None or b is None:
         return False
     shared = a[1] & b[1]
-    return len(shared) >= min(2, len(words)) and bool(shared & named_not) and not same_words(a[0], b[0])
+    if len(shared) < min(2, len(words)) or not shared & named_not or same_words(a[0], b[0]):
+        return False
+    return about_one_thing(a[0], b[0], loaded_only=True) is not False  # "the user's sister" / "... brother"
 
 
 def _stem(word: str) -> str:

@@ -13,6 +13,10 @@
   (:mod:`.qualifiers`).
 * below: nothing is judged.
 
+First of all, two statements the parser reads as about another subject or predicate
+(:func:`audrey_core.claims.about.about_one_thing`: "the user's sister lives in Lyon" / "the user's brother lives in
+Berlin") neither update nor contradict each other, whatever their similarity.
+
 The verdict carries a hiding signal only when the newer statement names the value it replaces as past
 (:mod:`.past_values`); everything else it finds is a guess, which :func:`audrey_core.rules.judgement.decide` turns
 into a dispute.
@@ -20,6 +24,7 @@ into a dispute.
 
 from __future__ import annotations
 
+from ...claims.about import about_one_thing
 from ...config import ValidationConfig
 from ..judgement import Judgement
 from .conflict import (
@@ -52,36 +57,11 @@ def judge_offline(
     observations are often identifiers ("ticket 41", "ticket 42")."""
     if similarity < (cfg.conflict_similarity if newer is None else cfg.update_similarity):
         return None  # below the zone judged: most neighbours of a statement are
-    context = context_difference(existing, incoming)
-    if newer is None:
-        bare_existing, bare_incoming = _unqualified(existing, incoming, context)
-        compare = update_signal if strict else detect_conflict
-        conflict = compare(bare_existing, bare_incoming)
-        if conflict is not None:
-            return _in_context(context, conflict, None) or Judgement(
-                "contradicts", "heuristic", f"{conflict.kind}: {conflict.detail}"
-            )
-    else:
-        bare_existing, bare_incoming = _unqualified(existing, incoming, context)
-        older, newest = (bare_existing, bare_incoming) if newer else (bare_incoming, bare_existing)
-        signal = update_signal(older, newest)
-        if signal is None and similarity >= cfg.reinforce_similarity:
-            signal = changed_value(older, newest)  # the same statement later, with another date, number or address
-        if signal is None and context is not None and not different_subjects(older, newest):
-            signal = detect_conflict(older, newest)  # any changed number beside a new context: a context pair
-        if signal is not None:
-            in_context = _in_context(context, signal, newer)
-            if in_context is not None:
-                return in_context
-            reason = f"{signal.kind}: {signal.detail}"
-            named = named_past_value(older, newest)
-            if named is not None:
-                return Judgement("updates", "heuristic", f"{reason}; it says {named!r}", signal="named_past_value")
-            said = signal.kind == "update" or update_cue(older, newest) is not None
-            if not said and not same_frame(older, newest):
-                return Judgement("contradicts", "heuristic", f"{reason}; another value in other words")
-            return Judgement("updates", "heuristic", f"{reason}; the old value is not named as past")
-        if similarity < cfg.conflict_similarity:
+    if about_one_thing(existing, incoming) is not False:  # of another subject or predicate, neither changes the other
+        changed = _changed(existing, incoming, similarity, cfg, newer, strict)
+        if changed is not None:
+            return changed
+        if newer is not None and similarity < cfg.conflict_similarity:
             return None
     if (
         similarity >= cfg.reinforce_similarity
@@ -90,6 +70,41 @@ def judge_offline(
     ):
         return Judgement("supports", "heuristic", f"near-duplicate (similarity {similarity:.2f})")
     return Judgement("unrelated", "heuristic", "no conflict detected")
+
+
+def _changed(
+    existing: str, incoming: str, similarity: float, cfg: ValidationConfig, newer: bool | None, strict: bool
+) -> Judgement | None:
+    """The contradiction, update or context pair the rules see between two claims of one thing, or ``None``."""
+    context = context_difference(existing, incoming)
+    bare_existing, bare_incoming = _unqualified(existing, incoming, context)
+    if newer is None:
+        compare = update_signal if strict else detect_conflict
+        conflict = compare(bare_existing, bare_incoming)
+        if conflict is None:
+            return None
+        return _in_context(context, conflict, None) or Judgement(
+            "contradicts", "heuristic", f"{conflict.kind}: {conflict.detail}"
+        )
+    older, newest = (bare_existing, bare_incoming) if newer else (bare_incoming, bare_existing)
+    signal = update_signal(older, newest)
+    if signal is None and similarity >= cfg.reinforce_similarity:
+        signal = changed_value(older, newest)  # the same statement later, with another date, number or address
+    if signal is None and context is not None and not different_subjects(older, newest):
+        signal = detect_conflict(older, newest)  # any changed number beside a new context: a context pair
+    if signal is None:
+        return None
+    in_context = _in_context(context, signal, newer)
+    if in_context is not None:
+        return in_context
+    reason = f"{signal.kind}: {signal.detail}"
+    named = named_past_value(older, newest)
+    if named is not None:
+        return Judgement("updates", "heuristic", f"{reason}; it says {named!r}", signal="named_past_value")
+    said = signal.kind == "update" or update_cue(older, newest) is not None
+    if not said and not same_frame(older, newest):
+        return Judgement("contradicts", "heuristic", f"{reason}; another value in other words")
+    return Judgement("updates", "heuristic", f"{reason}; the old value is not named as past")
 
 
 def _unqualified(existing: str, incoming: str, context: tuple[str | None, str | None] | None) -> tuple[str, str]:
