@@ -23,9 +23,8 @@ from __future__ import annotations
 
 import itertools
 
-from .parse import Reading, parser_loaded, read
+from .parse import SPEAKER, Reading, parser_loaded, read
 
-SPEAKER = "i"
 SAME_PERSON = {"user": SPEAKER}  # the user, in their own memories, is the speaker
 FUNCTION_WORDS = frozenset(
     "a an the to from for of in on at with by as per and or up down now its their my our his her your it".split()
@@ -75,10 +74,10 @@ def _units(reading: Reading) -> set[str]:
 
 def same_predicate(a: Reading, b: Reading) -> bool:
     """Whether two readings say the same kind of thing of their subject (see the module's rules)."""
-    ours, theirs = {a.predicate, *a.also}, {b.predicate, *b.also}
+    ours, theirs = _predicates(a), _predicates(b)
     if ours & theirs or {_unprefixed(p) for p in ours} & {_unprefixed(p) for p in theirs}:
         return True
-    if {p.split()[0] for p in ours | theirs} & (LIGHT_VERBS | REPORTING_VERBS):
+    if (_verbs(a) | _verbs(b)) & (LIGHT_VERBS | REPORTING_VERBS):
         return True
     if _content(a.values) & _content(b.values):
         return True  # a value of one slot in other words of the verb
@@ -95,8 +94,18 @@ def _named_in(subject: tuple[str, ...], reading: Reading) -> bool:
     return subject[-1] != SPEAKER and subject[-1] in _content(phrases)
 
 
+def _predicates(reading: Reading) -> set[str]:
+    """The reading's predicate and those of the verbs joined to it."""
+    return {reading.predicate, *reading.also}
+
+
+def _verbs(reading: Reading) -> set[str]:
+    """Its predicates' verbs, their particles aside ("give up": give)."""
+    return {p.split()[0] for p in _predicates(reading)}
+
+
 def _is_change(reading: Reading) -> bool:
-    return bool({p.split()[0] for p in (reading.predicate, *reading.also)} & CHANGE_VERBS)
+    return bool(_verbs(reading) & CHANGE_VERBS)
 
 
 def _changes_what_the_other_says(change: Reading, other: Reading) -> bool:

