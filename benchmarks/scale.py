@@ -22,7 +22,7 @@ from audrey_core import Audrey
 from audrey_core.index_settings import PENDING_MAX
 from audrey_core.rules.arguments import request_from_item
 from audrey_core.rules.recall_options import check_options
-from audrey_core.stages.encode import encode_episodes
+from audrey_core.stages.encode import encode
 
 from .corpus import LOCOMO, cache_folder, embedded_corpus
 from .locomo import load
@@ -90,11 +90,7 @@ def populate(brain: Audrey, texts: list[str], vectors: np.ndarray, batch: int = 
     ids = []
     for first in range(0, len(texts), batch):
         requests = [request_from_item({"content": t}, i) for i, t in enumerate(texts[first : first + batch])]
-        episodes = encode_episodes(
-            brain._storage, brain.embedder, requests, tenant=brain.tenant, now=brain.clock(),
-            confidence=brain.config.confidence, vectors=vectors[first : first + batch],
-        )  # fmt: skip
-        ids.extend(e.id for e in episodes)
+        ids.extend(encode(brain._context, requests, vectors=vectors[first : first + batch], queued=False))
     return len(texts) / (time.perf_counter() - start), ids
 
 

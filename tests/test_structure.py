@@ -97,3 +97,16 @@ def test_importing_the_core_loads_no_model_index_engine_or_framework():
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120, cwd=ROOT)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "[]"
+
+
+def test_the_decision_on_a_claim_reads_no_storage_and_calls_no_provider():
+    """Every rule of a claim's fate is a pure function (``claims.decide``): nothing it imports, directly or through
+    others, reaches the store, a model or the stages that hold them."""
+    edges = graph()
+    reached, frontier = set(), {"audrey_core.claims.decide"}
+    while frontier:
+        reached |= frontier
+        frontier = {n for f in frontier for n in edges[f]} - reached
+    forbidden = ("storage", "providers", "stages", "index")
+    wrong = sorted(n for n in reached if n.split(".")[1:2] and n.split(".")[1] in forbidden)
+    assert not wrong, "claims.decide must stay pure; it reaches " + ", ".join(wrong)

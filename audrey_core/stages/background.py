@@ -9,6 +9,7 @@ import time
 from collections.abc import Callable, Sequence
 from datetime import datetime, timedelta
 
+from ..claims.validate import validate_episodes
 from ..errors import ClosedError
 from ..models import Memory
 from ..threads import stopping
@@ -17,7 +18,6 @@ from .context import StageContext
 from .expiry import sweep
 from .recall_results import record_retrieval
 from .scheduler import Schedule
-from .validate import validate_episodes
 from .worker import BatchWorker
 
 log = logging.getLogger(__name__)

@@ -23,6 +23,10 @@ from typing import Any
 
 import numpy as np
 
+from ..claims.apply import add_evidence, record_contradiction
+from ..claims.decide import Decision, decide
+from ..claims.gather import lineages, nearest
+from ..claims.judges import different_things, judge_safely
 from ..config import ConsolidationConfig
 from ..errors import LLMError
 from ..ids import deterministic_id, new_ulid
@@ -32,18 +36,14 @@ from ..providers.llm import ask, model_name_of
 from ..rules.calibration import baseline_for, calibrated
 from ..rules.causal import build_links
 from ..rules.confidence import memory_confidence
-from ..rules.english.conflict import different_things
 from ..rules.expiry import expired
-from ..rules.judgement import Decision, decide
 from ..rules.keywords import words_all_hold
 from ..rules.lineage import first_hand, independent
 from ..rules.prompts import PRINCIPLE_EXTRACTION, SAME_LESSON
 from ..rules.union_find import UnionFind
 from ..states import CLAIM_STATES
 from ..storage import VectorFilter
-from .claims import add_evidence, lineages, nearest, record_contradiction
 from .context import StageContext
-from .judging import judge_safely
 from .records import run_within
 from .undo import snapshot
 
@@ -59,7 +59,7 @@ def cluster_ids(ctx: StageContext, episodes: Sequence[Episodic], vectors: dict[s
     ``ask_similarity`` (:func:`same_lessons`).
 
     Offline, with the English rules on (``ValidationConfig.offline_rules``), two episodes about different things
-    (:func:`~audrey_core.rules.english.conflict.different_things`) never join: "The admin site passed the restore
+    (:func:`~audrey_core.claims.judges.different_things`) never join: "The admin site passed the restore
     drill" and "The search API passed the restore drill" are two facts, not one lesson met twice, and their medoid
     would be a principle naming one service on the other's evidence."""
     cfg = ctx.config.consolidation
@@ -67,7 +67,6 @@ def cluster_ids(ctx: StageContext, episodes: Sequence[Episodic], vectors: dict[s
     members = set(ids)
     scope_of = {e.id: e.scope for e in episodes}
     text_of = {e.id: e.content for e in episodes}
-    one_thing = ctx.llm is None and ctx.config.validation.offline_rules
     sets = UnionFind(ids)
     baseline = baseline_for(ctx.storage, ctx.embedder, ctx.clock())
     floor = calibrated(cfg.cluster_similarity if ctx.llm is None else cfg.ask_similarity, baseline)
@@ -83,7 +82,7 @@ def cluster_ids(ctx: StageContext, episodes: Sequence[Episodic], vectors: dict[s
             if other not in members or other == episode_id or scope_of[other] != scope_of[episode_id]:
                 continue
             if ctx.llm is None:
-                if not (one_thing and different_things(text_of[episode_id], text_of[other])):
+                if not different_things(text_of[episode_id], text_of[other], ctx.config.validation):
                     sets.union(episode_id, other)
             elif near < cfg.ask_neighbors:  # it decides near-copies too: two limits of one tool read alike
                 asked.setdefault((min(episode_id, other), max(episode_id, other)), None)

@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
+from ..claims.apply import announce, supersede_at_encode
 from ..config import ConfidenceConfig
 from ..errors import InvalidInputError, NotFoundError
 from ..ids import new_ulid
@@ -51,7 +52,7 @@ def check_references(storage: Storage, requests: Sequence[EncodeRequest], tenant
             )
 
 
-def encode_episodes(
+def embedded_episodes(
     storage: Storage,
     embedder: Any,
     requests: Sequence[EncodeRequest],
@@ -61,13 +62,12 @@ def encode_episodes(
     confidence: ConfidenceConfig,
     replace: bool = False,
     vectors: Any = None,
-    queued_by: str | None = None,
-) -> list[Episodic]:
-    """Embed all requests (one call per provider batch) and store them in one transaction.
+) -> tuple[list[Episodic], Any, list[list[tuple[int, int]]]]:
+    """The checked requests as episodes, with their vectors (one embedding call per provider batch) and the span of
+    each vector in its text.
 
     Caller-chosen ids must be new unless ``replace``, which swaps out the stored memory of that id. ``vectors``
-    (one per request, from the same embedding model) skips the embedding call. ``queued_by``: the instance that
-    will validate them (they wait for it in the store)."""
+    (one per request, from the same embedding model) skips the embedding call."""
     check_references(storage, requests, tenant)
     check_ids(storage, requests, replace, tenant)
     if vectors is None:
@@ -103,15 +103,20 @@ def encode_episodes(
         )
         for r in requests
     ]
-    storage.insert_memories(episodes, vectors, replace=replace, chunks=spans, owner=tenant, queued_by=queued_by)
-    return episodes
+    return episodes, vectors, [list(s) for s in spans]
 
 
 def encode(
-    ctx: StageContext, requests: Sequence[EncodeRequest], replace: bool = False, vectors: Any = None
+    ctx: StageContext,
+    requests: Sequence[EncodeRequest],
+    replace: bool = False,
+    vectors: Any = None,
+    queued: bool = True,
 ) -> list[str]:
-    """Store the checked requests as the tenant's episodes (one transaction); announce each; return their ids."""
-    episodes = encode_episodes(
+    """Store the checked requests as the tenant's episodes, waiting for this instance to validate them (unless not
+    ``queued``), and what their ``supersedes=`` and claim keys replace, in one transaction; announce each; return
+    their ids."""
+    episodes, vectors, spans = embedded_episodes(
         ctx.storage,
         ctx.embedder,
         requests,
@@ -120,11 +125,21 @@ def encode(
         confidence=ctx.config.confidence,
         replace=replace,
         vectors=vectors,
-        queued_by=ctx.instance,
     )
+    with ctx.storage.transaction():
+        ctx.storage.insert_memories(
+            episodes,
+            vectors,
+            replace=replace,
+            chunks=spans,
+            owner=ctx.tenant,
+            queued_by=ctx.instance if queued else None,
+        )
+        updates = supersede_at_encode(ctx, episodes)
     if ctx.events.has_handlers("encode"):
         for episode in episodes:
             ctx.events.emit("encode", {"episode": episode})
+    announce(ctx, "update", updates)
     return [e.id for e in episodes]
 
 

@@ -10,12 +10,12 @@ episodes that restated it, one per source type, none sharing an ancestor; a prin
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import replace
 
-from ..models import Contradiction, Episodic, Memory, Settlement
+from ..claims.apply import settle
+from ..claims.gather import lineages
+from ..models import Contradiction, Episodic, Memory
 from ..rules.lineage import independent
-from ..states import UNSETTLED_STATES, contradiction_move, memory_move, movable
-from .claims import lineages
+from ..states import UNSETTLED_STATES
 from .context import StageContext
 
 
@@ -64,23 +64,6 @@ def settle_for_newer(ctx: StageContext, restated: Sequence[Memory]) -> list[str]
         mine, theirs = len(backing(ctx, [claim])), len(backing(ctx, older))
         if mine < max(ctx.config.validation.reopen_min_sources, theirs):
             continue
-        now = ctx.clock()
         why = f"the newer claim has {mine} independent sources against {theirs}"
-        with ctx.storage.transaction():
-            states: dict[str, str] = {}
-            for old in older:
-                current = ctx.storage.lock_memory(old.id)
-                if current is not None and current.state in movable("set_aside"):
-                    states[old.id] = memory_move("set_aside")
-                    set_aside.append(old.id)
-            current = ctx.storage.lock_memory(claim.id)
-            if current is not None and current.state in movable("hold"):
-                states[claim.id] = memory_move("hold")
-            ctx.storage.set_states(states)
-            for c in disputes:
-                settled = Settlement(method="evidence", winner=claim.id, reason=why, at=now)
-                resolution = replace(c.resolution, winner=claim.id, settled=settled) if c.resolution else None
-                fields = {"state": contradiction_move("settle", c.state), "resolved_at": now, "resolution": resolution}
-                ctx.storage.update_record(Contradiction, c.id, fields)
-            ctx.storage.audit(ctx.agent, "settle", claim.id, {"method": "evidence", "set_aside": set_aside}, now)
+        set_aside += settle(ctx, disputes, claim.id, [m.id for m in older], "evidence", why)
     return set_aside

@@ -5,9 +5,9 @@ recall stops answering with an outdated generalisation. Nothing is deleted; it s
 
 from __future__ import annotations
 
-from ..rules.judgement import Judgement
+from ..claims.apply import supersede
+from ..claims.decide import Judgement
 from ..states import CLAIM_STATES
-from .claims import supersede
 from .context import StageContext
 
 

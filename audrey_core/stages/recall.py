@@ -17,12 +17,12 @@ from typing import Any
 
 import numpy as np
 
+from ..claims.judges import answers_alike
 from ..config import ConfidenceConfig, RecallConfig
 from ..errors import InvalidInputError, StorageError
 from ..models import Counterclaim, Memory, RecallResult
 from ..providers.embedding import count_tokens, to_matrix
 from ..rules.calibration import calibrated, read_baseline
-from ..rules.english.answers import answer_groups
 from ..rules.inputs import check_int, check_text
 from ..rules.keywords import query_terms
 from ..rules.lists import asks_for_many
@@ -129,8 +129,9 @@ def _stream(
         found = disputes(ctx.storage, [item.memory for item in ranked], ctx.tenant)
     if options.order == "time":
         ranked = in_time_order(ranked)
-    elif query and timing.order is None and ctx.config.validation.offline_rules:  # the optional English layer
-        ranked = newest_answers_first(ranked, answer_groups([item.memory.content for item in ranked], query))
+    elif query and timing.order is None:  # the offline English layer, when it is on
+        groups = answers_alike([item.memory.content for item in ranked], query, ctx.config.validation)
+        ranked = newest_answers_first(ranked, groups) if groups else ranked
     return _results(ctx, disputes_together(ranked, found.sides), found.counterclaims, options, now)
 
 

@@ -3,12 +3,11 @@ The claims are kept either way; the one set aside is disputed, the contradiction
 
 from __future__ import annotations
 
-from dataclasses import replace
-
+from ..claims.apply import settle as apply_settlement
 from ..errors import InvalidInputError, NotFoundError
-from ..models import Contradiction, Resolution, Settlement
+from ..models import Contradiction
 from ..rules.inputs import check_text
-from ..states import MemoryEvent, TransitionError, contradiction_move, memory_move, movable
+from ..states import TransitionError, contradiction_move
 from .context import StageContext
 from .records import contradictions
 
@@ -28,27 +27,10 @@ def settle(ctx: StageContext, contradiction_id: str, winner: str | None, reason:
     if winner is not None and winner not in sides:
         raise InvalidInputError(f"winner must be one of the contradiction's claims {list(sides)} (or None for both)")
     try:
-        state = contradiction_move("settle", found.state)
+        contradiction_move("settle", found.state)  # whether it may be settled now
     except TransitionError as exc:
         raise InvalidInputError(f"contradiction {found.id} cannot be settled: {exc}") from None
-    now = ctx.clock()
-    events: dict[str, MemoryEvent] = {side: "hold" if winner in (None, side) else "set_aside" for side in sides}
-    settled = Settlement(method="human", winner=winner, both_hold=winner is None, reason=reason, at=now)
-    earlier = found.resolution or Resolution(relation="contradicts", method="human")
-    resolution = replace(earlier, settled=settled, winner=winner)
-    decided = {"method": "human", "winner": winner, "both_hold": winner is None, "reason": reason}
-    with ctx.storage.transaction():
-        held = ctx.storage.get_memories(list(sides), owner=ctx.tenant)
-        ctx.storage.update_memories(
-            {
-                side: {"state": memory_move(event)}
-                for side, event in events.items()
-                if side in held and held[side].state in movable(event)  # a superseded or sleeping side stays so
-            }
-        )
-        ctx.storage.update_record(
-            Contradiction, found.id, {"state": state, "resolution": resolution, "resolved_at": now}
-        )
-        ctx.storage.audit(ctx.agent, "settle", found.id, decided, now)
-    ctx.emit("contradiction", {"contradiction": found, "settled": decided})
+    held = ctx.storage.get_memories(list(sides), owner=ctx.tenant)  # a side the tenant cannot see stays as it is
+    losers = [side for side in sides if side != winner]
+    apply_settlement(ctx, [found], winner, losers, "human", reason, only=set(held))
     return next(c for c in contradictions(ctx) if c.id == found.id)

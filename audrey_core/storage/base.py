@@ -155,10 +155,10 @@ class Storage(ABC):
         ``memories[i]``; with them, memory i owns one vector per (start, end) span, rows in order. With
         ``queued_by`` (an instance id), each episode also waits for validation, claimed by that instance.
 
-        An episode whose ``supersedes`` names another episode marks that one ``superseded`` in the same transaction.
-        With ``replace``, a stored memory with the same id is deleted first (in the same transaction); with an
-        ``owner``, an id held by a memory that owner does not own is refused (:class:`InvalidInputError`) and nothing
-        is written.
+        What an episode's ``supersedes`` or claim key replaces is the caller's to write
+        (:mod:`audrey_core.claims.apply`), in the same transaction. With ``replace``, a stored memory with the same
+        id is deleted first (in the same transaction); with an ``owner``, an id held by a memory that owner does not
+        own is refused (:class:`InvalidInputError`) and nothing is written.
         """
 
     @abstractmethod
@@ -334,6 +334,11 @@ class Storage(ABC):
     def update_memories(self, changes: Mapping[str, Mapping[str, Any]]) -> None:
         """Apply ``{memory_id: {field: value}}`` for fields in ``MUTABLE_MEMORY_FIELDS``; a state change stores the
         old state in ``prior_state`` unless given."""
+
+    @abstractmethod
+    def key_holders(self, agent: str, scope: Sequence[str], key: str, other_than: str) -> list[Episodic]:
+        """The episodes of ``agent`` in exactly ``scope`` holding claim ``key``, but ``other_than`` and those rolled
+        back, as stored now (inside a transaction: as it sees them)."""
 
     @abstractmethod
     def iter_memories(

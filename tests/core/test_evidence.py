@@ -216,7 +216,15 @@ def test_a_dispute_settles_for_the_newer_value_once_independent_sources_back_it(
         brain.encode(placed.place("The nightly job finished at 5am again.", 0.95), source="direct-observation")
         assert not any(c.resolution.settled for c in brain.contradictions())  # two sources against two: unsettled
         clock.advance(days=1)
+        events = []
+        brain.on("contradiction", events.append)
         brain.encode(placed.place("The job log says the nightly job finished at 5am.", 0.95), source="tool-result")
+        # announced and audited as a settlement by hand is: one event per dispute, one audit entry per settlement
+        settlements = {(e["settled"]["method"], e["settled"]["winner"]) for e in events if "settled" in e}
+        assert ("evidence", new) in settlements and {method for method, _ in settlements} == {"evidence"}
+        audited = [e["details"] for e in brain._storage.audit_entries(brain.agent) if e["action"] == "settle"]
+        assert {winner for _, winner in settlements} == {e["winner"] for e in audited}
+        assert set(old) <= {i for e in audited for i in e["set_aside"]}
         # settled for the newer value: the older claims are set aside, never hidden
         assert {m.state for m in brain.get_many(old)} == {"disputed"} and brain.get(new).state == "active"
         settled = [c for c in brain.contradictions() if c.claim_b_id == new]

@@ -4,6 +4,8 @@ or in nothing, never in a hide. The transition table, and the states every layer
 
 from __future__ import annotations
 
+from datetime import datetime, timezone
+
 import pytest
 
 from audrey_core import Audrey, AudreyConfig
@@ -92,7 +94,7 @@ def test_anything_less_is_a_dispute_or_nothing_never_a_hide(db_path, placed, clo
 
 
 def test_validating_an_episode_twice_changes_nothing(db_path, placed, clock):
-    from audrey_core.stages.validate import validate_episodes
+    from audrey_core.claims.validate import validate_episodes
 
     with Audrey(db_path, embedder=placed, config=CONFIG, clock=clock) as brain:
         a = brain.encode(placed.place("The API rate limit is 100 requests per second.", 0.9), source="told-by-user")
@@ -277,3 +279,40 @@ def test_a_store_made_before_typed_claims_opens_and_learns_them(tmp_path, clock)
         assert brain.get(old).claim is None
         keyed = brain.encode("Ada lives in York.", key="ada.home_city")
         assert brain.get(keyed).claim.attribute == "home_city"
+
+
+def test_supersession_at_encode_is_audited_and_announced_like_one_by_validation(db_path, placed, clock):
+    """``supersedes=`` and a claim key hide a memory in encode's own transaction; each writes an ``update`` audit
+    entry and emits one ``update`` event, with the same fields a supersession by validation has."""
+    with Audrey(db_path, embedder=placed, config=CONFIG, clock=clock) as brain:
+        updates = []
+        brain.on("update", updates.append)
+        old = brain.encode("The office is on floor 3.", source="told-by-user")
+        keyed = brain.encode("Ada lives in Leeds.", key="ada.home_city", source="told-by-user")
+        clock.advance(days=1)
+        new = brain.encode("The office moved to floor 5.", source="told-by-user", supersedes=old)
+        moved = brain.encode("Ada lives in York.", key="ada.home_city", source="told-by-user")
+        assert [(e["old"], e["new"], e["signal"], e["judge"]) for e in updates] == [
+            (old, new, "caller", "caller"),
+            (keyed, moved, "claim_key", "caller"),
+        ]
+        audited = [e for e in brain._storage.audit_entries(brain.agent) if e["action"] == "update"]
+        assert [(e["subject_id"], e["details"]["new"], e["details"]["signal"]) for e in audited] == [
+            (old, new, "caller"),
+            (keyed, moved, "claim_key"),
+        ]
+        assert (brain.get(old).state, brain.get(old).superseded_by) == ("superseded", new)
+        assert brain.get(keyed).valid_until == brain.get(moved).valid_from
+
+
+def test_a_claim_stated_about_an_earlier_time_is_replaced_at_once_by_the_newer_one(db_path, placed, clock):
+    with Audrey(db_path, embedder=placed, config=CONFIG, clock=clock) as brain:
+        updates = []
+        brain.on("update", updates.append)
+        now = brain.encode("Ada lives in York.", key="ada.home_city")
+        earlier = brain.encode(
+            "Ada lives in Leeds.", key="ada.home_city", event_time=datetime(2020, 1, 1, tzinfo=timezone.utc)
+        )
+        assert (brain.get(earlier).state, brain.get(earlier).superseded_by) == ("superseded", now)
+        assert brain.get(now).state == "active"
+        assert [(e["old"], e["new"]) for e in updates] == [(earlier, now)]

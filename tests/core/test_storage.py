@@ -131,11 +131,11 @@ def test_a_process_killed_mid_write_leaves_nothing_half_written(db_path, embedde
     script = textwrap.dedent(f"""
         import os
         from audrey_core import Audrey
-        from audrey_core.storage.sql.writes import SQLWrites
+        from audrey_core.storage.sql.records import SQLRecords
         from audrey_core.testing import DeterministicEmbedder
 
-        # Die after the batch's rows and vectors are written, before COMMIT.
-        SQLWrites._mark_superseded = lambda self, *args: os._exit(17)
+        # Die after the batch's rows, vectors and supersession are written, at its audit entry, before COMMIT.
+        SQLRecords.audit = lambda self, *args: os._exit(17)
         brain = Audrey({str(db_path)!r}, embedder=DeterministicEmbedder())
         items = [{{"content": "c" + str(i)}} for i in range(50)]
         brain.encode_batch(items + [{{"content": "x", "supersedes": {target!r}}}])

@@ -13,12 +13,12 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from audrey_core import Audrey, AudreyConfig, InvalidInputError
+from audrey_core.claims.decide import can_supersede
 from audrey_core.claims.parse import parser_available
 from audrey_core.config import ValidationConfig
 from audrey_core.rules.english.answers import answer_groups
 from audrey_core.rules.english.judge import judge_offline
 from audrey_core.rules.english.qualifiers import strip_qualifiers
-from audrey_core.rules.judgement import can_supersede
 
 from ..conftest import SYNC
 from .vectors import PlacedEmbedder
@@ -426,8 +426,8 @@ def test_prompts_say_when_the_record_disagrees(db_path, placed, clock):
 
 
 def test_an_llm_judges_near_duplicates_unless_they_use_the_same_words():
-    from audrey_core.rules.judgement import Pair
-    from audrey_core.stages.judging import judge_pairs
+    from audrey_core.claims.decide import Pair
+    from audrey_core.claims.judges import judge_pairs
     from audrey_core.testing import ScriptedLLM
 
     llm = ScriptedLLM({"contradiction_check": {"relation": "updates", "reason": "a new tracker"}})

@@ -8,11 +8,11 @@ from dataclasses import replace
 import pytest
 
 from audrey_core import Audrey, AudreyConfig, Contradiction, InvalidInputError, NotFoundError
+from audrey_core.claims.decide import Pair, decide, resolve
+from audrey_core.claims.judges import judge_pairs
 from audrey_core.config import ConfidenceConfig, ValidationConfig
 from audrey_core.rules.english.judge import judge_offline
-from audrey_core.rules.judgement import Pair, decide, resolve
 from audrey_core.rules.prompts import CONTRADICTION_CHECK
-from audrey_core.stages.judging import judge_pairs
 from audrey_core.testing import ScriptedLLM, set_states
 
 from .helpers import add_derived

@@ -3,10 +3,12 @@ or expired, never validated by two; and what an instance left is validated by th
 
 from __future__ import annotations
 
+import dataclasses
+
 from audrey_core import Audrey
 from audrey_core.rules.arguments import request_from_item
 from audrey_core.rules.ownership import Tenant
-from audrey_core.stages.encode import encode_episodes
+from audrey_core.stages.encode import encode
 
 from ..conftest import SYNC
 
@@ -17,10 +19,7 @@ NEVER = "2027-01-01T00:00:00.000000Z"  # as an expiry: every claim has expired
 def queue(brain: Audrey, contents: dict[str, str], by: str) -> None:
     """Episodes stored as encode stores them (without validating them), claimed by ``by`` at EARLY."""
     requests = [request_from_item({"content": text, "id": key}, i) for i, (key, text) in enumerate(contents.items())]
-    encode_episodes(
-        brain._storage, brain.embedder, requests, tenant=brain.tenant, now=brain.clock(),
-        confidence=brain.config.confidence, queued_by=by,
-    )  # fmt: skip
+    encode(dataclasses.replace(brain._context, instance=by), requests)
     with brain._storage.transaction() as db:
         db.execute("UPDATE validation_queue SET claimed_at = ? WHERE claimed_by = ?", [EARLY, by])
 

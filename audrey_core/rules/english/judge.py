@@ -18,15 +18,15 @@ First of all, two statements the parser reads as about another subject or predic
 Berlin") neither update nor contradict each other, whatever their similarity.
 
 The verdict carries a hiding signal only when the newer statement names the value it replaces as past
-(:mod:`.past_values`); everything else it finds is a guess, which :func:`audrey_core.rules.judgement.decide` turns
+(:mod:`.past_values`); everything else it finds is a guess, which :func:`audrey_core.claims.decide.decide` turns
 into a dispute.
 """
 
 from __future__ import annotations
 
 from ...claims.about import about_one_thing
+from ...claims.decide import Judgement
 from ...config import ValidationConfig
-from ..judgement import Judgement
 from .conflict import (
     Conflict,
     changed_value,

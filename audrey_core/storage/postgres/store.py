@@ -230,6 +230,7 @@ class PostgresStorage(
                     yield session
             finally:
                 self._local.session = None
+        self._analyse_if_due()  # rows a caller's transaction inserted count once it committed
 
     def transaction(self) -> Any:
         return self._write()
@@ -278,10 +279,14 @@ class PostgresStorage(
 
     def _analyse_after(self, added: int) -> None:
         """Refresh the planner's statistics of the memory tables once they grew by :data:`ANALYZE_AFTER_ROWS` and
-        :data:`ANALYZE_GROWTH` since this process last did (not inside a caller's transaction). ANALYZE samples
-        (about 30k rows a table, whatever its size) and blocks no reader or writer."""
+        :data:`ANALYZE_GROWTH` since this process last did (not inside a caller's transaction: then when it ends).
+        ANALYZE samples (about 30k rows a table, whatever its size) and blocks no reader or writer."""
         with self._analysis:
             self._rows_since_analysis += added
+        self._analyse_if_due()
+
+    def _analyse_if_due(self) -> None:
+        with self._analysis:
             due = max(ANALYZE_AFTER_ROWS, ANALYZE_GROWTH * self._rows_analysed)
             if self._rows_since_analysis < due or self.held_by_this_thread():
                 return

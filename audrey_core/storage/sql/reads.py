@@ -48,6 +48,16 @@ class SQLReads(SQLDialect):
             for row in rows:
                 yield row_to_memory(memory_type, row)
 
+    def key_holders(self, agent: str, scope: Sequence[str], key: str, other_than: str) -> list[Episodic]:
+        columns = COLUMNS["episodic"]
+        sql = (
+            f"SELECT {', '.join(columns)} FROM episodes WHERE agent = ? AND scope = ? AND key = ? AND id != ? "
+            "AND state != 'rolled_back' ORDER BY id"
+        )
+        with self._read() as db:
+            rows = db.execute(sql, (agent, encode_scope(tuple(scope)), key, other_than)).fetchall()
+        return [row_to_memory("episodic", row) for row in rows]  # type: ignore[misc]
+
     def unconsolidated_episodes(self, agent: str, states: Sequence[str], up_to: str | None = None) -> list[Episodic]:
         columns = COLUMNS["episodic"]
         sql = (

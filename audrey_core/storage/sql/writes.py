@@ -13,8 +13,7 @@ import numpy as np
 from ...errors import InvalidInputError, StorageError
 from ...models import Episodic, Memory
 from ...rules.ownership import Tenant
-from ...states import movable
-from ...timeutil import from_iso, system_clock, to_iso
+from ...timeutil import system_clock, to_iso
 from ..base import MUTABLE_MEMORY_FIELDS
 from ..sqlite.connection import placeholders
 from .filters import decode_scope, encode_scope
@@ -106,12 +105,6 @@ class SQLWrites(SQLTurns):
             self._write_text(db, memories)
             if vectors is not None:
                 self._write_vectors(db, memories, vectors, chunks)
-            for memory in memories:
-                if isinstance(memory, Episodic) and memory.supersedes:
-                    self._mark_superseded(db, memory.supersedes, memory.id, memory.valid_from)
-            for memory in memories:
-                if isinstance(memory, Episodic) and memory.key is not None and not memory.supersedes:
-                    self._supersede_by_claim_key(db, memory)
             if queued_by is not None:
                 episodes = [m.id for m in memories if isinstance(m, Episodic)]
                 self._queue_validation(db, episodes, queued_by, to_iso(system_clock()))
@@ -216,36 +209,6 @@ class SQLWrites(SQLTurns):
             db.execute(f"DELETE FROM {table} WHERE id IN ({marks})", existing)
         self._refresh_turn_context(db, places.values())
         return existing
-
-    def _mark_superseded(self, db: Any, old_id: str, new_id: str, until: datetime) -> None:
-        updated = db.execute(
-            "UPDATE episodes SET superseded_by = ?, valid_until = ?, prior_state = state, state = 'superseded' "
-            "WHERE id = ? AND superseded_by IS NULL",
-            (new_id, to_iso(until), old_id),
-        ).rowcount
-        if updated != 1:
-            raise StorageError(f"episode {old_id} does not exist or is already superseded")
-        self._sync_vector_state(db, [old_id], "superseded")
-
-    def _supersede_by_claim_key(self, db: Any, episode: Episodic) -> None:
-        """A claim key is an explicit signal: the newest episode holding a key in a scope holds. A new episode that
-        holds from later than the others supersedes the current ones; one stated about an earlier time (an
-        ``event_time`` in the past) is superseded at once by the next newer one."""
-        rows = db.execute(
-            "SELECT id, event_time, created_at, superseded_by, state FROM episodes WHERE agent = ? AND scope = ? "
-            "AND key = ? AND id != ? AND state != 'rolled_back'",
-            (episode.agent, encode_scope(episode.scope), episode.key, episode.id),
-        ).fetchall()
-        mine = (episode.valid_from, episode.id)
-        timed = [((from_iso(event or created), memory_id), by, state) for memory_id, event, created, by, state in rows]
-        later = sorted(when for when, _, _ in timed if when > mine)
-        if later:
-            since, successor = later[0]
-            self._mark_superseded(db, episode.id, successor, since)
-            return
-        for (_, memory_id), by, state in timed:
-            if by is None and state in movable("supersede"):
-                self._mark_superseded(db, memory_id, episode.id, episode.valid_from)
 
     def _sync_vector_state(self, db: Any, ids: Sequence[str], state: str) -> None:
         # sqlite-vec (0.1.9) rejects multi-row UPDATEs on a partitioned vec0 table, so update row by row.

@@ -4,21 +4,23 @@ Judges give verdicts: the offline English rules (:mod:`audrey_core.rules.english
 LLM. :func:`decide` alone turns the verdicts on a pair into an action, and it hides a memory (supersedes it) only on
 an explicit signal (:data:`audrey_core.states.HIDING_SIGNALS`): a verdict ``updates`` without one, between claims of
 the same time, or from a source that may not replace the other, is a dispute (both kept and recalled, each with its
-date, the newer first). A dispute's sides are then set by :func:`resolve`.
+date, the newer first). A dispute's sides are then set by :func:`resolve`. What the caller says at encode
+(``supersedes=``, a claim key) is decided here too: :func:`encode_supersessions`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Literal
 
 from ..config import ValidationConfig
-from ..models import ClaimUpdate
-from ..states import MemoryState, Relation, UpdateSignal
-from .lineage import DERIVED_SOURCES
+from ..models import ClaimUpdate, Episodic, Memory
+from ..rules.lineage import DERIVED_SOURCES
+from ..states import MemoryState, Relation, UpdateSignal, movable
 
 JudgeMethod = Literal["heuristic", "llm", "evidence", "caller"]
+_SUPERSEDABLE = movable("supersede")
 Action = Literal["reinforce", "restate", "supersede", "dispute", "hold_in_context", "nothing"]
 
 
@@ -142,4 +144,50 @@ def resolve(
     return Outcome("open", "active", "active", delta, True)
 
 
-__all__ = ["Action", "Decision", "Judgement", "Outcome", "Pair", "can_supersede", "decide", "resolve"]
+@dataclass(frozen=True)
+class Replacement:
+    """A claim an explicit signal replaces: the earlier claim, the one that replaces it, and the verdict the
+    supersession records (its signal: one of :data:`~audrey_core.states.HIDING_SIGNALS`)."""
+
+    old: Memory
+    new: Memory
+    verdict: Judgement
+
+
+def encode_supersessions(episode: Episodic, named: Memory | None, key_holders: Sequence[Episodic]) -> list[Replacement]:
+    """What a new episode's explicit signal replaces. ``named``: the episode its ``supersedes=`` names (checked
+    before: stored, the tenant's, not yet superseded), which it replaces. Otherwise a claim key is the signal: the
+    newest episode holding a key in a scope holds. ``key_holders``: the other episodes holding its key in its scope,
+    as they are now. A new episode that holds from later than all of them replaces the current ones; one stated about
+    an earlier time (an ``event_time`` in the past) is replaced at once by the next newer one."""
+    if named is not None:
+        return [Replacement(named, episode, Judgement("updates", "caller", "supersedes= names it", signal="caller"))]
+    if episode.key is None:
+        return []
+    mine = (episode.valid_from, episode.id)
+    later = sorted((h for h in key_holders if (h.valid_from, h.id) > mine), key=lambda h: (h.valid_from, h.id))
+    if later:
+        return [Replacement(episode, later[0], _by_key(episode.key, "a later statement holds it"))]
+    return [
+        Replacement(h, episode, _by_key(episode.key, "the newest statement holds it"))
+        for h in key_holders
+        if h.superseded_by is None and h.state in _SUPERSEDABLE
+    ]
+
+
+def _by_key(key: str, why: str) -> Judgement:
+    return Judgement("updates", "caller", f"claim key {key!r}: {why}", signal="claim_key")
+
+
+__all__ = [
+    "Action",
+    "Decision",
+    "Judgement",
+    "Outcome",
+    "Pair",
+    "Replacement",
+    "can_supersede",
+    "decide",
+    "encode_supersessions",
+    "resolve",
+]

@@ -1,7 +1,7 @@
 """VALIDATE: check each new episode against the nearest memories of its scope (seed 002 step 2, seed 000 §4).
 
-The judges give verdicts (:mod:`audrey_core.stages.judging`); one pure function decides what follows
-(:func:`audrey_core.rules.judgement.decide`); this stage writes it. Each new episode is compared with its
+The judges give verdicts (:mod:`audrey_core.claims.judges`); one pure function decides what follows
+(:func:`audrey_core.claims.decide.decide`); this stage writes it. Each new episode is compared with its
 ``update_neighbors`` nearest memories of every type in its scope (knowledge never crosses scopes). A memory it
 restates is reinforced (a principle gains evidence, an episode a recorded restatement); one it replaces on an
 explicit signal is marked ``superseded`` by the later of the two, with the time it stopped holding; any other
@@ -20,22 +20,23 @@ from datetime import datetime
 
 import numpy as np
 
-from ..claims.parse import read_many
 from ..errors import LLMError
-from ..models import Contradiction, Episodic, Memory
+from ..models import Episodic, Memory
 from ..providers.llm import ask, model_name_of
-from ..rules.english.conflict import detect_conflict, is_statement
+from ..rules.english.conflict import is_statement
 from ..rules.expiry import expired
-from ..rules.judgement import Decision, Judgement, Pair, decide
 from ..rules.lineage import first_hand, independent
 from ..rules.prompts import CLAIM_EXTRACTION
 from ..rules.typed_claims import claim_from_reply, claim_update
-from ..states import CLAIM_STATES, contradiction_movable, contradiction_move, movable
+from ..stages.context import StageContext
+from ..stages.evidence import settle_for_newer
+from ..states import CLAIM_STATES, movable
 from ..storage import VectorFilter, VectorHit
-from .claims import add_evidence, lineages, nearest, principles_in, record_contradiction, supersede
-from .context import StageContext
-from .evidence import settle_for_newer
-from .judging import Verdicts, judge_pairs_safely
+from .apply import add_evidence, record_contradiction, reopen, supersede
+from .decide import Decision, Judgement, Pair, decide
+from .gather import lineages, nearest, principles_in
+from .judges import Verdicts, judge_pairs_safely, repeats
+from .parse import read_many
 
 log = logging.getLogger(__name__)
 
@@ -358,7 +359,7 @@ def support_disputed_claim(
     if found is None:
         return False
     claim, similarity = found
-    if similarity < cfg.reinforce_similarity or detect_conflict(claim.content, episode.content) is not None:
+    if similarity < cfg.reinforce_similarity or not repeats(claim.content, episode.content, similarity, cfg):
         return False
     ctx.storage.add_claim_support(claim.id, episode.id, ctx.clock())
     supporters = [m for m in ctx.storage.get_memories(ctx.storage.claim_support(claim.id)).values()]
@@ -370,30 +371,3 @@ def support_disputed_claim(
         return False
     reopen(ctx, claim, episode, [m.id for m in backing])
     return True
-
-
-def reopen(ctx: StageContext, claim: Memory, trigger: Episodic, backing: Sequence[str]) -> None:
-    """Reactivate ``claim`` and mark the contradictions that had set it aside as reopened."""
-    now = ctx.clock()
-    states = list(contradiction_movable("reopen"))
-    contradictions = ctx.storage.find_records_in_any(
-        Contradiction, ("claim_a_id", "claim_b_id"), [claim.id], state=states
-    )
-    with ctx.storage.transaction():
-        add_evidence(ctx, claim.id, backing, activate=True)
-        for c in contradictions:
-            fields = {
-                "state": contradiction_move("reopen", c.state),
-                "reopened_at": now,
-                "reopen_evidence_id": trigger.id,
-            }
-            ctx.storage.update_record(Contradiction, c.id, fields)
-    ctx.emit(
-        "reopen",
-        {
-            "memory_id": claim.id,
-            "contradictions": [c.id for c in contradictions],
-            "new_evidence": list(backing),
-            "trigger": trigger.id,
-        },
-    )

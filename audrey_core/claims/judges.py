@@ -1,8 +1,8 @@
-"""Asking the judges how a new claim relates to existing ones: the offline English rules
-(:mod:`audrey_core.rules.english`, unless ``ValidationConfig.offline_rules`` is off) everywhere, and the LLM, when
-there is one, in the zones where the rules cannot tell. The verdicts are given as they are; what follows from them is
-decided in one place, :func:`audrey_core.rules.judgement.decide`. If the LLM fails (an error, a refusal, malformed
-JSON, a timeout), the rules' verdicts stand and an ``error`` event says so."""
+"""Asking the judges how a new claim relates to existing ones, the only entry to them: the offline English rules
+(:mod:`audrey_core.rules.english`, unless ``ValidationConfig.offline_rules`` is off or no parser is installed)
+everywhere, and the LLM, when there is one, in the zones where the rules cannot tell. The verdicts are given as they
+are; what follows from them is decided in one place, :func:`audrey_core.claims.decide.decide`. If the LLM fails (an
+error, a refusal, malformed JSON, a timeout), the rules' verdicts stand and an ``error`` event says so."""
 
 from __future__ import annotations
 
@@ -10,17 +10,19 @@ import logging
 from collections.abc import Sequence
 from typing import Any, NamedTuple
 
-from ..claims.parse import parser_available
 from ..config import ValidationConfig
 from ..errors import LLMError
 from ..models import ClaimUpdate
 from ..providers.llm import ask, model_name_of
+from ..rules.english.answers import answer_groups
+from ..rules.english.conflict import different_things as english_different_things
 from ..rules.english.conflict import same_words
 from ..rules.english.judge import judge_offline
-from ..rules.judgement import Judgement, Pair
 from ..rules.prompts import CONTRADICTION_CHECK, CONTRADICTION_CHECK_BATCH, Prompt, Relation
+from ..stages.context import StageContext
 from ..states import UpdateSignal
-from .context import StageContext
+from .decide import Judgement, Pair
+from .parse import parser_available
 
 log = logging.getLogger(__name__)
 
@@ -74,6 +76,26 @@ def offline_verdict(pair: Pair, incoming: str, cfg: ValidationConfig) -> Judgeme
     if not cfg.offline_rules or not parser_available():
         return None
     return judge_offline(pair.existing, incoming, pair.similarity, cfg, pair.newer, pair.strict)
+
+
+def repeats(existing: str, incoming: str, similarity: float, cfg: ValidationConfig) -> bool:
+    """Whether the offline rules read ``incoming`` as saying what ``existing`` says (support for a claim a dispute
+    set aside counts only so). Without them, nothing counts: no guess reopens a dispute."""
+    verdict = offline_verdict(Pair(existing, similarity), incoming, cfg)
+    return verdict is not None and verdict.relation == "supports"
+
+
+def different_things(one: str, other: str, cfg: ValidationConfig) -> bool:
+    """Whether the offline rules read two statements as about different things ("The admin site passed the drill" /
+    "The search API passed the drill"); without them, nothing is told apart."""
+    return cfg.offline_rules and parser_available() and english_different_things(one, other)
+
+
+def answers_alike(texts: Sequence[str], question: str, cfg: ValidationConfig) -> list[list[int]]:
+    """The groups of ``texts`` (indexes) the offline rules read as answering ``question`` alike at different times
+    (:func:`~audrey_core.rules.english.answers.answer_groups`: recall puts the newest of each first); none when the
+    rules are off."""
+    return answer_groups(texts, question) if cfg.offline_rules else []
 
 
 def from_reply(reply: Relation, model: str, prompt_hash: str) -> Judgement:
