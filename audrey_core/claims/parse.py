@@ -17,8 +17,10 @@ is read once however many pairs it is judged in).
 
 from __future__ import annotations
 
+import functools
 import importlib.util
 import logging
+import re
 import threading
 from dataclasses import dataclass
 from typing import Any
@@ -60,7 +62,18 @@ _loaded: list[Any] = []
 _tried: list[bool] = []
 _cache: dict[str, Reading | None] = {}  # text -> reading, oldest first
 CACHE_SIZE = 16384
-MAX_WORDS = 40  # longer than a statement: not parsed (a chat turn of many sentences states no one claim)
+MAX_WORDS = 30  # a statement's longest: a longer text is not read (a chat turn of many sentences states no one claim)
+WORD = re.compile(r"[\w']+(?:[.:@-](?=\w)[\w']+)*")  # letters of any alphabet: "Köln" is one word; 8:30, a@b.org
+# A stop, then a new sentence; not the stop of a title or an abbreviation ("Dr. Okafor", "e.g. Redis").
+_ABBREVIATIONS = ("dr", "mr", "ms", "mrs", "st", "prof", "vs", "e.g", "i.e")
+_SENTENCE_BREAK = re.compile(r"[.!?;]" + "".join(rf"(?<!\b{re.escape(a)}.)" for a in _ABBREVIATIONS) + r"\s+\S", re.I)
+
+
+@functools.lru_cache(maxsize=CACHE_SIZE)
+def is_statement(text: str) -> bool:
+    """One short sentence, of at most ``MAX_WORDS`` words: what the offline judge reads a claim from. Several
+    sentences (a chat turn such as "No problem, John. Let me know if you need help.") mix many claims."""
+    return len(WORD.findall(text)) <= MAX_WORDS and _SENTENCE_BREAK.search(text.strip()) is None
 
 
 def _pipeline() -> Any | None:
@@ -107,11 +120,11 @@ def say_once_without_parser() -> None:
 
 
 def read(text: str) -> Reading | None:
-    """The claim ``text`` states when it is one sentence with a subject and a verb, else ``None`` (also when no
-    parser is installed, or the text is longer than ``MAX_WORDS``)."""
+    """The claim ``text`` states when it is one statement (:func:`is_statement`) with a subject and a verb, else
+    ``None`` (also when no parser is installed)."""
     if text in _cache:
         return _cache[text]
-    nlp = _pipeline() if len(text.split()) <= MAX_WORDS else None
+    nlp = _pipeline() if is_statement(text) else None
     if nlp is None:
         return None
     with _lock:
@@ -120,7 +133,7 @@ def read(text: str) -> Reading | None:
 
 def read_many(texts: list[str]) -> None:
     """Read ``texts`` in one batch of the pipeline (faster than one by one), for :func:`read` to find."""
-    unread = [t for t in dict.fromkeys(texts) if t and t not in _cache and len(t.split()) <= MAX_WORDS]
+    unread = [t for t in dict.fromkeys(texts) if t and t not in _cache and is_statement(t)]
     nlp = _pipeline() if unread else None
     if nlp is None:
         return

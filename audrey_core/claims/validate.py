@@ -23,7 +23,6 @@ import numpy as np
 from ..errors import LLMError
 from ..models import Episodic, Memory
 from ..providers.llm import ask, model_name_of
-from ..rules.english.conflict import is_statement
 from ..rules.expiry import expired
 from ..rules.lineage import first_hand, independent
 from ..rules.prompts import CLAIM_EXTRACTION
@@ -36,7 +35,7 @@ from .apply import add_evidence, record_contradiction, reopen, supersede
 from .decide import Decision, Judgement, Pair, decide
 from .gather import lineages, nearest, principles_in
 from .judges import Verdicts, judge_pairs_safely, repeats
-from .parse import read_many
+from .parse import is_statement, read_many
 
 log = logging.getLogger(__name__)
 
@@ -46,7 +45,7 @@ CLAIMS_PER_CALL = 32  # statements whose claims one LLM call reads: a reply a mo
 def neighbour_filter(ctx: StageContext, episode: Episodic, now: datetime) -> VectorFilter:
     """Where an episode's neighbours are searched: current claims of its scope. Without an LLM, a text longer than one
     statement is compared with principles only: the offline rules judge no other pair of it
-    (:func:`~audrey_core.rules.english.conflict.is_statement`), and scanning every episode would cost for nothing."""
+    (:func:`~audrey_core.claims.parse.is_statement`), and scanning every episode would cost for nothing."""
     judged = ctx.llm is not None or (ctx.config.validation.offline_rules and is_statement(episode.content))
     types = None if judged else ("semantic", "procedural")
     return VectorFilter(

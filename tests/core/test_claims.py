@@ -9,7 +9,7 @@ import pytest
 
 from audrey_core import Audrey, OnnxEmbedder
 from audrey_core.claims.about import about_one_thing
-from audrey_core.claims.parse import parser_available, read, read_many
+from audrey_core.claims.parse import MAX_WORDS, WORD, is_statement, parser_available, read, read_many
 from audrey_core.config import ValidationConfig
 from audrey_core.rules.english.answers import answer_groups
 from audrey_core.rules.english.judge import judge_offline
@@ -47,6 +47,15 @@ def test_negation_time_joined_verbs_and_what_cannot_be_read():
         assert read(unread) is None  # another language, a fragment, two sentences: no claim
     read_many(["Tom finished reading Dune.", "Tom started a pottery class."])  # one batch, read back the same
     assert read("Tom finished reading Dune.").predicate == "read"
+
+
+def test_a_claim_is_read_from_one_statement_of_at_most_max_words():
+    longest = "The user visited " + ", ".join(f"town{n}" for n in range(MAX_WORDS - 5)) + " and Lyon."
+    assert len(WORD.findall(longest)) == MAX_WORDS and is_statement(longest)
+    assert read(longest) is not None and read(longest).predicate == "visit"
+    longer = longest.replace(" and Lyon.", ", Nice and Lyon.")
+    assert not is_statement(longer) and read(longer) is None  # a longer text states no one claim
+    assert not is_statement("Dr. Okafor moved. She lives in Leeds.") and is_statement("Dr. Okafor lives in Leeds.")
 
 
 @pytest.mark.parametrize(

@@ -1,13 +1,14 @@
 """Which recalled memories answer the same question at different times (offline, English), so that the newer comes
 first when a question asks how things are.
 
-A long chat turn mixes many claims, so validation judges none of them offline (:func:`.conflict.is_statement`) and a
-fact changed inside one ("We moved the main database over to MySQL 8 last weekend.") is neither disputed nor
-superseded: only ranking can put it first. Here, the sentence of each recalled memory that answers the question is
-the one sharing most of its words; two memories whose answering sentences share the same words of the question
-(at least two, or the question's only one) and say something else are two answers to it. Only a pair counts: when
-more than two recalled memories answer alike, the question names a topic the conversation keeps coming back to
-("the dance studio"), not one value that changed (on LoCoMo, reordering such groups cost 2.6 points of recall@1).
+A long chat turn mixes many claims, so validation judges none of them offline
+(:func:`audrey_core.claims.parse.is_statement`) and a fact changed inside one ("We moved the main database over to MySQL
+8 last weekend.") is neither disputed nor superseded: only ranking can put it first. Here, the sentence of each recalled
+memory that answers the question is the one sharing most of its words; two memories whose answering sentences share the
+same words of the question (at least two, or the question's only one) and say something else are two answers to it. Only
+a pair counts: when more than two recalled memories answer alike, the question names a topic the conversation keeps
+coming back to ("the dance studio"), not one value that changed (on LoCoMo, reordering such groups cost 2.6 points of
+recall@1).
 This only orders results that recall has already chosen; it never hides one.
 """
 
@@ -17,9 +18,10 @@ import re
 from collections.abc import Sequence
 
 from ...claims.about import about_one_thing
+from ...claims.parse import MAX_WORDS
 from ..keywords import query_terms
 from ..union_find import UnionFind
-from .conflict import MAX_STATEMENT_WORDS, same_words
+from .conflict import same_words
 
 # A question about another time than now (a past or perfect tense, a time named) or about what might be (a modal):
 # its older answers are as good as the newer ones.
@@ -60,7 +62,7 @@ def answering_sentence(text: str, words: frozenset[str]) -> tuple[str, frozenset
     for match in _SENTENCE.finditer(text):
         sentence = match.group(0).strip()
         said = _WORD.findall(sentence.lower())
-        if not said or sentence.endswith("?") or len(said) > MAX_STATEMENT_WORDS:
+        if not said or sentence.endswith("?") or len(said) > MAX_WORDS:
             continue
         shared = words & {_stem(w) for w in said}
         if shared and (best is None or len(shared) > len(best[1])):

@@ -38,6 +38,7 @@ import functools
 import re
 from dataclasses import dataclass
 
+from ...claims.parse import is_statement
 from .quantities import (
     MARKED_VALUE,
     NEGATIONS,
@@ -452,18 +453,7 @@ def _after_verbs(words: list[str]) -> list[str]:
     return words[index:]
 
 
-MAX_STATEMENT_WORDS = 30
 MAX_SLOT_WORDS = 3  # the longest changed slot of a same-frame update ("Priya Shah" -> "Tom Becker")
-# A stop, then a new sentence; not the stop of a title or an abbreviation ("Dr. Okafor", "e.g. Redis").
-_ABBREVIATIONS = ("dr", "mr", "ms", "mrs", "st", "prof", "vs", "e.g", "i.e")
-_SENTENCE_BREAK = re.compile(r"[.!?;]" + "".join(rf"(?<!\b{re.escape(a)}.)" for a in _ABBREVIATIONS) + r"\s+\S", re.I)
-
-
-@functools.lru_cache(maxsize=TEXT_CACHE)  # asked of both texts by every rule a pair meets
-def is_statement(text: str) -> bool:
-    """One short sentence: what these word-level rules can judge. Several sentences (a chat turn such as "No
-    problem, John. Let me know if you need help.") mix many claims, and their cue words rarely concern a fact."""
-    return len(_words(text)) <= MAX_STATEMENT_WORDS and _SENTENCE_BREAK.search(text.strip()) is None
 
 
 def changed_value(existing: str, incoming: str) -> Conflict | None:

@@ -10,7 +10,7 @@ not say what it replaced. So is a marker that describes rather than reports a ch
 descriptions are full of: a path "from source to target" with no verb of change, "fields are replaced by None", "any
 lines left as bytes", "the left bracket", "the graph used to construct the array", "returns objects instead of
 members". Those are disputes (both recalled, the newer first), decided in
-:func:`audrey_core.rules.judgement.decide`. A few markers of Spanish, German and French are read too ("ya no",
+:func:`audrey_core.claims.decide.decide`. A few markers of Spanish, German and French are read too ("ya no",
 "nicht mehr", "ne ... plus", "en lugar de", "statt", "au lieu de").
 """
 
@@ -19,7 +19,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from .conflict import DETERMINERS, GENERIC_PASSIVE, LINKING_VERBS, different_subjects, is_statement
+from ...claims.parse import is_statement
+from .conflict import DETERMINERS, GENERIC_PASSIVE, LINKING_VERBS, different_subjects
 from .quantities import NEGATIONS, STOPWORDS
 from .quantities import words as _words
 
@@ -122,7 +123,7 @@ _ALTERNATIVES = frozenset(("instead of", "rather than", "en lugar de", "en vez d
 def named_past_value(older: str, newer: str) -> str | None:
     """The value of ``older`` that ``newer`` names as past (with the marker that says so), or ``None``.
 
-    Only single short statements about the same subject are read (:func:`~.conflict.is_statement`,
+    Only single short statements about the same subject are read (:func:`~audrey_core.claims.parse.is_statement`,
     :func:`~.conflict.different_subjects`); the old value is a word of ``older`` that is neither a stop word nor a
     linking verb ("is", "has", "works"), named within ``REACH`` words of the marker. The words ``older`` itself puts
     in the past ("prices rose from 5 to 10", "I used to live in York", "it is no longer invoked on creation") are no

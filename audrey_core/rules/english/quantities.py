@@ -16,6 +16,8 @@ import re
 from collections.abc import Mapping
 from types import MappingProxyType
 
+from ...claims.parse import WORD
+
 Value = tuple[float, float] | str
 
 STOPWORDS = frozenset(
@@ -96,7 +98,6 @@ _PERIODS = {"hourly": "every 1 hour", "daily": "every 1 day", "weekly": "every 1
 _RANGE = re.compile(r"(?<!from )(?<![\w.])(?:between )?(\d+(?:\.\d+)?)\s*(?:to|and)\s*(?=\d+(?:\.\d+)?\s*[a-z%])")
 _HYPHEN_RANGE = re.compile(r"(?<![\w.-])(\d+)\s*[-–]\s*(\d+)(?=\s*[a-z%])")
 _NUMBER = re.compile(r"(?<![\w.])(\d+(?:[.,:-]\d+)*)(?:\s*(%|[a-z][a-z/]*(?:\s+per\s+[a-z]+)?))?", re.IGNORECASE)
-_WORD = re.compile(r"[\w']+(?:[.:@-](?=\w)[\w']+)*")  # letters of any alphabet: "Köln" is one word
 _ORDINAL = re.compile(r"(st|nd|rd|th)\b")
 MARKED_VALUE = re.compile(r"\d[.:-]\d")
 
@@ -109,7 +110,7 @@ def words(text: str) -> list[str]:
 
 def cased_words(text: str) -> list[str]:
     """The words of :func:`words`, their case kept."""
-    return _WORD.findall(text)
+    return WORD.findall(text)
 
 
 # Per-text parses are cached for this many texts: a statement is judged against each of its neighbours, and each of
@@ -119,7 +120,7 @@ TEXT_CACHE = 32768
 
 @functools.lru_cache(maxsize=TEXT_CACHE)
 def _split(text: str) -> tuple[str, ...]:
-    return tuple(_WORD.findall(text.lower()))
+    return tuple(WORD.findall(text.lower()))
 
 
 @functools.lru_cache(maxsize=TEXT_CACHE)
