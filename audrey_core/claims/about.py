@@ -45,8 +45,8 @@ def about_one_thing(existing: str, incoming: str, loaded_only: bool = False) -> 
     if loaded_only and not parser_loaded():
         return None
     a, b = read(existing), read(incoming)
-    if a is None or b is None:
-        return None
+    if a is None or b is None or not _person(a.subject) or not _person(b.subject):
+        return None  # a subject of numbers alone ("2019 was a good year") names nothing to compare
     return same_subject(a, b) and same_predicate(a, b)
 
 
