@@ -15,6 +15,11 @@ WARM_FROM_BYTES = 256 << 20
 """a store file this large (and its keyword index) is read ahead in the background on open"""
 RECALL_SEARCH_THREADS = 4
 """threads that run a hybrid recall's vector search beside its keyword search"""
+GIVE_WAY_S = 0.05
+"""seconds validation waits at most for the recalls under way to finish, once it worked VALIDATION_TURN_S"""
+VALIDATION_TURN_S = 0.01
+"""seconds validation works between two waits for recalls (see threads.ReadersFirst): a steady stream of recalls
+leaves it about a sixth of the time"""
 
 # The vector index (usearch HNSW over int8 codes, re-scored against float32 rows)
 CONNECTIVITY = 16

@@ -16,12 +16,50 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 import weakref
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Protocol
 
 log = logging.getLogger(__name__)
 JOIN_TIMEOUT_S = 60.0  # how long close() waits for one thread to finish its slice before giving up (and saying so)
+
+
+class ReadersFirst:
+    """Background work gives way to reads. A recall marks itself :meth:`reading`; background work calls
+    :meth:`give_way` between its units (an episode validated): once it has worked ``turn`` seconds, it waits there
+    while any read runs, at most ``patience`` seconds, so that it still progresses under a steady stream of reads
+    (a share of about turn / (turn + patience) of the time). Why: in CPython one thread runs Python at a time, and a
+    thread asking for the interpreter back waits up to the switch interval (5 ms) for the one holding it; a recall
+    returns from the database and the search indexes many times, and beside a validation thread each return waited."""
+
+    def __init__(self) -> None:
+        self._reads = 0
+        self._condition = threading.Condition()
+        self._working_since = time.monotonic()
+
+    @contextmanager
+    def reading(self) -> Iterator[None]:
+        with self._condition:
+            self._reads += 1
+        try:
+            yield
+        finally:
+            with self._condition:
+                self._reads -= 1
+                if not self._reads:
+                    self._condition.notify_all()
+
+    def give_way(self, patience: float, turn: float = 0.0) -> None:
+        """Once the caller has worked ``turn`` seconds since it last gave way, wait while a read runs, at most
+        ``patience`` seconds."""
+        if time.monotonic() - self._working_since < turn:
+            return
+        with self._condition:
+            if self._reads:
+                self._condition.wait_for(lambda: not self._reads, patience)
+        self._working_since = time.monotonic()
 
 
 class Stoppable(Protocol):

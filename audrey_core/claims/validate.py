@@ -21,6 +21,7 @@ from datetime import datetime
 import numpy as np
 
 from ..errors import LLMError
+from ..index_settings import GIVE_WAY_S, VALIDATION_TURN_S
 from ..models import Episodic, Memory
 from ..providers.llm import ask, model_name_of
 from ..rules.expiry import expired
@@ -116,17 +117,20 @@ def validate_episodes(ctx: StageContext, episode_ids: Sequence[str]) -> None:
     caught up once for the batch (they hold every episode of it): an episode encoded while it runs is validated
     later, against these."""
     with ctx.storage.searches_caught_up_once():
+        ctx.readers.give_way(GIVE_WAY_S, VALIDATION_TURN_S)
         episodes = ctx.storage.get_memories(episode_ids)
         episodes.update(read_claims(ctx, [e for e in episodes.values() if isinstance(e, Episodic)]))
         vectors = ctx.storage.get_vectors(list(episodes))
         batch = [e for e in episodes.values() if isinstance(e, Episodic)]
         if ctx.llm is None and ctx.config.validation.offline_rules:  # their claims, parsed in one batch
             read_many([e.content for e in batch if is_statement(e.content)])
+        ctx.readers.give_way(GIVE_WAY_S, VALIDATION_TURN_S)
         near, disputed = batch_neighbours(ctx, batch, vectors), batch_disputed_claims(ctx, batch, vectors)
         for episode_id in episode_ids:
             episode = episodes.get(episode_id)
             if not isinstance(episode, Episodic) or episode_id not in vectors:
                 continue
+            ctx.readers.give_way(GIVE_WAY_S, VALIDATION_TURN_S)  # a recall under way runs first
             try:
                 validate_episode(ctx, episode, vectors[episode_id], near.get(episode_id), disputed.get(episode_id))
             except Exception as exc:

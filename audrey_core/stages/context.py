@@ -10,6 +10,7 @@ from ..config import AudreyConfig
 from ..events import EventBus
 from ..rules.ownership import Tenant
 from ..storage import Storage
+from ..threads import ReadersFirst
 from ..timeutil import Clock
 
 
@@ -30,6 +31,8 @@ class StageContext:
     # Where the principles a recall handed over go to be reinforced (Background.retrieved: a worker writes, so the
     # read path only reads); None: reinforced at once, on the caller's thread.
     retrievals: Any = None
+    # Recalls mark themselves here and background work gives way to them (shared by the instance's every copy).
+    readers: ReadersFirst = field(default_factory=ReadersFirst)
 
     @property
     def tenant(self) -> Tenant:

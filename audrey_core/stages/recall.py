@@ -73,7 +73,8 @@ def recall(ctx: StageContext, query: Any, options: RecallOptions, query_vector: 
         vector = to_matrix([query_vector], 1, ctx.embedder.dimensions, "query_vector")[0]
     else:
         vector = ctx.queries.vector(query)
-    return _stream(ctx, vector, options, query_terms(query), query)
+    with ctx.readers.reading():
+        return _stream(ctx, vector, options, query_terms(query), query)
 
 
 def recall_by_vector(ctx: StageContext, vector: Any, options: RecallOptions) -> Iterator[RecallResult]:
@@ -81,7 +82,8 @@ def recall_by_vector(ctx: StageContext, vector: Any, options: RecallOptions) -> 
     matrix = to_matrix([vector], 1, ctx.embedder.dimensions, "query vector")
     if options.mode == "keyword":
         raise InvalidInputError("keyword recall needs a text query; use recall(query, mode='keyword')")
-    return _stream(ctx, matrix[0], options)
+    with ctx.readers.reading():
+        return _stream(ctx, matrix[0], options)
 
 
 def list_memories(ctx: StageContext, limit: Any, offset: Any, arguments: dict[str, Any]) -> list[Memory]:

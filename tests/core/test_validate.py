@@ -3,6 +3,7 @@ resolution, the LLM path, reopening disputes, and the background worker."""
 
 from __future__ import annotations
 
+import threading
 from dataclasses import replace
 
 import pytest
@@ -14,6 +15,7 @@ from audrey_core.config import ConfidenceConfig, ValidationConfig
 from audrey_core.rules.english.judge import judge_offline
 from audrey_core.rules.prompts import CONTRADICTION_CHECK
 from audrey_core.testing import ScriptedLLM, set_states
+from audrey_core.threads import ReadersFirst
 
 from .helpers import add_derived
 from .vectors import PlacedEmbedder
@@ -293,3 +295,39 @@ def test_a_person_settles_a_contradiction_and_both_claims_are_kept(brain):
         brain.settle_contradiction(dispute.id, "01NOTACLAIM")
     with pytest.raises(NotFoundError):
         brain.settle_contradiction("no-such-contradiction", None)
+
+
+def test_validation_gives_way_to_a_read_under_way_and_still_progresses():
+    readers, order = ReadersFirst(), []
+    entered, release = threading.Event(), threading.Event()
+
+    def read():
+        with readers.reading():
+            entered.set()
+            release.wait(10)
+            order.append("read done")
+
+    reader = threading.Thread(target=read)
+    reader.start()
+    entered.wait(10)
+    worker = threading.Thread(target=lambda: (readers.give_way(10), order.append("validated")))
+    worker.start()
+    worker.join(0.2)  # given its chance to run: it waits for the read
+    order.append("released")
+    release.set()
+    reader.join(10)
+    worker.join(10)
+    assert order == ["released", "read done", "validated"]
+    with readers.reading():
+        readers.give_way(0.01)  # a read that does not end: the work goes on after its patience
+
+
+def test_background_validation_finishes_while_recalls_run_back_to_back(db_path, embedder):
+    with Audrey(db_path, embedder=embedder) as brain:
+        brain.encode_batch([{"content": f"Service {n} runs on host {n % 7}."} for n in range(100)])
+        asked = 0
+        while not brain._background.wait_for_idle(0) and asked < 100_000:
+            brain.recall("Which host runs service 12?", limit=5)
+            asked += 1
+        assert brain.wait_for_idle(60) and asked < 100_000
+        assert brain.introspect().counts["episodic"] == 100
