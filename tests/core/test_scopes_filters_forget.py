@@ -100,6 +100,9 @@ FILTERS = [
     {'we"ird.key': "yes"},
     {"missing": "x"},
     {"n": {"$gt": "2"}},
+    {"$or": [{}]},  # an empty dict inside $or / $and is no condition
+    {"$and": [{}, {"lang": "en"}]},
+    {"$or": [{"lang": "fr"}, {}]},
 ]
 
 

@@ -72,6 +72,8 @@ def compile_tree(flt: Filter, column: str, compare: Callable[[Compare, str], Com
     """SQL (and its parameters) for a filter tree: $and / $or joined here, each comparison by ``compare`` (the
     backend's JSON dialect)."""
     if isinstance(flt, (AllOf, AnyOf)):
+        if not flt.parts:  # {} inside $and / $or: no condition, which every memory meets
+            return ("1 = 1" if isinstance(flt, AllOf) else "1 = 0"), []
         parts = [compile_tree(p, column, compare) for p in flt.parts]
         joiner = " AND " if isinstance(flt, AllOf) else " OR "
         return "(" + joiner.join(sql for sql, _ in parts) + ")", [p for _, params in parts for p in params]
