@@ -27,7 +27,7 @@ def supersede_at_encode(ctx: StageContext, episodes: Sequence[Episodic]) -> list
     """Inside encode's transaction, after ``episodes`` are inserted: write what their ``supersedes=`` and claim keys
     replace (:func:`~.decide.encode_supersessions`), each with its audit entry, in order (a later episode of the
     batch sees what an earlier one replaced). Returns the ``update`` events to announce once the transaction
-    commits (:func:`announce`)."""
+    commits."""
     events = []
     for episode in episodes:
         named: Memory | None = None
@@ -35,22 +35,16 @@ def supersede_at_encode(ctx: StageContext, episodes: Sequence[Episodic]) -> list
             named = ctx.storage.lock_memory(episode.supersedes)
             if not isinstance(named, Episodic) or named.superseded_by is not None:
                 raise StorageError(f"episode {episode.supersedes} does not exist or is already superseded")
-        holders = [] if episode.key is None else ctx.storage.key_holders(*_key_of(episode))
+        holders = (
+            []
+            if episode.key is None
+            else ctx.storage.key_holders(episode.agent, episode.scope, episode.key, episode.id)
+        )
         for replacement in encode_supersessions(episode, named, holders):
             event = _replace(ctx, replacement)
             if event is not None:
                 events.append(event)
     return events
-
-
-def _key_of(episode: Episodic) -> tuple[str, tuple[str, ...], str, str]:
-    return episode.agent, episode.scope, str(episode.key), episode.id
-
-
-def announce(ctx: StageContext, kind: str, events: Sequence[dict[str, Any]]) -> None:
-    """Emit ``events`` of one kind, once the transaction that wrote them has committed."""
-    for event in events:
-        ctx.emit(kind, event)
 
 
 def supersede(ctx: StageContext, old: Memory, new: Memory, verdict: Judgement) -> str:
@@ -256,8 +250,7 @@ def settle(
     now = ctx.clock()
     both_hold = winner is None
     decided: dict[str, Any] = {"method": method, "winner": winner, "both_hold": both_hold, "reason": reason}
-    events: dict[str, MemoryEvent] = {side: "set_aside" for side in losers if not both_hold}
-    events.update({side: "hold" for side in (losers if both_hold else ())})
+    events: dict[str, MemoryEvent] = {side: "hold" if both_hold else "set_aside" for side in losers}
     if winner is not None:
         events[winner] = "hold"
     with ctx.storage.transaction():

@@ -73,9 +73,14 @@ def _judged_update_zone(pair: Pair, cfg: ValidationConfig) -> bool:
 def offline_verdict(pair: Pair, incoming: str, cfg: ValidationConfig) -> Judgement | None:
     """The offline rules' verdict, or ``None`` when they are turned off or no parser can read the claims (then only
     explicit signals change anything: :func:`~audrey_core.claims.parse.say_once_without_parser`)."""
-    if not cfg.offline_rules or not parser_available():
+    if not _rules_on(cfg):
         return None
     return judge_offline(pair.existing, incoming, pair.similarity, cfg, pair.newer, pair.strict)
+
+
+def _rules_on(cfg: ValidationConfig) -> bool:
+    """Whether the offline rules judge: turned on, and a parser installed to read the claims."""
+    return cfg.offline_rules and parser_available()
 
 
 def repeats(existing: str, incoming: str, similarity: float, cfg: ValidationConfig) -> bool:
@@ -88,7 +93,7 @@ def repeats(existing: str, incoming: str, similarity: float, cfg: ValidationConf
 def different_things(one: str, other: str, cfg: ValidationConfig) -> bool:
     """Whether the offline rules read two statements as about different things ("The admin site passed the drill" /
     "The search API passed the drill"); without them, nothing is told apart."""
-    return cfg.offline_rules and parser_available() and english_different_things(one, other)
+    return _rules_on(cfg) and english_different_things(one, other)
 
 
 def answers_alike(texts: Sequence[str], question: str, cfg: ValidationConfig) -> list[list[int]]:

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
-from ..claims.apply import announce, supersede_at_encode
+from ..claims.apply import supersede_at_encode
 from ..config import ConfidenceConfig
 from ..errors import InvalidInputError, NotFoundError
 from ..ids import new_ulid
@@ -139,7 +139,8 @@ def encode(
     if ctx.events.has_handlers("encode"):
         for episode in episodes:
             ctx.events.emit("encode", {"episode": episode})
-    announce(ctx, "update", updates)
+    for update in updates:  # announced once the transaction that wrote them committed
+        ctx.emit("update", update)
     return [e.id for e in episodes]
 
 
