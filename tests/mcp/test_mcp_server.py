@@ -266,7 +266,10 @@ async def test_http_needs_the_token_and_shares_the_store_with_a_python_agent(htt
 
 @asynccontextmanager
 async def over_http(url: str):
-    client = httpx.AsyncClient(headers={"Authorization": "Bearer s3cret"})
+    # the MCP transports' own timeouts (30 s, 300 s to read): with httpx's default of 5 s, a reply slower than that
+    # on a busy machine is dropped and the call waits for it forever
+    timeout = httpx.Timeout(30, read=300)
+    client = httpx.AsyncClient(headers={"Authorization": "Bearer s3cret"}, timeout=timeout)
     async with (
         client,
         streamable_http_client(url, http_client=client) as (read, write, _),
