@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import itertools
 
-from .parse import SPEAKER, Reading, parser_loaded, read
+from .parse import SPEAKER, Reading, read
 
 SAME_PERSON = {"user": SPEAKER}  # the user, in their own memories, is the speaker
 FUNCTION_WORDS = frozenset(
@@ -38,13 +38,11 @@ CHANGE_VERBS = frozenset(
 )
 
 
-def about_one_thing(existing: str, incoming: str, loaded_only: bool = False) -> bool | None:
+def about_one_thing(existing: str, incoming: str, parse: bool = True) -> bool | None:
     """Whether the two statements share subject and predicate; ``None`` when either cannot be read (no parser, not
-    one English sentence with a subject and a verb): the caller decides without it. ``loaded_only``: ``None`` too
-    when the parser is not loaded yet (recall never waits seconds for it; validation loads it)."""
-    if loaded_only and not parser_loaded():
-        return None
-    a, b = read(existing), read(incoming)
+    one English sentence with a subject and a verb): the caller decides without it. ``parse=False``: ``None`` too
+    when either has no reading known already (:func:`~.parse.read`)."""
+    a, b = read(existing, parse), read(incoming, parse)
     if a is None or b is None or not _person(a.subject) or not _person(b.subject):
         return None  # a subject of numbers alone ("2019 was a good year") names nothing to compare
     return same_subject(a, b) and same_predicate(a, b)

@@ -12,17 +12,19 @@ from typing import Any, NamedTuple
 
 from ..config import ValidationConfig
 from ..errors import LLMError
-from ..models import ClaimUpdate
+from ..models import ClaimUpdate, Memory
 from ..providers.llm import ask, model_name_of
-from ..rules.english.answers import answer_groups
+from ..rules.english.answers import answer_groups, asks_how_things_are
 from ..rules.english.conflict import different_things as english_different_things
 from ..rules.english.conflict import same_words
 from ..rules.english.judge import judge_offline
 from ..rules.prompts import CONTRADICTION_CHECK, CONTRADICTION_CHECK_BATCH, Prompt, Relation
 from ..stages.context import StageContext
 from ..states import UpdateSignal
+from ..storage import Storage
 from .decide import Judgement, Pair
 from .parse import parser_available
+from .readings import stored_readings_known
 
 log = logging.getLogger(__name__)
 
@@ -96,11 +98,17 @@ def different_things(one: str, other: str, cfg: ValidationConfig) -> bool:
     return _rules_on(cfg) and english_different_things(one, other)
 
 
-def answers_alike(texts: Sequence[str], question: str, cfg: ValidationConfig) -> list[list[int]]:
-    """The groups of ``texts`` (indexes) the offline rules read as answering ``question`` alike at different times
-    (:func:`~audrey_core.rules.english.answers.answer_groups`: recall puts the newest of each first); none when the
-    rules are off."""
-    return answer_groups(texts, question) if cfg.offline_rules else []
+def answers_alike(
+    storage: Storage, memories: Sequence[Memory], question: str, cfg: ValidationConfig
+) -> list[list[int]]:
+    """The groups of ``memories`` (indexes) the offline rules read as answering ``question`` alike at different
+    times (:func:`~audrey_core.rules.english.answers.answer_groups`: recall puts the newest of each first); none when
+    the rules are off. Statements are read as validation stored them (:mod:`.readings`), so a process that has not
+    loaded the parser tells "the user's sister" from "the user's brother" all the same."""
+    if not cfg.offline_rules or not asks_how_things_are(question):
+        return []
+    stored_readings_known(storage, memories)
+    return answer_groups([m.content for m in memories], question)
 
 
 def from_reply(reply: Relation, model: str, prompt_hash: str) -> Judgement:

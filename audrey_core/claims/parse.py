@@ -12,17 +12,23 @@ what it is about, what it says of it, and the values it gives.
 
 A sentence without a subject and a finite verb (a fragment, most text in another language, which the English
 pipeline reads as nouns) gives no claim: nothing is decided from it here. Readings are cached by text (a statement
-is read once however many pairs it is judged in).
+is read once however many pairs it is judged in), and stored with their episode as derived data
+(:mod:`.readings`) under the name of what read them (:func:`reader`: the pipeline, spaCy and this module's own
+code), so a change of any of them reads the statement again.
 """
 
 from __future__ import annotations
 
 import functools
+import hashlib
+import importlib.metadata
 import importlib.util
+import json
 import logging
 import re
 import threading
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
+from pathlib import Path
 from typing import Any
 
 log = logging.getLogger(__name__)
@@ -119,12 +125,49 @@ def say_once_without_parser() -> None:
         )
 
 
-def read(text: str) -> Reading | None:
+@functools.cache
+def reader() -> str:
+    """What reads statements here: the pipeline's and spaCy's versions, and a digest of this module (how a parse
+    becomes a reading); a stored reading by another reader is read again."""
+    versions = " ".join(f"{name} {importlib.metadata.version(name)}" for name in ("spacy", PIPELINE))
+    return f"{versions} reading {hashlib.sha256(Path(__file__).read_bytes()).hexdigest()[:12]}"
+
+
+def to_json(reading: Reading | None) -> str | None:
+    """A reading as stored (``None``: the statement was read and states no claim)."""
+    return None if reading is None else json.dumps(asdict(reading))
+
+
+def from_json(stored: str | None) -> Reading | None:
+    """A stored reading (:func:`to_json`) back."""
+    if stored is None:
+        return None
+    f = json.loads(stored)
+    return Reading(
+        tuple(f["subject"]),
+        f["predicate"],
+        f["negated"],
+        tuple(f["also"]),
+        tuple(f["objects"]),
+        tuple(f["values"]),
+        tuple(f["qualifiers"]),
+        f["tense"],
+    )
+
+
+def known(text: str, reading: Reading | None) -> None:
+    """Take a reading stored earlier as ``text``'s, so it is not parsed again."""
+    with _lock:
+        _put(text, reading)
+
+
+def read(text: str, parse: bool = True) -> Reading | None:
     """The claim ``text`` states when it is one statement (:func:`is_statement`) with a subject and a verb, else
-    ``None`` (also when no parser is installed)."""
+    ``None`` (also when no parser is installed). ``parse=False``: only a reading known already (read or stored
+    before), never a parse."""
     if text in _cache:
         return _cache[text]
-    nlp = _pipeline() if is_statement(text) else None
+    nlp = _pipeline() if parse and is_statement(text) else None
     if nlp is None:
         return None
     with _lock:
@@ -146,10 +189,14 @@ def _keep(text: str, doc: Any) -> Reading | None:
     """The reading of a parsed text, cached (the oldest reading goes when the cache is full)."""
     sentences = list(doc.sents)
     reading = _reading(sentences[0]) if len(sentences) == 1 else None
+    _put(text, reading)
+    return reading
+
+
+def _put(text: str, reading: Reading | None) -> None:
     if len(_cache) >= CACHE_SIZE:
         _cache.pop(next(iter(_cache)))
     _cache[text] = reading
-    return reading
 
 
 def _reading(sentence: Any) -> Reading | None:
@@ -253,10 +300,14 @@ __all__ = [
     "PIPELINE",
     "SPEAKER",
     "Reading",
+    "from_json",
+    "known",
     "parser_available",
     "parser_installed",
     "parser_loaded",
     "read",
     "read_many",
+    "reader",
     "say_once_without_parser",
+    "to_json",
 ]

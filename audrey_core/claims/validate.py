@@ -14,7 +14,7 @@ claim support count once, a pair's contradiction is recorded once, and a memory 
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from datetime import datetime
 
@@ -36,7 +36,8 @@ from .apply import add_evidence, record_contradiction, reopen, supersede
 from .decide import Decision, Judgement, Pair, decide
 from .gather import lineages, nearest, principles_in
 from .judges import Verdicts, judge_pairs_safely, repeats
-from .parse import is_statement, read_many
+from .parse import is_statement
+from .readings import statements_read
 
 log = logging.getLogger(__name__)
 
@@ -122,10 +123,10 @@ def validate_episodes(ctx: StageContext, episode_ids: Sequence[str]) -> None:
         episodes.update(read_claims(ctx, [e for e in episodes.values() if isinstance(e, Episodic)]))
         vectors = ctx.storage.get_vectors(list(episodes))
         batch = [e for e in episodes.values() if isinstance(e, Episodic)]
-        if ctx.llm is None and ctx.config.validation.offline_rules:  # their claims, parsed in one batch
-            read_many([e.content for e in batch if is_statement(e.content)])
         ctx.readers.give_way(GIVE_WAY_S, VALIDATION_TURN_S)
         near, disputed = batch_neighbours(ctx, batch, vectors), batch_disputed_claims(ctx, batch, vectors)
+        if ctx.llm is None and ctx.config.validation.offline_rules:
+            read_statements(ctx, batch, near)
         for episode_id in episode_ids:
             episode = episodes.get(episode_id)
             if not isinstance(episode, Episodic) or episode_id not in vectors:
@@ -136,6 +137,20 @@ def validate_episodes(ctx: StageContext, episode_ids: Sequence[str]) -> None:
             except Exception as exc:
                 log.exception("validation of episode %s failed", episode_id)
                 ctx.emit("error", {"event": "validation", "episode_id": episode_id, "error": exc})
+
+
+def read_statements(ctx: StageContext, batch: Sequence[Episodic], near: Mapping[str, Sequence[VectorHit]]) -> None:
+    """The readings of the pairs the offline rules will judge: each statement of the batch with a neighbour in the
+    zone judged, and those neighbours; the ones stored already, and the rest parsed in one batch and stored
+    (:mod:`.readings`). A statement alone in its zone is read when a later one comes near it."""
+    floor = ctx.config.validation.update_similarity
+    held = {e.id: e for e in batch}
+    judged = {e: [h for h in near.get(e, ()) if h.similarity >= floor and h.memory_id != e] for e in held}
+    paired = [held[e] for e, hits in judged.items() if hits]
+    hits = [h for found in judged.values() for h in found if h.memory_id not in held]
+    others = ctx.storage.get_memories([h.memory_id for h in hits], {h.memory_id: h.memory_type for h in hits})
+    partners = [held[h.memory_id] for found in judged.values() for h in found if h.memory_id in held]
+    statements_read(ctx.storage, [*paired, *partners, *others.values()])
 
 
 def read_claims(ctx: StageContext, episodes: Sequence[Episodic]) -> dict[str, Episodic]:

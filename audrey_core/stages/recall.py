@@ -132,7 +132,7 @@ def _stream(
     if options.order == "time":
         ranked = in_time_order(ranked)
     elif query and timing.order is None:  # the offline English layer, when it is on
-        groups = answers_alike([item.memory.content for item in ranked], query, ctx.config.validation)
+        groups = answers_alike(ctx.storage, [item.memory for item in ranked], query, ctx.config.validation)
         ranked = newest_answers_first(ranked, groups) if groups else ranked
     return _results(ctx, disputes_together(ranked, found.sides), found.counterclaims, options, now)
 

@@ -341,6 +341,16 @@ class Storage(ABC):
         back, as stored now (inside a transaction: as it sees them)."""
 
     @abstractmethod
+    def readings(self, ids: Sequence[str], reader: str) -> dict[str, str | None]:
+        """The stored readings (:mod:`audrey_core.claims.parse`, as JSON; ``None``: read, no claim in it) of those
+        of the episodes ``ids`` that ``reader`` read; an episode read by no parser or another is not among them."""
+
+    @abstractmethod
+    def keep_readings(self, readings: Mapping[str, str | None], reader: str) -> None:
+        """Store ``{episode_id: reading}`` as read by ``reader``, in place of any earlier reading (derived data: an
+        episode forgotten meanwhile is skipped, and a deleted episode's reading goes with it)."""
+
+    @abstractmethod
     def iter_memories(
         self, agent: str | None, states: Sequence[str], memory_types: Sequence[str] | None = None
     ) -> Iterator[Memory]:

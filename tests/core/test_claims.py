@@ -152,3 +152,64 @@ def test_without_the_parser_only_explicit_signals_change_anything_said_once(db_p
                 assert brain.get(keyed).state == "superseded" and brain.get(new).state == "active"
     said = [r for r in caplog.records if "not installed" in r.getMessage()]
     assert len(said) == 1  # once a process, at the first start
+
+
+def test_a_statement_is_read_once_and_its_reading_kept_with_the_episode(db_path, clock):
+    """Readings are derived: stored by validation, read again when another reader made them, gone with the episode."""
+    from audrey_core.claims.parse import from_json, reader
+    from audrey_core.claims.readings import statements_read
+    from audrey_core.testing import DeterministicEmbedder
+
+    said = "The user's sister lives in Lyon."
+    with Audrey(db_path, embedder=DeterministicEmbedder(), config=SYNC, clock=clock) as brain:
+        sister = brain.encode(said)
+        turn = brain.encode("No problem, John. Let me know if you need help.")  # two sentences: no one claim
+        store = brain._storage
+        assert store.readings([sister, turn], reader()) == {sister: store.readings([sister], reader())[sister]}
+        assert from_json(store.readings([sister], reader())[sister]) == read(said)
+        store.keep_readings({sister: None}, "an older parser")
+        assert store.readings([sister], reader()) == {}  # another reader's is not this one's
+        statements_read(store, brain.get_many([sister]))
+        assert from_json(store.readings([sister], reader())[sister]) == read(said)  # read again, and kept
+        brain.forget([sister])
+        assert store.readings([sister], reader()) == {}
+        store.keep_readings({sister: None}, reader())  # an episode forgotten meanwhile leaves no reading
+        assert store.readings([sister], reader()) == {}
+
+
+FRESH_PROCESS_RECALL = """
+import json, sys
+from audrey_core import Audrey
+from audrey_core.claims.parse import parser_loaded
+from audrey_core.testing import DeterministicEmbedder
+with Audrey(sys.argv[1], embedder=DeterministicEmbedder()) as brain:
+    found = [r.id for r in brain.recall("Where does the user's sister live?", limit=5)]
+    print(json.dumps({"found": found, "parser_loaded": parser_loaded()}))
+"""
+
+
+def test_a_fresh_process_tells_look_alikes_apart_without_loading_the_parser(tmp_path, clock):
+    """Recall never waits for the parser to load; it reads the statements it found as validation stored them."""
+    import json
+    import sqlite3
+    import subprocess
+    import sys
+
+    from audrey_core.testing import DeterministicEmbedder
+
+    db = tmp_path / "audrey.db"
+    with Audrey(db, embedder=DeterministicEmbedder(), config=SYNC, clock=clock) as brain:
+        sister = brain.encode("The user's sister lives in Lyon.", source="told-by-user")
+        clock.advance(days=30)
+        brother = brain.encode("The user's brother lives in Berlin.", source="told-by-user")
+
+    def recalled() -> dict:
+        done = subprocess.run([sys.executable, "-c", FRESH_PROCESS_RECALL, str(db)], capture_output=True, text=True)
+        assert done.returncode == 0, done.stderr
+        return json.loads(done.stdout)
+
+    fresh = recalled()
+    assert not fresh["parser_loaded"] and fresh["found"][:2] == [sister, brother]
+    with sqlite3.connect(db) as plain:
+        plain.execute("DELETE FROM claim_readings")  # nothing stored: the two read as answers to one question
+    assert recalled()["found"][:2] == [brother, sister]

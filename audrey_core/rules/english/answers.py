@@ -18,7 +18,7 @@ import re
 from collections.abc import Sequence
 
 from ...claims.about import about_one_thing
-from ...claims.parse import MAX_WORDS
+from ...claims.parse import MAX_WORDS, parser_loaded
 from ..keywords import query_terms
 from ..union_find import UnionFind
 from .conflict import same_words
@@ -79,13 +79,14 @@ def same_question(
     """Whether two answering sentences answer the question alike: they share the same words of it (two or more, or
     its only one), one of them no name (two remarks to one person share only the name: ``named_not`` are the
     question's words that are no name), do not say the same thing (a restatement is no other answer), and the
-    parser does not read them as of another subject or predicate (:mod:`audrey_core.claims.about`)."""
+    parser does not read them as of another subject or predicate (:mod:`audrey_core.claims.about`; a statement
+    is parsed only when the parser is loaded already, else read as stored: recall never waits for it to load)."""
     if a is None or b is None:
         return False
     shared = a[1] & b[1]
     if len(shared) < min(2, len(words)) or not shared & named_not or same_words(a[0], b[0]):
         return False
-    return about_one_thing(a[0], b[0], loaded_only=True) is not False  # "the user's sister" / "... brother"
+    return about_one_thing(a[0], b[0], parse=parser_loaded()) is not False  # "the user's sister" / "... brother"
 
 
 def _stem(word: str) -> str:

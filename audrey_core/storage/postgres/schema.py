@@ -25,6 +25,7 @@ from ..sql.migrations import (
     evidence_statements,
     expiry_statements,
     initial_statements,
+    reading_statements,
     run_log_statements,
     run_migrations,
     text_and_time_statements,
@@ -129,6 +130,11 @@ def _chunk_index(connection: Any, dimensions: int = 0) -> None:
         connection.execute(to_postgres(statement))
 
 
+def _readings(connection: Any, dimensions: int = 0) -> None:
+    for statement in reading_statements():
+        connection.execute(to_postgres(statement))
+
+
 VECTOR_TABLES = (
     "SELECT tablename FROM pg_tables WHERE schemaname = current_schema() AND left(tablename, 14) = 'memory_vectors'"
 )
@@ -158,6 +164,7 @@ MIGRATIONS = (
     Migration(9, "a consolidation run's undo log and results, one row per entry (SQLite schema 13)", _run_log),
     Migration(10, "the vector rows of texts stored in chunks, indexed apart (SQLite schema 14)", _chunk_index),
     Migration(11, "HNSW graphs built as widely as SQLite's (ef_construction 128 for the vectors added)", _graph_width),
+    Migration(12, "each statement's reading by the parser, derived (SQLite schema 15)", _readings),
 )
 LATEST_VERSION = MIGRATIONS[-1].version
 

@@ -343,6 +343,15 @@ def chunk_index_statements() -> list[str]:
     return ["CREATE INDEX memory_vector_rows_chunked ON memory_vector_rows(rowid) WHERE chunk_start IS NOT NULL"]
 
 
+def reading_statements() -> list[str]:
+    """Migration 15's portable part (PostgreSQL 12): each statement's reading by the parser (its claim: subject,
+    predicate, values), as JSON, with the parser that read it (NULL: read, and no claim in it). Derived data: a
+    reading by another parser is read again, and a memory's reading goes with it."""
+    return [
+        "CREATE TABLE claim_readings (memory_id TEXT PRIMARY KEY, reader TEXT NOT NULL, reading TEXT) WITHOUT ROWID"
+    ]
+
+
 class MigrationDialect(Protocol):
     """What the one migration runner needs from a dialect."""
 

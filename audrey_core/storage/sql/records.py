@@ -15,6 +15,7 @@ from ...timeutil import from_iso, to_iso
 from ..sqlite.connection import placeholders
 from .dialect import SQLDialect
 from .migrations import RESULTS_TABLE, UNDO_TABLE
+from .reads import batches
 from .rows import RECORDS, TABLES, encode_value, from_row, to_row
 
 
@@ -189,6 +190,29 @@ class SQLRecords(SQLDialect):
                 "SELECT episode_id FROM claim_support WHERE memory_id = ? ORDER BY created_at, episode_id", (memory_id,)
             ).fetchall()
         return [r[0] for r in rows]
+
+    def readings(self, ids: Sequence[str], reader: str) -> dict[str, str | None]:
+        found: dict[str, str | None] = {}
+        with self._read() as db:
+            for part in batches(list(dict.fromkeys(ids))):
+                found.update(
+                    db.execute(
+                        f"SELECT memory_id, reading FROM claim_readings WHERE memory_id IN ({placeholders(part)}) "
+                        "AND reader = ?",
+                        [*part, reader],
+                    ).fetchall()
+                )
+        return found
+
+    def keep_readings(self, readings: Mapping[str, str | None], reader: str) -> None:
+        with self._write() as db:
+            for part in batches(list(readings)):
+                held = db.execute(f"SELECT id FROM episodes WHERE id IN ({placeholders(part)})", part).fetchall()
+                db.executemany(  # an episode forgotten meanwhile leaves no reading behind
+                    "INSERT INTO claim_readings (memory_id, reader, reading) VALUES (?, ?, ?) "
+                    "ON CONFLICT (memory_id) DO UPDATE SET reader = excluded.reader, reading = excluded.reading",
+                    [(i, reader, readings[i]) for (i,) in held],
+                )
 
     def audit(self, agent: str, action: str, subject_id: str | None, details: Mapping[str, Any], at: datetime) -> None:
         with self._write() as db:

@@ -190,6 +190,7 @@ class SQLWrites(SQLTurns):
         db.execute(f"DELETE FROM memory_tags WHERE memory_id IN ({marks})", existing)
         db.execute(f"DELETE FROM validation_queue WHERE memory_id IN ({marks})", existing)
         db.execute(f"DELETE FROM claim_support WHERE memory_id IN ({marks}) OR episode_id IN ({marks})", existing * 2)
+        db.execute(f"DELETE FROM claim_readings WHERE memory_id IN ({marks})", existing)
         # A memory replaced by a deleted one holds again; an episode correcting a deleted one corrects nothing.
         for table in TABLES.values():
             revived = db.execute(

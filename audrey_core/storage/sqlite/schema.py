@@ -19,6 +19,7 @@ from ..sql.migrations import (
     evidence_statements,
     expiry_statements,
     initial_statements,
+    reading_statements,
     run_log_statements,
     run_migrations,
     search_log_statements,
@@ -201,6 +202,11 @@ def _chunk_index(connection: Any, dimensions: int) -> None:
         connection.execute(statement)
 
 
+def _readings(connection: Any, dimensions: int) -> None:
+    for statement in reading_statements():
+        connection.execute(statement)
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "initial schema: seed 002 tables, vec0 vectors, tags", _initial_schema),
     Migration(2, "full-text index (FTS5) for hybrid recall; event times; chunk spans", _full_text),
@@ -216,6 +222,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(12, "principles and procedures by the episodes they rest on", _evidence),
     Migration(13, "a consolidation run's undo log and results, one row per entry", _run_log),
     Migration(14, "the vector rows of texts stored in chunks, indexed apart", _chunk_index),
+    Migration(15, "each statement's reading by the parser, derived", _readings),
 )
 
 
