@@ -71,8 +71,15 @@ def downgrade(path: Path | str, statements: list[str]) -> None:
     db.close()
 
 
+# Undo migration 15 (each statement's reading, derived): its table.
+BEFORE_READINGS = [
+    "DROP TABLE claim_readings",
+    "DELETE FROM schema_migrations WHERE version >= 15",
+]
+
 # Undo migration 14 (the chunked texts' vector rows indexed apart): its index.
 BEFORE_CHUNK_INDEX = [
+    *BEFORE_READINGS,
     "DROP INDEX memory_vector_rows_chunked",
     "DELETE FROM schema_migrations WHERE version >= 14",
 ]
@@ -87,6 +94,7 @@ BEFORE_RUN_LOG = [
 
 # The same on PostgreSQL, where it is migration 9.
 BEFORE_RUN_LOG_POSTGRES = [
+    "DROP TABLE claim_readings",
     "DROP INDEX memory_vector_rows_chunked",
     "DELETE FROM schema_migrations WHERE version >= 10",
     "DROP TABLE consolidation_undo",

@@ -158,11 +158,13 @@ def test_a_statement_is_read_once_and_its_reading_kept_with_the_episode(db_path,
     """Readings are derived: stored by validation, read again when another reader made them, gone with the episode."""
     from audrey_core.claims.parse import from_json, reader
     from audrey_core.claims.readings import statements_read
-    from audrey_core.testing import DeterministicEmbedder
 
     said = "The user's sister lives in Lyon."
-    with Audrey(db_path, embedder=DeterministicEmbedder(), config=SYNC, clock=clock) as brain:
+    with Audrey(db_path, embedder=EMBEDDER, config=SYNC, clock=clock) as brain:
+        lonely = brain.encode("The quarterly invoices are archived in Frankfurt.")
         sister = brain.encode(said)
+        assert brain._storage.readings([lonely], reader()) == {}  # alone in its zone: nothing to judge it against
+        brain.encode("The user's brother lives in Berlin.")  # near the sister's: both are read for their pair
         turn = brain.encode("No problem, John. Let me know if you need help.")  # two sentences: no one claim
         store = brain._storage
         assert store.readings([sister, turn], reader()) == {sister: store.readings([sister], reader())[sister]}
