@@ -155,6 +155,11 @@ def from_json(stored: str | None) -> Reading | None:
     )
 
 
+def is_read(text: str) -> bool:
+    """Whether ``text``'s reading is known here already (read or taken from the store)."""
+    return text in _cache
+
+
 def known(text: str, reading: Reading | None) -> None:
     """Take a reading stored earlier as ``text``'s, so it is not parsed again."""
     with _lock:
@@ -301,6 +306,7 @@ __all__ = [
     "SPEAKER",
     "Reading",
     "from_json",
+    "is_read",
     "known",
     "parser_available",
     "parser_installed",

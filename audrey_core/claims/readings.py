@@ -12,7 +12,18 @@ from collections.abc import Sequence
 
 from ..models import Episodic, Memory
 from ..storage import Storage
-from .parse import from_json, is_statement, known, parser_available, parser_installed, read, read_many, reader, to_json
+from .parse import (
+    from_json,
+    is_read,
+    is_statement,
+    known,
+    parser_available,
+    parser_installed,
+    read,
+    read_many,
+    reader,
+    to_json,
+)
 
 
 def statements_read(storage: Storage, memories: Sequence[Memory]) -> None:
@@ -29,8 +40,8 @@ def statements_read(storage: Storage, memories: Sequence[Memory]) -> None:
 
 def stored_readings_known(storage: Storage, memories: Sequence[Memory]) -> None:
     """Make the stored readings of the statements among ``memories`` known, parsing nothing (recall never waits
-    for the parser to load)."""
-    episodes = _statements(memories)
+    for the parser to load); the store is asked only for those not known here already."""
+    episodes = [e for e in _statements(memories) if not is_read(e.content)]
     if episodes and parser_installed():
         _known_from(storage, episodes)
 

@@ -146,11 +146,10 @@ def read_statements(ctx: StageContext, batch: Sequence[Episodic], near: Mapping[
     floor = ctx.config.validation.update_similarity
     held = {e.id: e for e in batch}
     judged = {e: [h for h in near.get(e, ()) if h.similarity >= floor and h.memory_id != e] for e in held}
-    paired = [held[e] for e, hits in judged.items() if hits]
-    hits = [h for found in judged.values() for h in found if h.memory_id not in held]
-    others = ctx.storage.get_memories([h.memory_id for h in hits], {h.memory_id: h.memory_type for h in hits})
-    partners = [held[h.memory_id] for found in judged.values() for h in found if h.memory_id in held]
-    statements_read(ctx.storage, [*paired, *partners, *others.values()])
+    kinds = {h.memory_id: h.memory_type for hits in judged.values() for h in hits}
+    wanted = {e for e, hits in judged.items() if hits} | set(kinds)
+    others = ctx.storage.get_memories([i for i in wanted if i not in held], kinds)
+    statements_read(ctx.storage, [*(held[i] for i in wanted if i in held), *others.values()])
 
 
 def read_claims(ctx: StageContext, episodes: Sequence[Episodic]) -> dict[str, Episodic]:
